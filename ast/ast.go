@@ -1,0 +1,500 @@
+package ast
+
+import (
+	"github.com/streamsql/streamsql/diag"
+)
+
+// Node is any syntax tree node.
+type Node interface {
+	Span() diag.Span
+}
+
+// Loc is embedded in every node to hold its span.
+type Loc struct{ S diag.Span }
+
+// Span returns the node's source range.
+func (l Loc) Span() diag.Span { return l.S }
+
+// Ident is an identifier as written (backquotes removed), with its span.
+type Ident struct {
+	Loc
+	Name string
+	// Quoted is true when the identifier was written in backquotes.
+	Quoted bool
+}
+
+// Stmt is a top-level statement.
+type Stmt interface {
+	Node
+	stmtNode()
+}
+
+// ---- statements ----
+
+// CreateTable is CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...) WITH (...).
+type CreateTable struct {
+	Loc
+	Name        *Ident
+	Temporary   bool
+	IfNotExists bool
+	Columns     []*ColumnDef
+	Watermarks  []*WatermarkDef
+	PrimaryKeys []*PrimaryKeyDef // more than one is an error reported by the catalog
+	Comment     *StringLit
+	PartitionBy []*Ident
+	Options     []*Option
+	// WithSpan covers the WITH (...) clause, or is invalid without one.
+	WithSpan diag.Span
+}
+
+// ColumnKind says how a column gets its value.
+type ColumnKind int
+
+// Column kinds.
+const (
+	PhysicalColumn ColumnKind = iota // name TYPE
+	ComputedColumn                   // name AS expr
+	MetadataColumn                   // name TYPE METADATA [FROM 'key'] [VIRTUAL]
+)
+
+// ColumnDef is one column of a CREATE TABLE.
+type ColumnDef struct {
+	Loc
+	Name    *Ident
+	Kind    ColumnKind
+	Type    *TypeName // nil for computed columns
+	NotNull bool
+	// Expr is the expression of a computed column.
+	Expr Expr
+	// MetadataKey is the FROM 'key' of a metadata column (nil: the column name).
+	MetadataKey *StringLit
+	Virtual     bool
+	Comment     *StringLit
+	// InlinePrimaryKey is set for `col TYPE PRIMARY KEY NOT ENFORCED`.
+	InlinePrimaryKey *PrimaryKeyDef
+}
+
+// WatermarkDef is WATERMARK FOR col AS expr.
+type WatermarkDef struct {
+	Loc
+	Column *Ident
+	Expr   Expr
+}
+
+// PrimaryKeyDef is [CONSTRAINT name] PRIMARY KEY (cols) [NOT ENFORCED].
+type PrimaryKeyDef struct {
+	Loc
+	Name        *Ident
+	Columns     []*Ident
+	NotEnforced bool
+}
+
+// Option is one 'key' = 'value' pair of a WITH clause or SET.
+type Option struct {
+	Loc
+	Key   *StringLit
+	Value *StringLit
+}
+
+// StringLit is a single-quoted literal as a value (quotes removed, ”
+// unescaped), used where the grammar takes a literal and not an expression.
+type StringLit struct {
+	Loc
+	Value string
+}
+
+// TypeName is a data type as written: a canonical name (STRING, VARCHAR,
+// BIGINT, DECIMAL, TIMESTAMP, TIMESTAMP_LTZ, ...) and its parameters.
+type TypeName struct {
+	Loc
+	Name   string
+	Params []int
+	// HasParams distinguishes TIMESTAMP from TIMESTAMP(6).
+	HasParams bool
+	NotNull   bool
+}
+
+// CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)] AS query.
+type CreateView struct {
+	Loc
+	Name        *Ident
+	Temporary   bool
+	IfNotExists bool
+	Columns     []*Ident
+	Query       Query
+}
+
+// Drop is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name.
+type Drop struct {
+	Loc
+	View     bool
+	IfExists bool
+	Name     *Ident
+}
+
+// Insert is INSERT INTO|OVERWRITE name [(cols)] query.
+type Insert struct {
+	Loc
+	Table     *Ident
+	Overwrite bool
+	Columns   []*Ident
+	Query     Query
+}
+
+// QueryStmt is a query on its own (a SELECT that runs continuously).
+type QueryStmt struct {
+	Loc
+	Query Query
+}
+
+// Set is SET 'key' = 'value', or SET alone (Key nil) to list settings.
+type Set struct {
+	Loc
+	Key   *StringLit
+	Value *StringLit
+}
+
+// Reset is RESET 'key', or RESET alone (Key nil) to reset all.
+type Reset struct {
+	Loc
+	Key *StringLit
+}
+
+// Show is SHOW TABLES | VIEWS | JOBS | FUNCTIONS.
+type Show struct {
+	Loc
+	What string
+}
+
+// Describe is DESCRIBE | DESC name.
+type Describe struct {
+	Loc
+	Name *Ident
+}
+
+// Explain is EXPLAIN [detail, ...] stmt, where stmt is a query, INSERT or
+// statement set. Details are upper-cased words such as CHANGELOG_MODE.
+type Explain struct {
+	Loc
+	Details []string
+	Stmt    Stmt
+}
+
+// StatementSet is EXECUTE STATEMENT SET BEGIN insert; ... END, or the older
+// BEGIN STATEMENT SET; ... END.
+type StatementSet struct {
+	Loc
+	Inserts []*Insert
+}
+
+// StopJob is STOP JOB 'id' (shell).
+type StopJob struct {
+	Loc
+	ID *StringLit
+}
+
+func (*CreateTable) stmtNode()  {}
+func (*CreateView) stmtNode()   {}
+func (*Drop) stmtNode()         {}
+func (*Insert) stmtNode()       {}
+func (*QueryStmt) stmtNode()    {}
+func (*Set) stmtNode()          {}
+func (*Reset) stmtNode()        {}
+func (*Show) stmtNode()         {}
+func (*Describe) stmtNode()     {}
+func (*Explain) stmtNode()      {}
+func (*StatementSet) stmtNode() {}
+func (*StopJob) stmtNode()      {}
+
+// ---- queries ----
+
+// Query is a SELECT or a set operation.
+type Query interface {
+	Node
+	queryNode()
+}
+
+// Select is one SELECT block.
+type Select struct {
+	Loc
+	Distinct bool
+	Hints    []*Hint
+	Fields   []*SelectItem
+	From     TableExpr // nil for SELECT without FROM
+	Where    Expr
+	GroupBy  []Expr
+	Having   Expr
+	OrderBy  []*OrderItem
+	Limit    Expr
+}
+
+// SetOp is left UNION [ALL] right (also INTERSECT, EXCEPT).
+type SetOp struct {
+	Loc
+	Op          string // UNION, INTERSECT, EXCEPT
+	All         bool
+	Left, Right Query
+}
+
+// SelectItem is expr [AS alias], or * / t.*.
+type SelectItem struct {
+	Loc
+	Expr  Expr
+	Alias *Ident
+	// Star is set for * and t.* (then Expr is nil and Qualifier may be set).
+	Star      bool
+	Qualifier *Ident
+}
+
+// OrderItem is expr [ASC|DESC].
+type OrderItem struct {
+	Loc
+	Expr Expr
+	Desc bool
+}
+
+// Hint is /*+ NAME(args) */, for example STATE_TTL('o' = '1d').
+type Hint struct {
+	Loc
+	Name    *Ident
+	Options []*Option // key = value arguments
+	Args    []*Ident  // plain identifiers
+}
+
+func (*Select) queryNode() {}
+func (*SetOp) queryNode()  {}
+
+// TableExpr is something in FROM.
+type TableExpr interface {
+	Node
+	tableNode()
+}
+
+// TableRef names a table or view: name [FOR SYSTEM_TIME AS OF expr] [[AS] alias].
+type TableRef struct {
+	Loc
+	Name  *Ident
+	Alias *Ident
+	// AsOf is the FOR SYSTEM_TIME AS OF expression of a temporal join.
+	AsOf Expr
+}
+
+// JoinKind is the kind of a join.
+type JoinKind int
+
+// Join kinds.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+	CrossJoin
+)
+
+func (k JoinKind) String() string {
+	switch k {
+	case InnerJoin:
+		return "INNER"
+	case LeftJoin:
+		return "LEFT"
+	case RightJoin:
+		return "RIGHT"
+	case FullJoin:
+		return "FULL"
+	case CrossJoin:
+		return "CROSS"
+	}
+	return "?"
+}
+
+// Join is left [kind] JOIN right ON cond | USING (cols), or a comma join.
+type Join struct {
+	Loc
+	Kind        JoinKind
+	Left, Right TableExpr
+	On          Expr
+	Using       []*Ident
+	// Keyword covers the join keywords (for example LEFT OUTER JOIN).
+	Keyword diag.Span
+}
+
+// Subquery is (query) [AS] alias.
+type Subquery struct {
+	Loc
+	Query Query
+	Alias *Ident
+}
+
+// WindowTVF is TABLE(TUMBLE|HOP|CUMULATE(TABLE t, DESCRIPTOR(col), size...)).
+type WindowTVF struct {
+	Loc
+	Func    string // TUMBLE, HOP, CUMULATE
+	Table   *Ident
+	TimeCol *Ident
+	// Size is the window size; Slide is HOP's slide, Step is CUMULATE's step.
+	Size, Slide, Step *IntervalLit
+	Offset            *IntervalLit
+	Alias             *Ident
+}
+
+func (*TableRef) tableNode()  {}
+func (*Join) tableNode()      {}
+func (*Subquery) tableNode()  {}
+func (*WindowTVF) tableNode() {}
+
+// ---- expressions ----
+
+// Expr is a scalar expression.
+type Expr interface {
+	Node
+	exprNode()
+}
+
+// ColumnRef is [qualifier.]name.
+type ColumnRef struct {
+	Loc
+	Qualifier *Ident
+	Name      *Ident
+}
+
+// LitKind is the kind of a literal.
+type LitKind int
+
+// Literal kinds.
+const (
+	NullLit LitKind = iota
+	BoolLit
+	IntLit
+	DecimalLit
+	FloatLit
+	StringLitKind
+)
+
+// Literal is a constant as written: Raw holds its text (for strings, the value
+// without quotes).
+type Literal struct {
+	Loc
+	Kind LitKind
+	Raw  string
+}
+
+// IntervalLit is INTERVAL 'n' UNIT [TO UNIT]; Millis is its length.
+type IntervalLit struct {
+	Loc
+	Value  string // the quoted text, e.g. "5" or "1:30"
+	Unit   string // canonical singular unit: SECOND, MINUTE, ... or DAY TO SECOND
+	Millis int64
+	// YearMonth is true for YEAR and MONTH intervals (Millis is then months).
+	YearMonth bool
+}
+
+// Unary is op x with op one of -, +, NOT.
+type Unary struct {
+	Loc
+	Op string
+	X  Expr
+}
+
+// Binary is l op r with op one of + - * / % = <> < <= > >= AND OR ||.
+type Binary struct {
+	Loc
+	Op   string
+	L, R Expr
+}
+
+// Between is x [NOT] BETWEEN lo AND hi.
+type Between struct {
+	Loc
+	X, Lo, Hi Expr
+	Not       bool
+}
+
+// IsNull is x IS [NOT] NULL.
+type IsNull struct {
+	Loc
+	X   Expr
+	Not bool
+}
+
+// IsBool is x IS [NOT] TRUE|FALSE.
+type IsBool struct {
+	Loc
+	X     Expr
+	Not   bool
+	Value bool
+}
+
+// In is x [NOT] IN (list).
+type In struct {
+	Loc
+	X    Expr
+	List []Expr
+	Not  bool
+}
+
+// Like is x [NOT] LIKE pattern.
+type Like struct {
+	Loc
+	X, Pattern Expr
+	Not        bool
+}
+
+// FuncCall is name([DISTINCT] args) or name(*).
+type FuncCall struct {
+	Loc
+	Name     *Ident // upper-cased in Name.Name
+	Args     []Expr
+	Star     bool
+	Distinct bool
+}
+
+// Cast is CAST(x AS type) or TRY_CAST(x AS type).
+type Cast struct {
+	Loc
+	X    Expr
+	Type *TypeName
+	Try  bool
+}
+
+// Case is CASE [operand] WHEN ... THEN ... [ELSE ...] END.
+type Case struct {
+	Loc
+	Operand Expr
+	Whens   []*When
+	Else    Expr
+}
+
+// When is one WHEN cond THEN result arm.
+type When struct {
+	Loc
+	Cond, Result Expr
+}
+
+// Paren is (x); kept so that Format prints what the user grouped.
+type Paren struct {
+	Loc
+	X Expr
+}
+
+// SubqueryExpr is a scalar or IN/EXISTS subquery (bound later, if at all).
+type SubqueryExpr struct {
+	Loc
+	Query  Query
+	Exists bool
+}
+
+func (*ColumnRef) exprNode()    {}
+func (*Literal) exprNode()      {}
+func (*IntervalLit) exprNode()  {}
+func (*Unary) exprNode()        {}
+func (*Binary) exprNode()       {}
+func (*Between) exprNode()      {}
+func (*IsNull) exprNode()       {}
+func (*IsBool) exprNode()       {}
+func (*In) exprNode()           {}
+func (*Like) exprNode()         {}
+func (*FuncCall) exprNode()     {}
+func (*Cast) exprNode()         {}
+func (*Case) exprNode()         {}
+func (*Paren) exprNode()        {}
+func (*SubqueryExpr) exprNode() {}

@@ -1,0 +1,607 @@
+package ast
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Format prints a node as canonical SQL: keywords upper-case, identifiers
+// quoted only when needed, one space between tokens. The output parses back
+// to an equivalent tree.
+func Format(n Node) string {
+	var p printer
+	p.node(n)
+	return p.b.String()
+}
+
+type printer struct{ b strings.Builder }
+
+func (p *printer) w(s ...string) {
+	for _, x := range s {
+		p.b.WriteString(x)
+	}
+}
+
+// QuoteIdent returns name, backquoted when it is not a plain identifier or is
+// a reserved word.
+func QuoteIdent(name string) string {
+	if isPlainIdent(name) && !IsReserved(name) {
+		return name
+	}
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+func isPlainIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// QuoteString returns s as a single-quoted SQL literal.
+func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func (p *printer) ident(id *Ident) {
+	if id == nil {
+		p.w("?")
+		return
+	}
+	p.w(QuoteIdent(id.Name))
+}
+
+func (p *printer) idents(ids []*Ident) {
+	for i, id := range ids {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.ident(id)
+	}
+}
+
+func (p *printer) options(opts []*Option) {
+	for i, o := range opts {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.w(QuoteString(o.Key.Value), " = ", QuoteString(o.Value.Value))
+	}
+}
+
+func (p *printer) node(n Node) {
+	switch n := n.(type) {
+	case Stmt:
+		p.stmt(n)
+	case Query:
+		p.query(n)
+	case TableExpr:
+		p.table(n)
+	case Expr:
+		p.expr(n)
+	case *TypeName:
+		p.w(n.String())
+	case *SelectItem:
+		p.item(n)
+	case *Ident:
+		p.ident(n)
+	default:
+		panic(fmt.Sprintf("ast.Format: unexpected node %T", n))
+	}
+}
+
+// String renders the type as written canonically, e.g. DECIMAL(15, 2).
+func (t *TypeName) String() string {
+	s := t.Name
+	if t.HasParams {
+		ps := make([]string, len(t.Params))
+		for i, v := range t.Params {
+			ps[i] = strconv.Itoa(v)
+		}
+		s += "(" + strings.Join(ps, ", ") + ")"
+	}
+	if t.NotNull {
+		s += " NOT NULL"
+	}
+	return s
+}
+
+func (p *printer) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *CreateTable:
+		p.w("CREATE ")
+		if s.Temporary {
+			p.w("TEMPORARY ")
+		}
+		p.w("TABLE ")
+		if s.IfNotExists {
+			p.w("IF NOT EXISTS ")
+		}
+		p.ident(s.Name)
+		p.w(" (")
+		first := true
+		sep := func() {
+			if !first {
+				p.w(", ")
+			}
+			first = false
+		}
+		for _, c := range s.Columns {
+			sep()
+			p.ident(c.Name)
+			switch c.Kind {
+			case PhysicalColumn:
+				p.w(" ", c.Type.String())
+			case ComputedColumn:
+				p.w(" AS ")
+				p.expr(c.Expr)
+			case MetadataColumn:
+				p.w(" ", c.Type.String(), " METADATA")
+				if c.MetadataKey != nil {
+					p.w(" FROM ", QuoteString(c.MetadataKey.Value))
+				}
+				if c.Virtual {
+					p.w(" VIRTUAL")
+				}
+			}
+			if c.InlinePrimaryKey != nil {
+				p.w(" PRIMARY KEY NOT ENFORCED")
+			}
+			if c.Comment != nil {
+				p.w(" COMMENT ", QuoteString(c.Comment.Value))
+			}
+		}
+		for _, wm := range s.Watermarks {
+			sep()
+			p.w("WATERMARK FOR ")
+			p.ident(wm.Column)
+			p.w(" AS ")
+			p.expr(wm.Expr)
+		}
+		for _, pk := range s.PrimaryKeys {
+			sep()
+			if pk.Name != nil {
+				p.w("CONSTRAINT ")
+				p.ident(pk.Name)
+				p.w(" ")
+			}
+			p.w("PRIMARY KEY (")
+			p.idents(pk.Columns)
+			p.w(")")
+			if pk.NotEnforced {
+				p.w(" NOT ENFORCED")
+			}
+		}
+		p.w(")")
+		if s.Comment != nil {
+			p.w(" COMMENT ", QuoteString(s.Comment.Value))
+		}
+		if len(s.PartitionBy) > 0 {
+			p.w(" PARTITIONED BY (")
+			p.idents(s.PartitionBy)
+			p.w(")")
+		}
+		if s.WithSpan.IsValid() {
+			p.w(" WITH (")
+			p.options(s.Options)
+			p.w(")")
+		}
+	case *CreateView:
+		p.w("CREATE ")
+		if s.Temporary {
+			p.w("TEMPORARY ")
+		}
+		p.w("VIEW ")
+		if s.IfNotExists {
+			p.w("IF NOT EXISTS ")
+		}
+		p.ident(s.Name)
+		if len(s.Columns) > 0 {
+			p.w(" (")
+			p.idents(s.Columns)
+			p.w(")")
+		}
+		p.w(" AS ")
+		p.query(s.Query)
+	case *Drop:
+		p.w("DROP ")
+		if s.View {
+			p.w("VIEW ")
+		} else {
+			p.w("TABLE ")
+		}
+		if s.IfExists {
+			p.w("IF EXISTS ")
+		}
+		p.ident(s.Name)
+	case *Insert:
+		if s.Overwrite {
+			p.w("INSERT OVERWRITE ")
+		} else {
+			p.w("INSERT INTO ")
+		}
+		p.ident(s.Table)
+		if len(s.Columns) > 0 {
+			p.w(" (")
+			p.idents(s.Columns)
+			p.w(")")
+		}
+		p.w(" ")
+		p.query(s.Query)
+	case *QueryStmt:
+		p.query(s.Query)
+	case *Set:
+		p.w("SET")
+		if s.Key != nil {
+			p.w(" ", QuoteString(s.Key.Value), " = ", QuoteString(s.Value.Value))
+		}
+	case *Reset:
+		p.w("RESET")
+		if s.Key != nil {
+			p.w(" ", QuoteString(s.Key.Value))
+		}
+	case *Show:
+		p.w("SHOW ", s.What)
+	case *Describe:
+		p.w("DESCRIBE ")
+		p.ident(s.Name)
+	case *Explain:
+		p.w("EXPLAIN ")
+		if len(s.Details) > 0 {
+			p.w(strings.Join(s.Details, ", "), " ")
+		}
+		p.stmt(s.Stmt)
+	case *StatementSet:
+		p.w("EXECUTE STATEMENT SET BEGIN ")
+		for _, ins := range s.Inserts {
+			p.stmt(ins)
+			p.w("; ")
+		}
+		p.w("END")
+	case *StopJob:
+		p.w("STOP JOB ", QuoteString(s.ID.Value))
+	default:
+		panic(fmt.Sprintf("ast.Format: unexpected statement %T", s))
+	}
+}
+
+func (p *printer) query(q Query) {
+	switch q := q.(type) {
+	case *Select:
+		p.w("SELECT ")
+		if len(q.Hints) > 0 {
+			p.w("/*+ ")
+			for i, h := range q.Hints {
+				if i > 0 {
+					p.w(" ")
+				}
+				p.ident(h.Name)
+				p.w("(")
+				p.options(h.Options)
+				if len(h.Options) > 0 && len(h.Args) > 0 {
+					p.w(", ")
+				}
+				p.idents(h.Args)
+				p.w(")")
+			}
+			p.w(" */ ")
+		}
+		if q.Distinct {
+			p.w("DISTINCT ")
+		}
+		for i, f := range q.Fields {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.item(f)
+		}
+		if q.From != nil {
+			p.w(" FROM ")
+			p.table(q.From)
+		}
+		if q.Where != nil {
+			p.w(" WHERE ")
+			p.expr(q.Where)
+		}
+		if len(q.GroupBy) > 0 {
+			p.w(" GROUP BY ")
+			p.exprs(q.GroupBy)
+		}
+		if q.Having != nil {
+			p.w(" HAVING ")
+			p.expr(q.Having)
+		}
+		if len(q.OrderBy) > 0 {
+			p.w(" ORDER BY ")
+			for i, o := range q.OrderBy {
+				if i > 0 {
+					p.w(", ")
+				}
+				p.expr(o.Expr)
+				if o.Desc {
+					p.w(" DESC")
+				}
+			}
+		}
+		if q.Limit != nil {
+			p.w(" LIMIT ")
+			p.expr(q.Limit)
+		}
+	case *SetOp:
+		p.query(q.Left)
+		p.w(" ", q.Op)
+		if q.All {
+			p.w(" ALL")
+		}
+		p.w(" ")
+		p.query(q.Right)
+	default:
+		panic(fmt.Sprintf("ast.Format: unexpected query %T", q))
+	}
+}
+
+func (p *printer) item(f *SelectItem) {
+	if f.Star {
+		if f.Qualifier != nil {
+			p.ident(f.Qualifier)
+			p.w(".")
+		}
+		p.w("*")
+		return
+	}
+	p.expr(f.Expr)
+	if f.Alias != nil {
+		p.w(" AS ")
+		p.ident(f.Alias)
+	}
+}
+
+func (p *printer) alias(a *Ident) {
+	if a != nil {
+		p.w(" AS ")
+		p.ident(a)
+	}
+}
+
+func (p *printer) table(t TableExpr) {
+	switch t := t.(type) {
+	case *TableRef:
+		p.ident(t.Name)
+		if t.AsOf != nil {
+			p.w(" FOR SYSTEM_TIME AS OF ")
+			p.expr(t.AsOf)
+		}
+		p.alias(t.Alias)
+	case *Join:
+		p.table(t.Left)
+		if t.Kind == CrossJoin && t.On == nil {
+			p.w(", ")
+		} else {
+			p.w(" ", t.Kind.String(), " JOIN ")
+		}
+		if _, nested := t.Right.(*Join); nested {
+			p.w("(")
+			p.table(t.Right)
+			p.w(")")
+		} else {
+			p.table(t.Right)
+		}
+		if t.On != nil {
+			p.w(" ON ")
+			p.expr(t.On)
+		}
+		if len(t.Using) > 0 {
+			p.w(" USING (")
+			p.idents(t.Using)
+			p.w(")")
+		}
+	case *Subquery:
+		p.w("(")
+		p.query(t.Query)
+		p.w(")")
+		p.alias(t.Alias)
+	case *WindowTVF:
+		p.w("TABLE(", t.Func, "(TABLE ")
+		p.ident(t.Table)
+		p.w(", DESCRIPTOR(")
+		p.ident(t.TimeCol)
+		p.w(")")
+		for _, iv := range []*IntervalLit{t.Slide, t.Step, t.Size, t.Offset} {
+			if iv != nil {
+				p.w(", ")
+				p.expr(iv)
+			}
+		}
+		p.w("))")
+		p.alias(t.Alias)
+	default:
+		panic(fmt.Sprintf("ast.Format: unexpected table expression %T", t))
+	}
+}
+
+func (p *printer) exprs(es []Expr) {
+	for i, e := range es {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.expr(e)
+	}
+}
+
+func (p *printer) expr(e Expr) {
+	switch e := e.(type) {
+	case *ColumnRef:
+		if e.Qualifier != nil {
+			p.ident(e.Qualifier)
+			p.w(".")
+		}
+		p.ident(e.Name)
+	case *Literal:
+		switch e.Kind {
+		case StringLitKind:
+			p.w(QuoteString(e.Raw))
+		default:
+			p.w(e.Raw)
+		}
+	case *IntervalLit:
+		p.w("INTERVAL ", QuoteString(e.Value), " ", e.Unit)
+	case *Unary:
+		if e.Op == "NOT" {
+			p.w("NOT ")
+		} else {
+			p.w(e.Op)
+		}
+		p.expr(e.X)
+	case *Binary:
+		p.expr(e.L)
+		p.w(" ", e.Op, " ")
+		p.expr(e.R)
+	case *Between:
+		p.expr(e.X)
+		if e.Not {
+			p.w(" NOT")
+		}
+		p.w(" BETWEEN ")
+		p.expr(e.Lo)
+		p.w(" AND ")
+		p.expr(e.Hi)
+	case *IsNull:
+		p.expr(e.X)
+		if e.Not {
+			p.w(" IS NOT NULL")
+		} else {
+			p.w(" IS NULL")
+		}
+	case *IsBool:
+		p.expr(e.X)
+		p.w(" IS ")
+		if e.Not {
+			p.w("NOT ")
+		}
+		if e.Value {
+			p.w("TRUE")
+		} else {
+			p.w("FALSE")
+		}
+	case *In:
+		p.expr(e.X)
+		if e.Not {
+			p.w(" NOT")
+		}
+		p.w(" IN (")
+		p.exprs(e.List)
+		p.w(")")
+	case *Like:
+		p.expr(e.X)
+		if e.Not {
+			p.w(" NOT")
+		}
+		p.w(" LIKE ")
+		p.expr(e.Pattern)
+	case *FuncCall:
+		p.w(e.Name.Name, "(")
+		if e.Distinct {
+			p.w("DISTINCT ")
+		}
+		if e.Star {
+			p.w("*")
+		}
+		p.exprs(e.Args)
+		p.w(")")
+	case *Cast:
+		if e.Try {
+			p.w("TRY_CAST(")
+		} else {
+			p.w("CAST(")
+		}
+		p.expr(e.X)
+		p.w(" AS ", e.Type.String(), ")")
+	case *Case:
+		p.w("CASE")
+		if e.Operand != nil {
+			p.w(" ")
+			p.expr(e.Operand)
+		}
+		for _, w := range e.Whens {
+			p.w(" WHEN ")
+			p.expr(w.Cond)
+			p.w(" THEN ")
+			p.expr(w.Result)
+		}
+		if e.Else != nil {
+			p.w(" ELSE ")
+			p.expr(e.Else)
+		}
+		p.w(" END")
+	case *Paren:
+		p.w("(")
+		p.expr(e.X)
+		p.w(")")
+	case *SubqueryExpr:
+		if e.Exists {
+			p.w("EXISTS ")
+		}
+		p.w("(")
+		p.query(e.Query)
+		p.w(")")
+	default:
+		panic(fmt.Sprintf("ast.Format: unexpected expression %T", e))
+	}
+}
+
+// Children returns the direct sub-expressions of e, in source order. It
+// panics on an expression type it does not know.
+func Children(e Expr) []Expr {
+	switch e := e.(type) {
+	case *ColumnRef, *Literal, *IntervalLit, *SubqueryExpr:
+		return nil
+	case *Unary:
+		return []Expr{e.X}
+	case *Binary:
+		return []Expr{e.L, e.R}
+	case *Between:
+		return []Expr{e.X, e.Lo, e.Hi}
+	case *IsNull:
+		return []Expr{e.X}
+	case *IsBool:
+		return []Expr{e.X}
+	case *In:
+		return append([]Expr{e.X}, e.List...)
+	case *Like:
+		return []Expr{e.X, e.Pattern}
+	case *FuncCall:
+		return e.Args
+	case *Cast:
+		return []Expr{e.X}
+	case *Case:
+		var out []Expr
+		if e.Operand != nil {
+			out = append(out, e.Operand)
+		}
+		for _, w := range e.Whens {
+			out = append(out, w.Cond, w.Result)
+		}
+		if e.Else != nil {
+			out = append(out, e.Else)
+		}
+		return out
+	case *Paren:
+		return []Expr{e.X}
+	}
+	panic(fmt.Sprintf("ast.Children: unexpected expression %T", e))
+}
+
+// Inspect calls f for e and, while f returns true, for each sub-expression.
+func Inspect(e Expr, f func(Expr) bool) {
+	if e == nil || !f(e) {
+		return
+	}
+	for _, c := range Children(e) {
+		Inspect(c, f)
+	}
+}
