@@ -368,6 +368,12 @@ const (
 	DecimalLit
 	FloatLit
 	StringLitKind
+	// SymbolLit is a keyword argument such as HOUR in EXTRACT(HOUR FROM ts).
+	SymbolLit
+	// TimestampLit, DateLit and TimeLit are typed literals: TIMESTAMP '2026-01-01 00:00:00'.
+	TimestampLit
+	DateLit
+	TimeLit
 )
 
 // Literal is a constant as written: Raw holds its text (for strings, the value

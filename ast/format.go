@@ -445,6 +445,12 @@ func (p *printer) expr(e Expr) {
 		switch e.Kind {
 		case StringLitKind:
 			p.w(QuoteString(e.Raw))
+		case TimestampLit:
+			p.w("TIMESTAMP ", QuoteString(e.Raw))
+		case DateLit:
+			p.w("DATE ", QuoteString(e.Raw))
+		case TimeLit:
+			p.w("TIME ", QuoteString(e.Raw))
 		default:
 			p.w(e.Raw)
 		}
@@ -504,6 +510,14 @@ func (p *printer) expr(e Expr) {
 		p.w(" LIKE ")
 		p.expr(e.Pattern)
 	case *FuncCall:
+		if e.Name.Name == "EXTRACT" && len(e.Args) == 2 {
+			p.w("EXTRACT(")
+			p.expr(e.Args[0])
+			p.w(" FROM ")
+			p.expr(e.Args[1])
+			p.w(")")
+			return
+		}
 		p.w(e.Name.Name, "(")
 		if e.Distinct {
 			p.w("DISTINCT ")

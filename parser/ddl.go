@@ -1,0 +1,259 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/diag"
+)
+
+// createTable parses the rest of CREATE [TEMPORARY] TABLE.
+//
+//	CREATE TABLE [IF NOT EXISTS] name (
+//	  col TYPE [NOT NULL] [PRIMARY KEY NOT ENFORCED] [COMMENT '...']
+//	| col AS expr [COMMENT '...']
+//	| col TYPE METADATA [FROM 'key'] [VIRTUAL]
+//	| WATERMARK FOR col AS expr
+//	| [CONSTRAINT name] PRIMARY KEY (col, ...) NOT ENFORCED
+//	, ...) [COMMENT '...'] [PARTITIONED BY (col, ...)] [WITH ('k' = 'v', ...)]
+func (p *stmtParser) createTable(start diag.Pos, temp bool) ast.Stmt {
+	ct := &ast.CreateTable{Temporary: temp, WithSpan: diag.NoSpan}
+	ct.IfNotExists = p.acceptSeq("IF", "NOT", "EXISTS")
+	ct.Name = p.ident("a table name")
+	if p.accept("LIKE") {
+		p.failf(diag.UnsupportedFeature, p.span(start), "CREATE TABLE ... LIKE is not supported yet; list the columns")
+	}
+	if !p.peek().isOp("(") {
+		p.expectedf("'(' and the column list after CREATE TABLE %s", ct.Name.Name)
+	}
+	open := p.next()
+	for {
+		p.tableElement(ct)
+		if p.acceptOp(",") {
+			continue
+		}
+		if p.acceptOp(")") {
+			break
+		}
+		t := p.peek()
+		if t.kind == tEOF {
+			p.failf(diag.UnbalancedParen, open.span(), "the column list opened here is not closed: expected ')'")
+		}
+		p.failf(diag.SyntaxError, t.span(), "expected ',' or ')' after a column definition, found %s", t.describe())
+	}
+	if p.accept("COMMENT") {
+		ct.Comment = p.stringLit("a comment")
+	}
+	if p.acceptSeq("PARTITIONED", "BY") {
+		p.expectOp("(")
+		ct.PartitionBy = p.identList("a column name")
+		p.expectOp(")")
+	}
+	if w := p.peek(); w.is("WITH") {
+		p.next()
+		if !p.peek().isOp("(") {
+			p.expectedf("'(' after WITH, as in WITH ('connector' = 'kafka', ...)")
+		}
+		p.next()
+		if !p.acceptOp(")") {
+			ct.Options = p.optionList("WITH")
+			p.expectOp(")")
+		}
+		ct.WithSpan = p.span(w.start)
+	} else if w.kind != tEOF {
+		p.expectedf("WITH (...) after the column list")
+	}
+	ct.S = p.span(start)
+	return ct
+}
+
+// optionList parses 'k' = 'v' [, ...].
+func (p *stmtParser) optionList(where string) []*ast.Option {
+	var opts []*ast.Option
+	for {
+		k := p.peek()
+		if k.kind == tIdent || k.kind == tQIdent {
+			p.failf(diag.SyntaxError, k.span(), "option keys in %s are quoted strings: write '%s' = '...'", where, k.val)
+		}
+		o := &ast.Option{Key: p.stringLit("an option key")}
+		if !p.peek().isOp("=") {
+			p.expectedf("'=' after option '%s'", o.Key.Value)
+		}
+		p.next()
+		v := p.peek()
+		if v.kind == tNumber || v.is("TRUE") || v.is("FALSE") {
+			p.failf(diag.SyntaxError, v.span(), "option values are quoted strings: write '%s' = '%s'", o.Key.Value, v.val)
+		}
+		o.Value = p.stringLit("an option value")
+		o.S = diag.Span{Start: o.Key.S.Start, End: o.Value.S.End}
+		opts = append(opts, o)
+		if !p.peek().isOp(",") || p.peekN(1).isOp(")") {
+			p.acceptOp(",") // a trailing comma is forgiven
+			return opts
+		}
+		p.next()
+	}
+}
+
+func (p *stmtParser) tableElement(ct *ast.CreateTable) {
+	t := p.peek()
+	switch {
+	case t.is("WATERMARK") && p.peekN(1).is("FOR"):
+		p.next()
+		p.next()
+		wm := &ast.WatermarkDef{Column: p.ident("the time column of the watermark")}
+		if !p.peek().is("AS") {
+			p.expectedf("AS and the watermark expression, as in WATERMARK FOR %s AS %s - INTERVAL '5' SECOND", wm.Column.Name, wm.Column.Name)
+		}
+		p.next()
+		wm.Expr = p.elementExpr("a watermark expression")
+		wm.S = p.span(t.start)
+		ct.Watermarks = append(ct.Watermarks, wm)
+	case t.is("PRIMARY") || t.is("CONSTRAINT"):
+		pk := &ast.PrimaryKeyDef{}
+		p.next()
+		if t.is("CONSTRAINT") {
+			pk.Name = p.ident("a constraint name")
+			p.expect("PRIMARY")
+		}
+		p.expect("KEY")
+		p.expectOp("(")
+		pk.Columns = p.identList("a primary key column")
+		p.expectOp(")")
+		pk.NotEnforced = p.notEnforced()
+		pk.S = p.span(t.start)
+		ct.PrimaryKeys = append(ct.PrimaryKeys, pk)
+	default:
+		ct.Columns = append(ct.Columns, p.column(ct))
+	}
+}
+
+func (p *stmtParser) notEnforced() bool {
+	if p.acceptSeq("NOT", "ENFORCED") {
+		return true
+	}
+	if p.accept("ENFORCED") {
+		return false
+	}
+	return false
+}
+
+func (p *stmtParser) column(ct *ast.CreateTable) *ast.ColumnDef {
+	start := p.peek().start
+	c := &ast.ColumnDef{Name: p.ident("a column name, WATERMARK FOR or PRIMARY KEY")}
+	if p.accept("AS") {
+		c.Kind = ast.ComputedColumn
+		c.Expr = p.elementExpr("the expression of computed column " + c.Name.Name)
+	} else {
+		if t := p.peek(); t.isOp(",") || t.isOp(")") {
+			p.failf(diag.SyntaxError, t.span(), "column %s needs a data type (for example %s STRING) or AS and an expression", c.Name.Name, c.Name.Name)
+		}
+		c.Type = p.typeName()
+		c.NotNull = c.Type.NotNull
+		if p.accept("METADATA") {
+			c.Kind = ast.MetadataColumn
+			if p.accept("FROM") {
+				c.MetadataKey = p.stringLit("a metadata key")
+			}
+			c.Virtual = p.accept("VIRTUAL")
+		}
+		if pk := p.peek(); pk.is("PRIMARY") {
+			p.next()
+			p.expect("KEY")
+			d := &ast.PrimaryKeyDef{Columns: []*ast.Ident{c.Name}, NotEnforced: p.notEnforced()}
+			d.S = p.span(pk.start)
+			c.InlinePrimaryKey = d
+			ct.PrimaryKeys = append(ct.PrimaryKeys, d)
+		}
+	}
+	if p.accept("COMMENT") {
+		c.Comment = p.stringLit("a comment")
+	}
+	c.S = p.span(start)
+	return c
+}
+
+// elementExpr parses an expression that runs to the next ',' or ')' at the
+// current nesting level (a computed column or watermark expression).
+func (p *stmtParser) elementExpr(what string) ast.Expr {
+	from := p.i
+	depth := 0
+	for ; p.i < len(p.toks); p.i++ {
+		t := p.toks[p.i]
+		if t.isOp("(") {
+			depth++
+		} else if t.isOp(")") {
+			if depth == 0 {
+				break
+			}
+			depth--
+		} else if depth == 0 && (t.isOp(",") || t.is("COMMENT")) {
+			break
+		}
+	}
+	if p.i == from {
+		p.expectedf("%s", what)
+	}
+	e := parseExprRegion(p.src, p.toks[from:p.i], p.l)
+	if e == nil {
+		panic(bailout{})
+	}
+	return e
+}
+
+// typeName parses a data type:
+//
+//	STRING | BOOLEAN | INT | BIGINT | DECIMAL(p, s) | VARCHAR(n)
+//	TIMESTAMP[(p)] [WITHOUT TIME ZONE | WITH LOCAL TIME ZONE]
+//	TIMESTAMP_LTZ[(p)] | BYTES | ... [NOT NULL | NULL]
+//
+// The name is upper-cased, multi-word names joined by one space; types
+// checks that the name and parameters make sense.
+func (p *stmtParser) typeName() *ast.TypeName {
+	t := p.peek()
+	if t.kind != tIdent {
+		p.expectedf("a data type (STRING, BIGINT, TIMESTAMP(3), ...)")
+	}
+	p.next()
+	tn := &ast.TypeName{Name: strings.ToUpper(t.val)}
+	switch tn.Name {
+	case "DOUBLE":
+		if p.accept("PRECISION") {
+			tn.Name = "DOUBLE PRECISION"
+		}
+	case "CHARACTER", "CHAR":
+		if p.accept("VARYING") {
+			tn.Name = "VARCHAR"
+		}
+	case "ARRAY", "MAP", "MULTISET", "ROW", "RAW", "STRUCTURED":
+		p.failf(diag.InvalidType, t.span(), "%s types are not supported yet; use scalar types (STRING, BIGINT, DECIMAL, TIMESTAMP(3), ...)", tn.Name)
+	}
+	if p.peek().isOp("<") {
+		p.failf(diag.InvalidType, p.peek().span(), "type %s takes no <...> arguments", tn.Name)
+	}
+	if p.acceptOp("(") {
+		tn.HasParams = true
+		tn.Params = append(tn.Params, p.intLit("a number (length or precision)"))
+		for p.acceptOp(",") {
+			tn.Params = append(tn.Params, p.intLit("a number (scale)"))
+		}
+		p.expectOp(")")
+	}
+	if tn.Name == "TIMESTAMP" || tn.Name == "TIME" {
+		switch {
+		case p.acceptSeq("WITH", "LOCAL", "TIME", "ZONE"):
+			tn.Name += " WITH LOCAL TIME ZONE"
+		case p.acceptSeq("WITHOUT", "TIME", "ZONE"):
+			tn.Name += " WITHOUT TIME ZONE"
+		case p.peek().is("WITH") && p.peekN(1).is("TIME"):
+			p.failf(diag.InvalidType, p.span(t.start), "TIMESTAMP WITH TIME ZONE is not supported (as in Flink); use TIMESTAMP_LTZ(p) or TIMESTAMP(p)")
+		}
+	}
+	if p.acceptSeq("NOT", "NULL") {
+		tn.NotNull = true
+	} else {
+		p.accept("NULL")
+	}
+	tn.S = p.span(t.start)
+	return tn
+}

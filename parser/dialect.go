@@ -1,0 +1,635 @@
+package parser
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/diag"
+)
+
+// The dialect layer lets TiDB's parser read Flink's query syntax. It scans
+// the tokens of one query (or expression) and rewrites what TiDB does not
+// know into something it does, recording each rewrite so that the converted
+// tree gets the user's construct back, at the user's position:
+//
+//	Flink                                  TiDB sees            recorded as
+//	INTERVAL '5' MINUTES (anywhere)        @_i0                 IntervalLit
+//	CAST(x AS STRING)                      CAST(x AS CHAR)      the real type
+//	FULL [OUTER] JOIN                      LEFT [OUTER] JOIN    FullJoin
+//	t FOR SYSTEM_TIME AS OF expr           t (blanked)          TableRef.AsOf
+//	TABLE(TUMBLE(TABLE t, DESCRIPTOR(c),…)) _tvf0               WindowTVF
+//	SELECT /*+ STATE_TTL('o'='1d') */      SELECT (blanked)     Select.Hints
+//
+// Rewritten text maps back to the original through the edit list, so TiDB's
+// syntax errors are reported at the user's line and column. Tokens inside a
+// rewritten piece are hidden from the converter's cursor; the piece is parsed
+// on its own.
+type rewriter struct {
+	src   string
+	toks  []token
+	l     *diag.List
+	edits []edit
+	// hidden marks tokens that belong to a rewritten piece.
+	hidden []bool
+
+	intervals []*ast.IntervalLit
+	typedLits []*ast.Literal
+	tvfs      []*ast.WindowTVF
+	asOf      map[int]ast.Expr        // table-name token index -> AS OF expression
+	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
+	casts     map[diag.Pos]castRecord // start of the CAST keyword
+	hints     map[int][]*ast.Hint     // SELECT token index -> hints
+	failed    bool
+}
+
+type castRecord struct {
+	typ *ast.TypeName
+	try bool
+}
+
+// edit replaces original bytes [from, to) with repl.
+type edit struct {
+	from, to int
+	repl     string
+}
+
+func newRewriter(src string, toks []token, l *diag.List) *rewriter {
+	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
+		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}}
+	rw.scan()
+	return rw
+}
+
+func (rw *rewriter) errorf(code diag.Code, sp diag.Span, format string, args ...any) {
+	rw.l.Errorf(code, sp, format, args...)
+	rw.failed = true
+}
+
+func (rw *rewriter) hide(from, to int) {
+	for k := from; k < to; k++ {
+		rw.hidden[k] = true
+	}
+}
+
+// blank replaces tokens [from, to) with spaces (keeping length and lines).
+func (rw *rewriter) blank(from, to int) {
+	a, b := int(rw.toks[from].start), int(rw.toks[to-1].end)
+	rw.edits = append(rw.edits, edit{a, b, blankOf(rw.src[a:b])})
+	rw.hide(from, to)
+}
+
+// replace replaces tokens [from, to) with repl, padded with spaces to the
+// original length where it is shorter.
+func (rw *rewriter) replace(from, to int, repl string) {
+	a, b := int(rw.toks[from].start), int(rw.toks[to-1].end)
+	if n := b - a; len(repl) < n {
+		repl += strings.Repeat(" ", n-len(repl))
+	}
+	rw.edits = append(rw.edits, edit{a, b, repl})
+	rw.hide(from, to)
+}
+
+func blankOf(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c != '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// matchParen returns the index of the ')' closing the '(' at k, or -1.
+func matchParen(toks []token, k int) int {
+	depth := 0
+	for j := k; j < len(toks); j++ {
+		switch {
+		case toks[j].isOp("("):
+			depth++
+		case toks[j].isOp(")"):
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+func (rw *rewriter) scan() {
+	toks := rw.toks
+	for k := 0; k < len(toks); k++ {
+		if rw.hidden[k] {
+			continue
+		}
+		t := toks[k]
+		switch {
+		case t.kind == tHint:
+			rw.hint(k)
+		case t.kind == tDQString:
+			rw.errorf(diag.SyntaxError, t.span(), "double-quoted text \"%s\" is not valid here: write '%s' for a string or `%s` for a name", t.val, t.val, t.val)
+		case t.kind == tParam:
+			rw.errorf(diag.UnsupportedSyntax, t.span(), "parameters (?) are not supported in job files")
+		case t.is("INTERVAL"):
+			n := rw.interval(k)
+			if n > 0 {
+				rw.replace(k, k+n, "@_i"+strconv.Itoa(len(rw.intervals)-1))
+				k += n - 1
+			}
+		case (t.is("TIMESTAMP") || t.is("DATE") || t.is("TIME")) && k+1 < len(toks) && toks[k+1].kind == tString:
+			lit := &ast.Literal{Kind: map[string]ast.LitKind{"TIMESTAMP": ast.TimestampLit, "DATE": ast.DateLit, "TIME": ast.TimeLit}[strings.ToUpper(t.val)], Raw: toks[k+1].val}
+			lit.S = diag.Span{Start: t.start, End: toks[k+1].end}
+			rw.typedLits = append(rw.typedLits, lit)
+			rw.replace(k, k+2, "@_t"+strconv.Itoa(len(rw.typedLits)-1))
+			k++
+		case (t.is("CAST") || t.is("TRY_CAST")) && k+1 < len(toks) && toks[k+1].isOp("("):
+			rw.cast(k)
+		case t.is("FULL") && k+1 < len(toks) && (toks[k+1].is("JOIN") || toks[k+1].is("OUTER") && k+2 < len(toks) && toks[k+2].is("JOIN")):
+			j := k + 1
+			if toks[j].is("OUTER") {
+				j++
+			}
+			rw.full[toks[j].start] = true
+			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), "LEFT"})
+		case t.is("FOR") && k+3 < len(toks) && toks[k+1].is("SYSTEM_TIME") && toks[k+2].is("AS") && toks[k+3].is("OF"):
+			k = rw.forSystemTime(k) - 1
+		case t.is("TABLE") && k+1 < len(toks) && toks[k+1].isOp("(") && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN") || toks[k-1].isOp(",")):
+			k = rw.tvf(k) - 1
+		}
+	}
+	sort.Slice(rw.edits, func(i, j int) bool { return rw.edits[i].from < rw.edits[j].from })
+}
+
+// text returns the rewritten text of the region.
+func (rw *rewriter) text() string {
+	if len(rw.toks) == 0 {
+		return ""
+	}
+	base, end := int(rw.toks[0].start), int(rw.toks[len(rw.toks)-1].end)
+	var b strings.Builder
+	at := base
+	for _, e := range rw.edits {
+		b.WriteString(rw.src[at:e.from])
+		b.WriteString(e.repl)
+		at = e.to
+	}
+	b.WriteString(rw.src[at:end])
+	return b.String()
+}
+
+// origPos maps an offset in text() back to the original source.
+func (rw *rewriter) origPos(n int) diag.Pos {
+	if len(rw.toks) == 0 {
+		return 0
+	}
+	base := int(rw.toks[0].start)
+	orig, neu := base, 0
+	for _, e := range rw.edits {
+		gap := e.from - orig
+		if n < neu+gap {
+			return diag.Pos(orig + (n - neu))
+		}
+		neu += gap
+		orig = e.from
+		if n < neu+len(e.repl) {
+			return diag.Pos(e.from + min(n-neu, e.to-e.from))
+		}
+		neu += len(e.repl)
+		orig = e.to
+	}
+	return diag.Pos(orig + (n - neu))
+}
+
+// hint parses /*+ NAME(args) [NAME(args)] */ after SELECT.
+func (rw *rewriter) hint(k int) {
+	t := rw.toks[k]
+	rw.blank(k, k+1)
+	if k == 0 || !rw.toks[k-1].is("SELECT") {
+		rw.l.Warnf(diag.UnknownHint, t.span(), "hint comment is ignored: hints go right after SELECT")
+		return
+	}
+	body := int(t.start) + 3
+	htoks := lex(rw.src, body, int(t.end)-2, rw.l)
+	for i := 0; i < len(htoks); {
+		name := htoks[i]
+		if name.kind != tIdent || i+1 >= len(htoks) || !htoks[i+1].isOp("(") {
+			rw.l.Warnf(diag.UnknownHint, name.span(), "malformed hint: expected NAME(...), as in /*+ STATE_TTL('o' = '1d') */")
+			return
+		}
+		closeAt := matchParen(htoks, i+1)
+		if closeAt < 0 {
+			rw.l.Warnf(diag.UnknownHint, name.span(), "malformed hint %s: missing ')'", name.val)
+			return
+		}
+		h := &ast.Hint{Name: &ast.Ident{Name: strings.ToUpper(name.val)}}
+		h.Name.S = name.span()
+		h.S = diag.Span{Start: name.start, End: htoks[closeAt].end}
+		args := htoks[i+2 : closeAt]
+		for j := 0; j < len(args); j++ {
+			a := args[j]
+			switch {
+			case a.isOp(","):
+			case a.kind == tString && j+2 < len(args) && args[j+1].isOp("=") && args[j+2].kind == tString:
+				o := &ast.Option{Key: &ast.StringLit{Value: a.val}, Value: &ast.StringLit{Value: args[j+2].val}}
+				o.Key.S, o.Value.S = a.span(), args[j+2].span()
+				o.S = diag.Span{Start: a.start, End: args[j+2].end}
+				h.Options = append(h.Options, o)
+				j += 2
+			case a.isName():
+				id := &ast.Ident{Name: a.val, Quoted: a.kind == tQIdent}
+				id.S = a.span()
+				h.Args = append(h.Args, id)
+			default:
+				rw.l.Warnf(diag.UnknownHint, a.span(), "malformed argument %s in hint %s", a.describe(), h.Name.Name)
+			}
+		}
+		rw.hints[k-1] = append(rw.hints[k-1], h)
+		i = closeAt + 1
+	}
+}
+
+// intervalUnits maps singular and plural units to the canonical unit and its
+// length in milliseconds (months for YEAR and MONTH).
+var intervalUnits = map[string]struct {
+	unit   string
+	millis int64
+	ym     bool
+}{
+	"MILLISECOND": {"MILLISECOND", 1, false}, "MILLISECONDS": {"MILLISECOND", 1, false},
+	"SECOND": {"SECOND", 1000, false}, "SECONDS": {"SECOND", 1000, false},
+	"MINUTE": {"MINUTE", 60_000, false}, "MINUTES": {"MINUTE", 60_000, false},
+	"HOUR": {"HOUR", 3_600_000, false}, "HOURS": {"HOUR", 3_600_000, false},
+	"DAY": {"DAY", 86_400_000, false}, "DAYS": {"DAY", 86_400_000, false},
+	"MONTH": {"MONTH", 1, true}, "MONTHS": {"MONTH", 1, true},
+	"YEAR": {"YEAR", 12, true}, "YEARS": {"YEAR", 12, true},
+}
+
+// interval parses INTERVAL 'n' UNIT [(p)] [TO UNIT [(p)]] at k, records it
+// and returns how many tokens it took (0 after an error).
+func (rw *rewriter) interval(k int) int {
+	iv, n, err := parseInterval(rw.toks, k)
+	if err != nil {
+		rw.l.Append(err)
+		rw.failed = true
+		return 0
+	}
+	rw.intervals = append(rw.intervals, iv)
+	return n
+}
+
+// parseInterval reads an interval literal starting at toks[k] (INTERVAL).
+func parseInterval(toks []token, k int) (*ast.IntervalLit, int, *diag.Diagnostic) {
+	kw := toks[k]
+	fail := func(sp diag.Span, format string, args ...any) (*ast.IntervalLit, int, *diag.Diagnostic) {
+		return nil, 0, &diag.Diagnostic{Code: diag.InvalidInterval, Span: sp, Msg: fmt.Sprintf(format, args...)}
+	}
+	j := k + 1
+	if j >= len(toks) || toks[j].kind != tString && toks[j].kind != tNumber {
+		sp := kw.span()
+		if j < len(toks) {
+			sp = toks[j].span()
+		}
+		return fail(sp, "expected a quoted number after INTERVAL, as in INTERVAL '5' SECOND")
+	}
+	val := toks[j]
+	j++
+	if j >= len(toks) || toks[j].kind != tIdent {
+		return fail(diag.Span{Start: kw.start, End: val.end}, "INTERVAL %s needs a unit: SECOND, MINUTE, HOUR, DAY, MONTH or YEAR", val.describe())
+	}
+	u1tok := toks[j]
+	u1, ok := intervalUnits[strings.ToUpper(u1tok.val)]
+	if !ok {
+		return fail(u1tok.span(), "unknown interval unit %s: expected SECOND, MINUTE, HOUR, DAY, MONTH or YEAR (plural forms are accepted)", u1tok.val)
+	}
+	j++
+	skipPrecision := func() {
+		if j+2 < len(toks) && toks[j].isOp("(") && toks[j+1].kind == tNumber && toks[j+2].isOp(")") {
+			j += 3
+		}
+	}
+	skipPrecision()
+	iv := &ast.IntervalLit{Value: val.val, Unit: u1.unit, YearMonth: u1.ym}
+	end := toks[j-1].end
+	if j < len(toks) && toks[j].is("TO") {
+		if j+1 >= len(toks) {
+			return fail(toks[j].span(), "expected a unit after TO")
+		}
+		u2tok := toks[j+1]
+		u2, ok := intervalUnits[strings.ToUpper(u2tok.val)]
+		if !ok || u2.ym != u1.ym || u2.millis >= u1.millis {
+			return fail(u2tok.span(), "invalid interval range %s TO %s", u1.unit, strings.ToUpper(u2tok.val))
+		}
+		j += 2
+		skipPrecision()
+		end = toks[j-1].end
+		iv.Unit = u1.unit + " TO " + u2.unit
+		ms, err := parseRangeInterval(val.val, u1.unit, u2.unit)
+		if err != nil {
+			return fail(val.span(), "invalid value '%s' for INTERVAL %s: %v", val.val, iv.Unit, err)
+		}
+		iv.Millis = ms
+	} else {
+		s := strings.TrimSpace(val.val)
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+		var ms int64
+		if f, err := strconv.ParseFloat(s, 64); err == nil && strings.Contains(s, ".") && u1.unit == "SECOND" {
+			ms = int64(f*1000 + 0.5)
+		} else if n, err := strconv.ParseInt(s, 10, 64); err == nil && n <= (1<<62)/u1.millis {
+			ms = n * u1.millis
+		} else {
+			return fail(val.span(), "invalid interval value '%s': expected a whole number of %sS", val.val, u1.unit)
+		}
+		if neg {
+			ms = -ms
+		}
+		iv.Millis = ms
+	}
+	iv.S = diag.Span{Start: kw.start, End: end}
+	return iv, j - k, nil
+}
+
+// parseRangeInterval reads values such as '1:30' (HOUR TO MINUTE),
+// '2 03:04:05.5' (DAY TO SECOND) or '1-6' (YEAR TO MONTH).
+func parseRangeInterval(v, from, to string) (int64, error) {
+	v = strings.TrimSpace(v)
+	neg := strings.HasPrefix(v, "-")
+	v = strings.TrimPrefix(v, "-")
+	if from == "YEAR" {
+		y, m, ok := strings.Cut(v, "-")
+		yi, err1 := strconv.ParseInt(y, 10, 64)
+		mi, err2 := strconv.ParseInt(m, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return 0, fmt.Errorf("expected 'years-months'")
+		}
+		return sign(neg) * (yi*12 + mi), nil
+	}
+	order := []string{"DAY", "HOUR", "MINUTE", "SECOND"}
+	mult := map[string]float64{"DAY": 86_400_000, "HOUR": 3_600_000, "MINUTE": 60_000, "SECOND": 1000}
+	fields := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ':' })
+	i0, i1 := indexOf(order, from), indexOf(order, to)
+	if len(fields) != i1-i0+1 {
+		return 0, fmt.Errorf("expected %d fields", i1-i0+1)
+	}
+	var ms float64
+	for i, f := range fields {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || x < 0 {
+			return 0, fmt.Errorf("%q is not a number", f)
+		}
+		ms += x * mult[order[i0+i]]
+	}
+	return sign(neg) * int64(ms+0.5), nil
+}
+
+func sign(neg bool) int64 {
+	if neg {
+		return -1
+	}
+	return 1
+}
+
+func indexOf(xs []string, s string) int {
+	for i, x := range xs {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// cast records the target type of CAST(x AS type) and rewrites it to a type
+// TiDB accepts.
+func (rw *rewriter) cast(k int) {
+	toks := rw.toks
+	closeAt := matchParen(toks, k+1)
+	if closeAt < 0 {
+		return // the balance check reports it
+	}
+	asAt := -1
+	depth := 0
+	for j := k + 1; j < closeAt; j++ {
+		switch {
+		case toks[j].isOp("("):
+			depth++
+		case toks[j].isOp(")"):
+			depth--
+		case depth == 1 && toks[j].is("AS"):
+			asAt = j
+		}
+	}
+	if asAt < 0 || asAt+1 >= closeAt {
+		rw.errorf(diag.SyntaxError, toks[k].span(), "expected CAST(expression AS type)")
+		return
+	}
+	sp := &stmtParser{src: rw.src, toks: toks[asAt+1 : closeAt], end: toks[closeAt].start, l: rw.l}
+	var typ *ast.TypeName
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(bailout); !ok {
+					panic(r)
+				}
+				rw.failed = true
+			}
+		}()
+		typ = sp.typeName()
+		if sp.i < len(sp.toks) {
+			sp.failf(diag.SyntaxError, sp.peek().span(), "unexpected %s after the type in CAST", sp.peek().describe())
+		}
+	}()
+	if typ == nil {
+		return
+	}
+	try := toks[k].is("TRY_CAST")
+	rw.casts[toks[k].start] = castRecord{typ, try}
+	if try {
+		rw.edits = append(rw.edits, edit{int(toks[k].start), int(toks[k].end), "CAST"})
+	}
+	rw.replace(asAt+1, closeAt, "CHAR")
+}
+
+// forSystemTime records `FOR SYSTEM_TIME AS OF expr` after a table name and
+// blanks it; it returns the index after the clause.
+func (rw *rewriter) forSystemTime(k int) int {
+	toks := rw.toks
+	if k == 0 || !toks[k-1].isName() {
+		rw.errorf(diag.SyntaxError, toks[k].span(), "FOR SYSTEM_TIME AS OF must follow a table name, as in JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r")
+		rw.hide(k, k+4)
+		return k + 4
+	}
+	j := k + 4
+	depth := 0
+	for ; j < len(toks); j++ {
+		t := toks[j]
+		if t.isOp("(") {
+			depth++
+			continue
+		}
+		if t.isOp(")") {
+			if depth == 0 {
+				break
+			}
+			depth--
+			continue
+		}
+		if depth > 0 {
+			continue
+		}
+		if t.isOp(",") || t.kind == tIdent && asOfStop[strings.ToUpper(t.val)] {
+			break
+		}
+		// an alias written without AS: name directly after a name
+		if t.isName() && j > k+4 && (toks[j-1].isName() || toks[j-1].isOp(")")) && !toks[j-1].is("INTERVAL") {
+			break
+		}
+	}
+	if j == k+4 {
+		rw.errorf(diag.SyntaxError, toks[k+3].span(), "expected the probe side's time attribute after FOR SYSTEM_TIME AS OF, as in AS OF o.order_time")
+		rw.hide(k, j)
+		return j
+	}
+	e := parseExprRegion(rw.src, toks[k+4:j], rw.l)
+	if e == nil {
+		rw.failed = true
+	} else {
+		rw.asOf[k-1] = e
+	}
+	rw.blank(k, j)
+	return j
+}
+
+var asOfStop = map[string]bool{"AS": true, "ON": true, "JOIN": true, "LEFT": true, "RIGHT": true, "INNER": true,
+	"FULL": true, "CROSS": true, "WHERE": true, "GROUP": true, "UNION": true, "ORDER": true, "LIMIT": true,
+	"HAVING": true, "USING": true, "NATURAL": true, "WINDOW": true}
+
+// tvf parses TABLE(TUMBLE|HOP|CUMULATE(TABLE t, DESCRIPTOR(col), INTERVAL ...))
+// at k and replaces it with a placeholder table name; it returns the index
+// after the closing parenthesis.
+func (rw *rewriter) tvf(k int) int {
+	toks := rw.toks
+	closeAt := matchParen(toks, k+1)
+	if closeAt < 0 {
+		return len(toks)
+	}
+	w, err := parseTVF(rw.src, toks[k:closeAt+1], toks[closeAt].end, rw.l)
+	if err {
+		rw.failed = true
+		rw.hide(k, closeAt+1)
+		return closeAt + 1
+	}
+	rw.tvfs = append(rw.tvfs, w)
+	rw.replace(k, closeAt+1, "_tvf"+strconv.Itoa(len(rw.tvfs)-1))
+	return closeAt + 1
+}
+
+// parseTVF parses a window table-valued function call, with positional or
+// named (DATA =>, TIMECOL =>, SIZE =>, SLIDE =>, STEP =>, OFFSET =>)
+// arguments.
+func parseTVF(src string, toks []token, end diag.Pos, l *diag.List) (w *ast.WindowTVF, failed bool) {
+	p := &stmtParser{src: src, toks: toks, end: end, l: l}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			w, failed = nil, true
+		}
+	}()
+	start := p.expect("TABLE").start
+	p.expectOp("(")
+	fn := p.peek()
+	if fn.kind != tIdent {
+		p.expectedf("a window function (TUMBLE, HOP or CUMULATE)")
+	}
+	w = &ast.WindowTVF{Func: strings.ToUpper(fn.val)}
+	switch w.Func {
+	case "TUMBLE", "HOP", "CUMULATE":
+	case "SESSION":
+		p.failf(diag.UnsupportedFeature, fn.span(), "SESSION windows are not supported yet; use TUMBLE, HOP or CUMULATE")
+	default:
+		p.failf(diag.SyntaxError, fn.span(), "unknown table function %s: expected TUMBLE, HOP or CUMULATE", fn.val)
+	}
+	p.next()
+	p.expectOp("(")
+	var ivs []*ast.IntervalLit
+	var ivNames []string
+	pos := 0
+	for {
+		named := ""
+		if p.peek().kind == tIdent && p.peekN(1).isOp("=>") {
+			named = strings.ToUpper(p.next().val)
+			p.next()
+		}
+		switch {
+		case p.peek().is("TABLE"):
+			p.next()
+			w.Table = p.ident("a table name")
+		case p.peek().is("DESCRIPTOR"):
+			p.next()
+			p.expectOp("(")
+			w.TimeCol = p.ident("the time attribute column")
+			p.expectOp(")")
+		case p.peek().is("INTERVAL"):
+			iv, n, d := parseInterval(p.toks, p.i)
+			if d != nil {
+				p.l.Append(d)
+				panic(bailout{})
+			}
+			p.i += n
+			ivs = append(ivs, iv)
+			ivNames = append(ivNames, named)
+		default:
+			if pos == 0 {
+				p.expectedf("TABLE and a table name as the first argument of %s", w.Func)
+			}
+			p.expectedf("DESCRIPTOR(col) or an INTERVAL argument of %s", w.Func)
+		}
+		pos++
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	p.expectOp(")")
+	if w.Table == nil {
+		p.failf(diag.SyntaxError, fn.span(), "%s needs TABLE t as its first argument", w.Func)
+	}
+	if w.TimeCol == nil {
+		p.failf(diag.SyntaxError, fn.span(), "%s needs DESCRIPTOR(time_column) as its second argument", w.Func)
+	}
+	want := map[string][]string{"TUMBLE": {"SIZE"}, "HOP": {"SLIDE", "SIZE"}, "CUMULATE": {"STEP", "SIZE"}}[w.Func]
+	if len(ivs) < len(want) || len(ivs) > len(want)+1 {
+		p.failf(diag.WrongArguments, diag.Span{Start: fn.start, End: p.prevEnd()}, "%s takes %s interval(s): %s[, OFFSET]", w.Func, strconv.Itoa(len(want)), strings.Join(want, ", "))
+	}
+	for i, iv := range ivs {
+		name := ivNames[i]
+		if name == "" {
+			if i < len(want) {
+				name = want[i]
+			} else {
+				name = "OFFSET"
+			}
+		}
+		switch name {
+		case "SIZE":
+			w.Size = iv
+		case "SLIDE":
+			w.Slide = iv
+		case "STEP":
+			w.Step = iv
+		case "OFFSET":
+			w.Offset = iv
+		default:
+			p.failf(diag.WrongArguments, iv.S, "unknown argument name %s for %s", name, w.Func)
+		}
+	}
+	if w.Size == nil || w.Func == "HOP" && w.Slide == nil || w.Func == "CUMULATE" && w.Step == nil {
+		p.failf(diag.WrongArguments, fn.span(), "%s needs the intervals %s", w.Func, strings.Join(want, " and "))
+	}
+	w.S = diag.Span{Start: start, End: p.prevEnd()}
+	return w, false
+}

@@ -1,0 +1,209 @@
+package parser
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/diag"
+)
+
+// tokKind classifies a token.
+type tokKind uint8
+
+const (
+	tEOF      tokKind = iota
+	tIdent            // bare word: identifiers and keywords
+	tQIdent           // `quoted identifier`
+	tString           // 'string'
+	tNumber           // 12, 1.5, 1e3
+	tOp               // punctuation and operators
+	tHint             // /*+ ... */
+	tParam            // ?
+	tDQString         // "double quoted" (an error in Flink SQL, kept for messages)
+)
+
+// token is one lexeme of the original text. Val is the unquoted value for
+// strings and quoted identifiers, and the text otherwise.
+type token struct {
+	kind       tokKind
+	start, end diag.Pos
+	val        string
+}
+
+func (t token) span() diag.Span { return diag.Span{Start: t.start, End: t.end} }
+
+// is reports whether t is the bare word w (case-insensitive).
+func (t token) is(w string) bool { return t.kind == tIdent && strings.EqualFold(t.val, w) }
+
+// isOp reports whether t is the operator op.
+func (t token) isOp(op string) bool { return t.kind == tOp && t.val == op }
+
+// isName reports whether t can name something (bare or quoted identifier).
+func (t token) isName() bool { return t.kind == tIdent || t.kind == tQIdent }
+
+// describe renders a token for an error message.
+func (t token) describe() string {
+	switch t.kind {
+	case tEOF:
+		return "end of input"
+	case tString:
+		return "'" + t.val + "'"
+	case tQIdent:
+		return "`" + t.val + "`"
+	default:
+		return t.val
+	}
+}
+
+// lex splits src[from:to] into tokens, skipping whitespace and comments.
+// Lexical errors (an unterminated string, identifier or comment) are
+// reported to l; lexing goes on past them so that later errors are found too.
+func lex(src string, from, to int, l *diag.List) []token {
+	var toks []token
+	i := from
+	for i < to {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			i++
+		case c == '-' && i+1 < to && src[i+1] == '-':
+			for i < to && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < to && src[i+1] == '*':
+			end := strings.Index(src[i+2:to], "*/")
+			hint := i+2 < to && src[i+2] == '+'
+			if end < 0 {
+				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 2)},
+					"comment is not terminated: expected */ before the end of the statement")
+				i = to
+				continue
+			}
+			stop := i + 2 + end + 2
+			if hint {
+				toks = append(toks, token{tHint, diag.Pos(i), diag.Pos(stop), src[i+3 : stop-2]})
+			}
+			i = stop
+		case c == '\'':
+			v, n, ok := scanQuoted(src[i:to], '\'')
+			if semi := strings.Index(v, ";\n"); ok && semi >= 0 && strings.Count(v, "\n") > 1 {
+				// A literal that runs across the end of a statement and on
+				// over several lines is almost always a missing quote: end it
+				// there so the statements after it are still checked.
+				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
+					"string literal is not terminated: it runs past the ';' ending this statement; add the closing '")
+				n = strings.Index(src[i:to], ";\n")
+				toks = append(toks, token{tString, diag.Pos(i), diag.Pos(i + n), src[i+1 : i+n]})
+				i += n
+				continue
+			}
+			if !ok {
+				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
+					"string literal is not terminated: expected a closing '")
+			}
+			toks = append(toks, token{tString, diag.Pos(i), diag.Pos(i + n), v})
+			i += n
+		case c == '`':
+			v, n, ok := scanQuoted(src[i:to], '`')
+			if !ok {
+				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
+					"quoted identifier is not terminated: expected a closing `")
+			}
+			toks = append(toks, token{tQIdent, diag.Pos(i), diag.Pos(i + n), v})
+			i += n
+		case c == '"':
+			v, n, ok := scanQuoted(src[i:to], '"')
+			if !ok {
+				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
+					"quoted text is not terminated: expected a closing \"")
+			}
+			toks = append(toks, token{tDQString, diag.Pos(i), diag.Pos(i + n), v})
+			i += n
+		case c >= '0' && c <= '9' || c == '.' && i+1 < to && src[i+1] >= '0' && src[i+1] <= '9':
+			j := i
+			for j < to && (src[j] >= '0' && src[j] <= '9' || src[j] == '.') {
+				j++
+			}
+			if j < to && (src[j] == 'e' || src[j] == 'E') {
+				k := j + 1
+				if k < to && (src[k] == '+' || src[k] == '-') {
+					k++
+				}
+				if k < to && src[k] >= '0' && src[k] <= '9' {
+					for k < to && src[k] >= '0' && src[k] <= '9' {
+						k++
+					}
+					j = k
+				}
+			}
+			toks = append(toks, token{tNumber, diag.Pos(i), diag.Pos(j), src[i:j]})
+			i = j
+		case isIdentStart(src, i):
+			j := i
+			for j < to {
+				r, n := utf8.DecodeRuneInString(src[j:])
+				if r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+					j += n
+					continue
+				}
+				break
+			}
+			toks = append(toks, token{tIdent, diag.Pos(i), diag.Pos(j), src[i:j]})
+			i = j
+		default:
+			n := opLen(src[i:to])
+			kind := tOp
+			if c == '?' {
+				kind = tParam
+			}
+			toks = append(toks, token{kind, diag.Pos(i), diag.Pos(i + n), src[i : i+n]})
+			i += n
+		}
+	}
+	return toks
+}
+
+func isIdentStart(src string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(src[i:])
+	return r == '_' || unicode.IsLetter(r) || r == '@'
+}
+
+var ops3 = []string{"<=>"}
+var ops2 = []string{"<=", ">=", "<>", "!=", "||", "::", "=>", "&&", "<<", ">>"}
+
+func opLen(s string) int {
+	for _, o := range ops3 {
+		if strings.HasPrefix(s, o) {
+			return 3
+		}
+	}
+	for _, o := range ops2 {
+		if strings.HasPrefix(s, o) {
+			return 2
+		}
+	}
+	_, n := utf8.DecodeRuneInString(s)
+	return max(n, 1)
+}
+
+// scanQuoted reads a literal opened by q at s[0], where a doubled q stands
+// for one q. It returns the value, the length consumed and whether the
+// literal was closed.
+func scanQuoted(s string, q byte) (string, int, bool) {
+	var b strings.Builder
+	i := 1
+	for i < len(s) {
+		if s[i] == q {
+			if i+1 < len(s) && s[i+1] == q {
+				b.WriteByte(q)
+				i += 2
+				continue
+			}
+			return b.String(), i + 1, true
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String(), len(s), false
+}

@@ -1,0 +1,992 @@
+package parser
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	tidb "github.com/pingcap/tidb/pkg/parser"
+	tast "github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/diag"
+)
+
+// query parses the tokens from the current one up to index end as a query.
+func (p *stmtParser) query(end int) ast.Query {
+	toks := p.toks[p.i:end]
+	if len(toks) == 0 {
+		p.expectedf("a query (SELECT ...)")
+	}
+	q := parseQueryRegion(p.src, toks, p.l)
+	p.i = end
+	if q == nil {
+		panic(bailout{})
+	}
+	return q
+}
+
+func newTiDB() *tidb.Parser {
+	tp := tidb.New()
+	// Flink: || concatenates, and a backslash in a string is just a backslash.
+	tp.SetSQLMode(mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes)
+	return tp
+}
+
+// checkParens reports the first unbalanced parenthesis of a region.
+func checkParens(toks []token, l *diag.List) bool {
+	var open []token
+	for _, t := range toks {
+		switch {
+		case t.isOp("("):
+			open = append(open, t)
+		case t.isOp(")"):
+			if len(open) == 0 {
+				l.Errorf(diag.UnbalancedParen, t.span(), "unexpected ')': no '(' is open here")
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) > 0 {
+		t := open[len(open)-1]
+		l.Errorf(diag.UnbalancedParen, t.span(), "'(' is never closed: expected ')' before the end of the statement")
+		return false
+	}
+	return true
+}
+
+// parseQueryRegion parses tokens as one query. It returns nil after
+// reporting errors.
+func parseQueryRegion(src string, toks []token, l *diag.List) ast.Query {
+	if !checkParens(toks, l) {
+		return nil
+	}
+	rw := newRewriter(src, toks, l)
+	if rw.failed {
+		return nil
+	}
+	text := rw.text()
+	stmts, _, err := newTiDB().ParseSQL(text)
+	if err != nil {
+		reportTiDBError(err, text, 0, rw, l)
+		return nil
+	}
+	if len(stmts) != 1 {
+		l.Errorf(diag.SyntaxError, toks[0].span(), "expected one query here")
+		return nil
+	}
+	c := &conv{rw: rw, toks: toks, l: l}
+	var q ast.Query
+	func() {
+		defer c.recover()
+		q = c.query(stmts[0])
+	}()
+	if c.failed {
+		return nil
+	}
+	return q
+}
+
+// parseExprRegion parses tokens as one scalar expression (a computed
+// column, a watermark, an AS OF expression). It returns nil after reporting
+// errors.
+func parseExprRegion(src string, toks []token, l *diag.List) ast.Expr {
+	if len(toks) == 0 {
+		return nil
+	}
+	if !checkParens(toks, l) {
+		return nil
+	}
+	rw := newRewriter(src, toks, l)
+	if rw.failed {
+		return nil
+	}
+	const prefix = "SELECT "
+	text := prefix + rw.text()
+	stmts, _, err := newTiDB().ParseSQL(text)
+	if err != nil {
+		reportTiDBError(err, text, len(prefix), rw, l)
+		return nil
+	}
+	sel, ok := stmts[0].(*tast.SelectStmt)
+	if len(stmts) != 1 || !ok || sel.From != nil || len(sel.Fields.Fields) != 1 || sel.Where != nil {
+		l.Errorf(diag.SyntaxError, diag.Span{Start: toks[0].start, End: toks[len(toks)-1].end}, "expected a single expression here")
+		return nil
+	}
+	c := &conv{rw: rw, toks: toks, l: l}
+	var e ast.Expr
+	func() {
+		defer c.recover()
+		f := sel.Fields.Fields[0]
+		if f.Expr == nil {
+			c.failf(diag.SyntaxError, toks[0].span(), "expected an expression, found *")
+		}
+		e = c.expr(f.Expr)
+		if rest := c.nextVisible(); rest >= 0 {
+			c.failf(diag.SyntaxError, toks[rest].span(), "unexpected %s after the expression", toks[rest].describe())
+		}
+	}()
+	if c.failed {
+		return nil
+	}
+	return e
+}
+
+var tidbErrRE = regexp.MustCompile(`line (\d+) column (\d+) near "((?s).*)"`)
+
+// reportTiDBError turns a TiDB syntax error into a diagnostic at the user's
+// position, saying what was expected where the previous token tells.
+func reportTiDBError(err error, text string, prefix int, rw *rewriter, l *diag.List) {
+	msg := err.Error()
+	off := len(text)
+	if m := tidbErrRE.FindStringSubmatch(msg); m != nil {
+		near := m[3]
+		if strings.HasSuffix(text, near) {
+			off = len(text) - len(near)
+		} else if i := strings.Index(text, near); near != "" && i >= 0 {
+			off = i
+		}
+	}
+	pos := rw.origPos(max(off-prefix, 0))
+	noun := "query"
+	if prefix > 0 {
+		noun = "expression"
+	}
+	// Find the token at or after pos, and the one before it.
+	at, prev := -1, -1
+	for k, t := range rw.toks {
+		if t.end <= pos {
+			prev = k
+			continue
+		}
+		if t.start >= pos || t.end > pos {
+			at = k
+			break
+		}
+	}
+	if at < 0 {
+		var end diag.Pos
+		if n := len(rw.toks); n > 0 {
+			end = rw.toks[n-1].end
+		}
+		sp := diag.Span{Start: end, End: end}
+		if prev >= 0 {
+			l.Errorf(diag.UnexpectedEnd, sp, "%s ends too early after %s: expected %s", noun, rw.toks[prev].describe(), expectedAfter(rw.toks, prev))
+		} else {
+			l.Errorf(diag.UnexpectedEnd, sp, "%s ends too early", noun)
+		}
+		return
+	}
+	t := rw.toks[at]
+	sp := t.span()
+	switch {
+	case prev >= 0 && t.isOp(",") && rw.toks[prev].isOp(","):
+		l.Errorf(diag.SyntaxError, sp, "expected an expression between the two commas")
+	case prev >= 0 && (t.is("FROM") || t.is("WHERE")) && rw.toks[prev].isOp(","):
+		l.Errorf(diag.SyntaxError, rw.toks[prev].span(), "unexpected ',' before %s: remove the trailing comma", strings.ToUpper(t.val))
+	case t.kind == tIdent && ast.IsReserved(t.val) && prev >= 0 && (rw.toks[prev].is("AS") || rw.toks[prev].isOp(".") || rw.toks[prev].isOp(",") || rw.toks[prev].is("SELECT")):
+		l.Errorf(diag.SyntaxError, sp, "%s is a reserved word; quote it as `%s` to use it as a name", strings.ToUpper(t.val), t.val)
+	case prev >= 0:
+		l.Errorf(diag.SyntaxError, sp, "syntax error at %s: expected %s after %s", t.describe(), expectedAfter(rw.toks, prev), rw.toks[prev].describe())
+	default:
+		l.Errorf(diag.SyntaxError, sp, "syntax error at %s: expected SELECT", t.describe())
+	}
+}
+
+// expectedAfter names what may follow the token at index k.
+func expectedAfter(toks []token, k int) string {
+	t := toks[k]
+	switch {
+	case t.is("SELECT") || t.is("DISTINCT"):
+		return "a select list (columns or expressions)"
+	case t.is("FROM") || t.is("JOIN"):
+		return "a table name"
+	case t.is("WHERE") || t.is("AND") || t.is("OR") || t.is("NOT") || t.is("HAVING") || t.is("WHEN") || t.is("THEN") || t.is("ELSE") || t.is("BETWEEN"):
+		return "an expression"
+	case t.is("ON"):
+		return "a join condition"
+	case t.is("BY"):
+		return "an expression to group or order by"
+	case t.is("GROUP") || t.is("ORDER"):
+		return "BY"
+	case t.is("AS"):
+		return "an alias"
+	case t.kind == tOp && t.val != ")" && t.val != "*":
+		return "an expression"
+	case t.isName() && k > 0 && toks[k-1].is("JOIN"), t.isName() && k > 1 && toks[k-2].is("JOIN"):
+		return "ON and a join condition"
+	}
+	return "a continuation of the query"
+}
+
+// conv converts TiDB's tree into ours. It walks the tree in source order and
+// keeps a cursor over the region's tokens, so each node finds the tokens it
+// was written with and gets their span in the original text.
+type conv struct {
+	rw     *rewriter
+	toks   []token
+	pos    int
+	l      *diag.List
+	failed bool
+}
+
+func (c *conv) recover() {
+	if r := recover(); r != nil {
+		if _, ok := r.(bailout); !ok {
+			panic(r)
+		}
+		c.failed = true
+	}
+}
+
+func (c *conv) failf(code diag.Code, sp diag.Span, format string, args ...any) {
+	c.l.Errorf(code, sp, format, args...)
+	panic(bailout{})
+}
+
+// nextVisible returns the index of the next token not hidden by a rewrite,
+// or -1.
+func (c *conv) nextVisible() int {
+	for k := c.pos; k < len(c.toks); k++ {
+		if !c.rw.hidden[k] {
+			return k
+		}
+	}
+	return -1
+}
+
+// here is the span of the next visible token (for errors about a node whose
+// own tokens are not known).
+func (c *conv) here() diag.Span {
+	if k := c.nextVisible(); k >= 0 {
+		return c.toks[k].span()
+	}
+	if n := len(c.toks); n > 0 {
+		return diag.Span{Start: c.toks[n-1].end, End: c.toks[n-1].end}
+	}
+	return diag.NoSpan
+}
+
+// find moves the cursor past the next visible token that satisfies f and
+// returns its index, or -1 (and does not move) when there is none. The
+// search never leaves the parenthesised group or the comma-separated item it
+// starts in, so a token the converter does not expect cannot make it run
+// away into the rest of the query.
+func (c *conv) find(f func(token) bool) int {
+	depth := 0
+	for k := c.pos; k < len(c.toks); k++ {
+		if c.rw.hidden[k] {
+			continue
+		}
+		t := c.toks[k]
+		if f(t) {
+			c.pos = k + 1
+			return k
+		}
+		switch {
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			if depth == 0 {
+				return -1
+			}
+			depth--
+		case t.isOp(",") && depth == 0:
+			return -1
+		}
+	}
+	return -1
+}
+
+func isComma(t token) bool { return t.isOp(",") }
+
+// accept moves past the next visible token if it satisfies f.
+func (c *conv) accept(f func(token) bool) int {
+	if k := c.nextVisible(); k >= 0 && f(c.toks[k]) {
+		c.pos = k + 1
+		return k
+	}
+	return -1
+}
+
+func (c *conv) findWord(w string) int { return c.find(func(t token) bool { return t.is(w) }) }
+func (c *conv) findOp(op string) int  { return c.find(func(t token) bool { return t.isOp(op) }) }
+
+// peekIs reports whether the next visible token satisfies f.
+func (c *conv) peekIs(f func(token) bool) bool {
+	k := c.nextVisible()
+	return k >= 0 && f(c.toks[k])
+}
+
+func (c *conv) spanOf(k int) diag.Span {
+	if k < 0 {
+		return c.here()
+	}
+	return c.toks[k].span()
+}
+
+// identTok finds the token of a name.
+func (c *conv) identTok(name string) int {
+	return c.find(func(t token) bool { return t.isName() && strings.EqualFold(t.val, name) })
+}
+
+func (c *conv) ident(name string) *ast.Ident {
+	k := c.identTok(name)
+	id := &ast.Ident{Name: name}
+	id.S = c.spanOf(k)
+	if k >= 0 {
+		id.Name = c.toks[k].val
+		id.Quoted = c.toks[k].kind == tQIdent
+	}
+	return id
+}
+
+// ---- queries ----
+
+func (c *conv) query(n tast.Node) ast.Query {
+	switch n := n.(type) {
+	case *tast.SelectStmt:
+		return c.selectStmt(n)
+	case *tast.SetOprStmt:
+		if n.With != nil {
+			c.failf(diag.UnsupportedSyntax, c.here(), "WITH (common table expressions) is not supported yet; use CREATE VIEW")
+		}
+		if n.OrderBy != nil || n.Limit != nil {
+			c.failf(diag.UnsupportedSyntax, c.here(), "ORDER BY and LIMIT on a UNION are not supported")
+		}
+		return c.setOprList(n.SelectList)
+	}
+	c.failf(diag.UnsupportedSyntax, c.here(), "this kind of query is not supported")
+	return nil
+}
+
+func (c *conv) setOprList(sl *tast.SetOprSelectList) ast.Query {
+	var out ast.Query
+	for i, s := range sl.Selects {
+		var q ast.Query
+		var after *tast.SetOprType
+		switch s := s.(type) {
+		case *tast.SelectStmt:
+			q = c.selectStmt(s)
+			after = s.AfterSetOperator
+		case *tast.SetOprSelectList:
+			open := c.findOp("(")
+			q = c.setOprList(s)
+			closeAt := c.findOp(")")
+			if open >= 0 && closeAt >= 0 {
+				if sel, ok := q.(*ast.Select); ok {
+					sel.S = diag.Span{Start: c.toks[open].start, End: c.toks[closeAt].end}
+				}
+			}
+			after = s.AfterSetOperator
+		default:
+			c.failf(diag.UnsupportedSyntax, c.here(), "unsupported set operation input")
+		}
+		if i == 0 {
+			out = q
+			continue
+		}
+		op := &ast.SetOp{Left: out, Right: q}
+		if after != nil {
+			switch *after {
+			case tast.Union:
+				op.Op = "UNION"
+			case tast.UnionAll:
+				op.Op, op.All = "UNION", true
+			case tast.Except:
+				op.Op = "EXCEPT"
+			case tast.ExceptAll:
+				op.Op, op.All = "EXCEPT", true
+			case tast.Intersect:
+				op.Op = "INTERSECT"
+			case tast.IntersectAll:
+				op.Op, op.All = "INTERSECT", true
+			}
+		}
+		op.S = out.Span().Join(q.Span())
+		out = op
+	}
+	if out == nil {
+		c.failf(diag.SyntaxError, c.here(), "empty set operation")
+	}
+	return out
+}
+
+func (c *conv) selectStmt(s *tast.SelectStmt) ast.Query {
+	if s.With != nil {
+		c.failf(diag.UnsupportedSyntax, c.here(), "WITH (common table expressions) is not supported yet; use CREATE VIEW")
+	}
+	if s.Kind != tast.SelectStmtKindSelect {
+		c.failf(diag.UnsupportedSyntax, c.here(), "VALUES and TABLE statements are not supported as queries yet")
+	}
+	open := -1
+	if s.IsInBraces {
+		open = c.findOp("(")
+	}
+	selTok := c.findWord("SELECT")
+	sel := &ast.Select{Distinct: s.Distinct, Hints: c.rw.hints[selTok]}
+	if s.Fields != nil {
+		for i, f := range s.Fields.Fields {
+			if i > 0 {
+				c.accept(isComma)
+			}
+			sel.Fields = append(sel.Fields, c.field(f))
+		}
+	}
+	if s.From != nil && s.From.TableRefs != nil {
+		c.findWord("FROM")
+		sel.From = c.join(s.From.TableRefs)
+	}
+	if s.Where != nil {
+		c.findWord("WHERE")
+		sel.Where = c.expr(s.Where)
+	}
+	if s.GroupBy != nil {
+		c.findWord("GROUP")
+		c.findWord("BY")
+		for i, it := range s.GroupBy.Items {
+			if i > 0 {
+				c.accept(isComma)
+			}
+			sel.GroupBy = append(sel.GroupBy, c.expr(it.Expr))
+		}
+		if s.GroupBy.Rollup {
+			c.failf(diag.UnsupportedSyntax, c.here(), "WITH ROLLUP is not supported")
+		}
+	}
+	if s.Having != nil {
+		c.findWord("HAVING")
+		sel.Having = c.expr(s.Having.Expr)
+	}
+	if s.WindowSpecs != nil {
+		c.failf(diag.UnsupportedSyntax, c.here(), "WINDOW clauses (OVER windows) are not supported yet")
+	}
+	if s.OrderBy != nil {
+		c.findWord("ORDER")
+		c.findWord("BY")
+		for i, it := range s.OrderBy.Items {
+			if i > 0 {
+				c.accept(isComma)
+			}
+			e := c.expr(it.Expr)
+			oi := &ast.OrderItem{Expr: e, Desc: it.Desc}
+			oi.S = e.Span()
+			if it.Desc {
+				if k := c.findWord("DESC"); k >= 0 {
+					oi.S = oi.S.Join(c.toks[k].span())
+				}
+			}
+			sel.OrderBy = append(sel.OrderBy, oi)
+		}
+	}
+	if s.Limit != nil {
+		c.findWord("LIMIT")
+		if s.Limit.Offset != nil {
+			c.failf(diag.UnsupportedSyntax, c.here(), "LIMIT with OFFSET is not supported")
+		}
+		sel.Limit = c.expr(s.Limit.Count)
+	}
+	if s.LockInfo != nil && s.LockInfo.LockType != tast.SelectLockNone {
+		c.failf(diag.UnsupportedSyntax, c.here(), "locking clauses are not supported")
+	}
+	start := c.spanOf(selTok).Start
+	if open >= 0 {
+		start = c.toks[open].start
+	}
+	end := c.lastEnd()
+	if open >= 0 {
+		if k := c.findOp(")"); k >= 0 {
+			end = c.toks[k].end
+		}
+	}
+	sel.S = diag.Span{Start: start, End: end}
+	return sel
+}
+
+// lastEnd is the end of the last token the cursor passed.
+func (c *conv) lastEnd() diag.Pos {
+	for k := c.pos - 1; k >= 0; k-- {
+		if !c.rw.hidden[k] {
+			return c.toks[k].end
+		}
+	}
+	if len(c.toks) > 0 {
+		return c.toks[0].end
+	}
+	return 0
+}
+
+func (c *conv) field(f *tast.SelectField) *ast.SelectItem {
+	it := &ast.SelectItem{}
+	if f.WildCard != nil {
+		it.Star = true
+		start := c.here().Start
+		if f.WildCard.Table.O != "" {
+			it.Qualifier = c.ident(f.WildCard.Table.O)
+			start = it.Qualifier.S.Start
+		}
+		k := c.findOp("*")
+		it.S = diag.Span{Start: start, End: c.spanOf(k).End}
+		return it
+	}
+	it.Expr = c.expr(f.Expr)
+	it.S = it.Expr.Span()
+	if f.AsName.O != "" {
+		it.Alias = c.ident(f.AsName.O)
+		it.S = it.S.Join(it.Alias.S)
+	}
+	return it
+}
+
+func (c *conv) join(j *tast.Join) ast.TableExpr {
+	open := -1
+	if j.ExplicitParens {
+		open = c.findOp("(")
+	}
+	left := c.resultSet(j.Left)
+	if j.Right == nil {
+		if open >= 0 {
+			c.findOp(")")
+		}
+		return left
+	}
+	out := &ast.Join{Left: left}
+	// The join keywords sit between the two inputs.
+	if c.peekIs(func(t token) bool { return t.isOp(",") }) {
+		c.findOp(",")
+		out.Kind = ast.CrossJoin
+		out.Keyword = diag.NoSpan
+	} else {
+		kwStart := c.nextVisible()
+		k := c.find(func(t token) bool { return t.is("JOIN") || t.is("STRAIGHT_JOIN") })
+		if k < 0 {
+			c.failf(diag.SyntaxError, c.here(), "expected JOIN")
+		}
+		if kwStart < 0 || kwStart > k {
+			kwStart = k
+		}
+		out.Keyword = diag.Span{Start: c.toks[kwStart].start, End: c.toks[k].end}
+		switch {
+		case c.rw.full[c.toks[k].start]:
+			out.Kind = ast.FullJoin
+		case j.Tp == tast.LeftJoin:
+			out.Kind = ast.LeftJoin
+		case j.Tp == tast.RightJoin:
+			out.Kind = ast.RightJoin
+		case c.toks[kwStart].is("CROSS"):
+			out.Kind = ast.CrossJoin
+		default:
+			out.Kind = ast.InnerJoin
+		}
+		if j.NaturalJoin {
+			c.failf(diag.UnsupportedSyntax, out.Keyword, "NATURAL JOIN is not supported; write the join condition with ON")
+		}
+	}
+	out.Right = c.resultSet(j.Right)
+	if j.On != nil {
+		c.findWord("ON")
+		out.On = c.expr(j.On.Expr)
+	}
+	if len(j.Using) > 0 {
+		c.findWord("USING")
+		c.accept(func(t token) bool { return t.isOp("(") })
+		for i, u := range j.Using {
+			if i > 0 {
+				c.accept(isComma)
+			}
+			out.Using = append(out.Using, c.ident(u.Name.O))
+		}
+	}
+	out.S = left.Span().Join(c.spanOf(c.pos - 1))
+	if open >= 0 {
+		if k := c.findOp(")"); k >= 0 {
+			out.S = diag.Span{Start: c.toks[open].start, End: c.toks[k].end}
+		}
+	}
+	if out.Kind == ast.InnerJoin && out.On == nil && len(out.Using) == 0 {
+		out.Kind = ast.CrossJoin
+	}
+	return out
+}
+
+func (c *conv) resultSet(n tast.ResultSetNode) ast.TableExpr {
+	switch n := n.(type) {
+	case *tast.Join:
+		return c.join(n)
+	case *tast.TableSource:
+		return c.tableSource(n)
+	}
+	c.failf(diag.UnsupportedSyntax, c.here(), "unsupported FROM item")
+	return nil
+}
+
+var tvfName = regexp.MustCompile(`^_tvf(\d+)$`)
+
+func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
+	alias := func(start diag.Pos) *ast.Ident {
+		if ts.AsName.O == "" {
+			return nil
+		}
+		return c.ident(ts.AsName.O)
+	}
+	switch src := ts.Source.(type) {
+	case *tast.TableName:
+		if m := tvfName.FindStringSubmatch(src.Name.O); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			if i < len(c.rw.tvfs) {
+				w := c.rw.tvfs[i]
+				w.Alias = alias(w.S.Start)
+				if w.Alias != nil {
+					w.S = w.S.Join(w.Alias.S)
+				}
+				return w
+			}
+		}
+		if src.Schema.O != "" {
+			c.failf(diag.UnsupportedFeature, c.here(), "qualified table names (%s.%s) are not supported yet", src.Schema.O, src.Name.O)
+		}
+		if src.AsOf != nil || len(src.IndexHints) > 0 || src.TableSample != nil || len(src.PartitionNames) > 0 {
+			c.failf(diag.UnsupportedSyntax, c.here(), "unsupported table options after %s", src.Name.O)
+		}
+		k := c.identTok(src.Name.O)
+		tr := &ast.TableRef{Name: &ast.Ident{Name: src.Name.O}}
+		tr.Name.S = c.spanOf(k)
+		if k >= 0 {
+			tr.Name.Name = c.toks[k].val
+			tr.Name.Quoted = c.toks[k].kind == tQIdent
+			tr.AsOf = c.rw.asOf[k]
+		}
+		tr.S = tr.Name.S
+		tr.Alias = alias(tr.S.Start)
+		if tr.Alias != nil {
+			tr.S = tr.S.Join(tr.Alias.S)
+		}
+		if tr.AsOf != nil {
+			tr.S = tr.S.Join(tr.AsOf.Span())
+		}
+		return tr
+	case *tast.SelectStmt, *tast.SetOprStmt:
+		open := c.findOp("(")
+		q := c.query(src)
+		closeAt := c.findOp(")")
+		sq := &ast.Subquery{Query: q}
+		sq.S = diag.Span{Start: c.spanOf(open).Start, End: c.spanOf(closeAt).End}
+		sq.Alias = alias(sq.S.Start)
+		if sq.Alias != nil {
+			sq.S = sq.S.Join(sq.Alias.S)
+		}
+		return sq
+	case *tast.Join:
+		return c.join(src)
+	}
+	c.failf(diag.UnsupportedSyntax, c.here(), "unsupported FROM item")
+	return nil
+}
+
+// ---- expressions ----
+
+var binOps = map[opcode.Op]string{
+	opcode.LogicAnd: "AND", opcode.LogicOr: "OR", opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=",
+	opcode.GT: ">", opcode.GE: ">=", opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/",
+	opcode.Mod: "%",
+}
+
+func (c *conv) opTok(op string) int {
+	switch op {
+	case "AND":
+		return c.find(func(t token) bool { return t.is("AND") || t.isOp("&&") })
+	case "OR":
+		return c.find(func(t token) bool { return t.is("OR") })
+	case "<>":
+		return c.find(func(t token) bool { return t.isOp("<>") || t.isOp("!=") })
+	case "%":
+		return c.find(func(t token) bool { return t.isOp("%") || t.is("MOD") })
+	}
+	return c.findOp(op)
+}
+
+func (c *conv) exprs(es []tast.ExprNode) []ast.Expr {
+	out := make([]ast.Expr, 0, len(es))
+	for i, e := range es {
+		if i > 0 {
+			// Arguments are separated by commas, or by the keywords of
+			// special forms such as EXTRACT(HOUR FROM ts).
+			c.accept(func(t token) bool { return t.isOp(",") || t.is("FROM") || t.is("FOR") || t.is("IN") })
+		}
+		out = append(out, c.expr(e))
+	}
+	return out
+}
+
+func (c *conv) expr(e tast.ExprNode) ast.Expr {
+	switch e := e.(type) {
+	case *tast.ColumnNameExpr:
+		n := e.Name
+		if n.Schema.O != "" {
+			c.failf(diag.UnsupportedFeature, c.here(), "column names with more than one qualifier (%s.%s.%s) are not supported", n.Schema.O, n.Table.O, n.Name.O)
+		}
+		cr := &ast.ColumnRef{}
+		if n.Table.O != "" {
+			cr.Qualifier = c.ident(n.Table.O)
+			c.accept(func(t token) bool { return t.isOp(".") })
+		}
+		cr.Name = c.ident(n.Name.O)
+		cr.S = cr.Name.S
+		if cr.Qualifier != nil {
+			cr.S = cr.Qualifier.S.Join(cr.Name.S)
+		}
+		return cr
+	case *test_driver.ValueExpr:
+		return c.literal(e)
+	case *tast.VariableExpr:
+		if strings.HasPrefix(e.Name, "_i") && !e.IsSystem {
+			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.intervals) {
+				return c.rw.intervals[i]
+			}
+		}
+		if strings.HasPrefix(e.Name, "_t") && !e.IsSystem {
+			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.typedLits) {
+				return c.rw.typedLits[i]
+			}
+		}
+		c.failf(diag.UnsupportedSyntax, c.here(), "variables (@%s) are not supported", e.Name)
+	case *tast.ParenthesesExpr:
+		open := c.findOp("(")
+		x := c.expr(e.Expr)
+		closeAt := c.findOp(")")
+		p := &ast.Paren{X: x}
+		p.S = diag.Span{Start: c.spanOf(open).Start, End: c.spanOf(closeAt).End}
+		return p
+	case *tast.BinaryOperationExpr:
+		l := c.expr(e.L)
+		op, ok := binOps[e.Op]
+		if !ok {
+			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", e.Op)
+		}
+		c.opTok(op)
+		r := c.expr(e.R)
+		b := &ast.Binary{Op: op, L: l, R: r}
+		b.S = l.Span().Join(r.Span())
+		return b
+	case *tast.UnaryOperationExpr:
+		var op string
+		var k int
+		switch e.Op {
+		case opcode.Not, opcode.Not2:
+			op = "NOT"
+			k = c.find(func(t token) bool { return t.is("NOT") || t.isOp("!") })
+		case opcode.Minus:
+			op = "-"
+			k = c.findOp("-")
+		case opcode.Plus:
+			op = "+"
+			k = c.findOp("+")
+		default:
+			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", e.Op)
+		}
+		x := c.expr(e.V)
+		u := &ast.Unary{Op: op, X: x}
+		u.S = c.spanOf(k).Join(x.Span())
+		return u
+	case *tast.BetweenExpr:
+		x := c.expr(e.Expr)
+		c.findWord("BETWEEN")
+		lo := c.expr(e.Left)
+		c.findWord("AND")
+		hi := c.expr(e.Right)
+		b := &ast.Between{X: x, Lo: lo, Hi: hi, Not: e.Not}
+		b.S = x.Span().Join(hi.Span())
+		return b
+	case *tast.IsNullExpr:
+		x := c.expr(e.Expr)
+		k := c.findWord("NULL")
+		n := &ast.IsNull{X: x, Not: e.Not}
+		n.S = x.Span().Join(c.spanOf(k))
+		return n
+	case *tast.IsTruthExpr:
+		x := c.expr(e.Expr)
+		k := c.find(func(t token) bool { return t.is("TRUE") || t.is("FALSE") || t.is("UNKNOWN") })
+		n := &ast.IsBool{X: x, Not: e.Not, Value: e.True != 0}
+		n.S = x.Span().Join(c.spanOf(k))
+		return n
+	case *tast.PatternInExpr:
+		x := c.expr(e.Expr)
+		c.findWord("IN")
+		if e.Sel != nil {
+			c.failf(diag.UnsupportedSyntax, c.here(), "IN (subquery) is not supported yet")
+		}
+		c.findOp("(")
+		list := c.exprs(e.List)
+		k := c.findOp(")")
+		in := &ast.In{X: x, List: list, Not: e.Not}
+		in.S = x.Span().Join(c.spanOf(k))
+		return in
+	case *tast.PatternLikeOrIlikeExpr:
+		if !e.IsLike {
+			c.failf(diag.UnsupportedSyntax, c.here(), "ILIKE is not supported; use LOWER(x) LIKE ...")
+		}
+		x := c.expr(e.Expr)
+		c.findWord("LIKE")
+		pat := c.expr(e.Pattern)
+		lk := &ast.Like{X: x, Pattern: pat, Not: e.Not}
+		lk.S = x.Span().Join(pat.Span())
+		if c.peekIs(func(t token) bool { return t.is("ESCAPE") }) {
+			c.failf(diag.UnsupportedSyntax, c.here(), "LIKE ... ESCAPE is not supported yet")
+		}
+		return lk
+	case *tast.FuncCallExpr:
+		return c.funcCall(e.FnName.O, e.Args, false, false)
+	case *tast.AggregateFuncExpr:
+		if e.Order != nil {
+			c.failf(diag.UnsupportedSyntax, c.here(), "ORDER BY inside an aggregate is not supported")
+		}
+		return c.funcCall(e.F, e.Args, e.Distinct, true)
+	case *tast.FuncCastExpr:
+		k := c.find(func(t token) bool { return t.is("CAST") || t.is("TRY_CAST") || t.is("CONVERT") })
+		if k < 0 || !c.toks[k].is("CAST") && !c.toks[k].is("TRY_CAST") {
+			c.failf(diag.UnsupportedSyntax, c.spanOf(k), "use CAST(x AS type) to convert values")
+		}
+		rec, ok := c.rw.casts[c.toks[k].start]
+		if !ok {
+			c.failf(diag.SyntaxError, c.toks[k].span(), "expected CAST(expression AS type)")
+		}
+		c.findOp("(")
+		x := c.expr(e.Expr)
+		c.findWord("AS")
+		closeAt := c.findOp(")")
+		ce := &ast.Cast{X: x, Type: rec.typ, Try: rec.try}
+		ce.S = diag.Span{Start: c.toks[k].start, End: c.spanOf(closeAt).End}
+		return ce
+	case *tast.CaseExpr:
+		k := c.findWord("CASE")
+		ce := &ast.Case{}
+		if e.Value != nil {
+			ce.Operand = c.expr(e.Value)
+		}
+		for _, w := range e.WhenClauses {
+			wk := c.findWord("WHEN")
+			cond := c.expr(w.Expr)
+			c.findWord("THEN")
+			res := c.expr(w.Result)
+			wh := &ast.When{Cond: cond, Result: res}
+			wh.S = c.spanOf(wk).Join(res.Span())
+			ce.Whens = append(ce.Whens, wh)
+		}
+		if e.ElseClause != nil {
+			c.findWord("ELSE")
+			ce.Else = c.expr(e.ElseClause)
+		}
+		end := c.findWord("END")
+		ce.S = diag.Span{Start: c.spanOf(k).Start, End: c.spanOf(end).End}
+		return ce
+	case *tast.SubqueryExpr:
+		open := c.findOp("(")
+		q := c.query(e.Query)
+		closeAt := c.findOp(")")
+		sq := &ast.SubqueryExpr{Query: q, Exists: e.Exists}
+		sq.S = diag.Span{Start: c.spanOf(open).Start, End: c.spanOf(closeAt).End}
+		return sq
+	case *tast.ExistsSubqueryExpr:
+		k := c.findWord("EXISTS")
+		inner := c.expr(e.Sel)
+		if sq, ok := inner.(*ast.SubqueryExpr); ok {
+			sq.Exists = true
+			sq.S = c.spanOf(k).Join(sq.S)
+			return sq
+		}
+		c.failf(diag.UnsupportedSyntax, c.spanOf(k), "unsupported EXISTS form")
+	case *tast.TimeUnitExpr:
+		k := c.find(func(t token) bool { return t.kind == tIdent })
+		lit := &ast.Literal{Kind: ast.SymbolLit, Raw: e.Unit.String()}
+		lit.S = c.spanOf(k)
+		return lit
+	case *tast.WindowFuncExpr:
+		c.failf(diag.UnsupportedSyntax, c.here(), "OVER windows are not supported yet; use a window TVF (TUMBLE, HOP, CUMULATE)")
+	case *tast.DefaultExpr, *tast.ValuesExpr, *tast.RowExpr, *tast.PositionExpr, *tast.MatchAgainst,
+		*tast.CompareSubqueryExpr, *tast.TrimDirectionExpr, *tast.SetCollationExpr:
+		c.failf(diag.UnsupportedSyntax, c.here(), "this expression is not supported")
+	}
+	c.failf(diag.UnsupportedSyntax, c.here(), "unsupported expression %s", strings.TrimPrefix(fmt.Sprintf("%T", e), "*ast."))
+	return nil
+}
+
+func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) ast.Expr {
+	upper := strings.ToUpper(name)
+	if upper == "CONCAT" && len(args) == 2 {
+		// a || b arrives as CONCAT(a, b); keep the user's operator.
+		save := c.pos
+		if k := c.nextVisible(); k >= 0 && !c.toks[k].is("CONCAT") {
+			l := c.expr(args[0])
+			if c.peekIs(func(t token) bool { return t.isOp("||") }) {
+				c.findOp("||")
+				r := c.expr(args[1])
+				b := &ast.Binary{Op: "||", L: l, R: r}
+				b.S = l.Span().Join(r.Span())
+				return b
+			}
+			c.pos = save
+		}
+	}
+	k := c.find(func(t token) bool { return t.kind == tIdent && strings.EqualFold(t.val, name) })
+	if k < 0 {
+		// TiDB renames a few functions (for example SUBSTR -> SUBSTRING).
+		k = c.find(func(t token) bool { return t.kind == tIdent })
+		if k >= 0 {
+			upper = strings.ToUpper(c.toks[k].val)
+		}
+	}
+	fc := &ast.FuncCall{Distinct: distinct}
+	fc.Name = &ast.Ident{Name: upper}
+	fc.Name.S = c.spanOf(k)
+	if !c.peekIs(func(t token) bool { return t.isOp("(") }) {
+		fc.S = fc.Name.S
+		return fc
+	}
+	c.findOp("(")
+	if distinct {
+		c.findWord("DISTINCT")
+	}
+	if agg && upper == "COUNT" && c.peekIs(func(t token) bool { return t.isOp("*") }) {
+		c.findOp("*")
+		fc.Star = true
+	} else {
+		fc.Args = c.exprs(args)
+	}
+	closeAt := c.findOp(")")
+	fc.S = diag.Span{Start: fc.Name.S.Start, End: c.spanOf(closeAt).End}
+	return fc
+}
+
+// literal takes the kind of a constant from the user's token: TiDB turns
+// TRUE into 1, and we must not.
+func (c *conv) literal(v *test_driver.ValueExpr) ast.Expr {
+	k := c.find(func(t token) bool {
+		return t.kind == tNumber || t.kind == tString || t.is("NULL") || t.is("TRUE") || t.is("FALSE")
+	})
+	if k < 0 {
+		c.failf(diag.UnsupportedSyntax, c.here(), "unsupported literal %v", v.GetValue())
+	}
+	t := c.toks[k]
+	lit := &ast.Literal{Raw: t.val}
+	lit.S = t.span()
+	switch {
+	case t.kind == tString:
+		lit.Kind = ast.StringLitKind
+	case t.is("NULL"):
+		lit.Kind, lit.Raw = ast.NullLit, "NULL"
+	case t.is("TRUE"), t.is("FALSE"):
+		lit.Kind, lit.Raw = ast.BoolLit, strings.ToUpper(t.val)
+	case strings.ContainsAny(t.val, "eE"):
+		lit.Kind = ast.FloatLit
+	case strings.Contains(t.val, "."):
+		lit.Kind = ast.DecimalLit
+	default:
+		lit.Kind = ast.IntLit
+	}
+	return lit
+}
