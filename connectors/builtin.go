@@ -1,0 +1,455 @@
+package connectors
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/diag"
+)
+
+func init() {
+	Register(filesystemSpec)
+	Register(kafkaSpec)
+	Register(upsertKafkaSpec)
+	Register(datagenSpec)
+	Register(printSpec)
+	Register(blackholeSpec)
+	Register(nexmarkSpec)
+}
+
+// scanOptions are taken by every source: watermark tuning as in Flink, and
+// streamsql's dead letter for late rows.
+func scanOptions() []OptionSpec {
+	return []OptionSpec{
+		{Key: "scan.watermark.idle-timeout", Validate: duration,
+			Doc: "Mark a split (partition, file) idle after this long without rows, so that it does not hold the watermark back."},
+		{Key: "scan.watermark.alignment.group", Validate: nonEmpty,
+			Doc: "Sources in the same group pause reading when their watermarks drift apart by more than 'scan.watermark.alignment.max-drift'."},
+		{Key: "scan.watermark.alignment.max-drift", Validate: duration,
+			Doc: "Largest watermark drift allowed within the alignment group."},
+		{Key: "scan.watermark.alignment.update-interval", Default: "1s", Validate: duration,
+			Doc: "How often the alignment group compares watermarks."},
+		{Key: "scan.late-rows.path", Validate: nonEmpty,
+			Doc: "streamsql: a file to which rows arriving behind the watermark are written, with the reason, " +
+				"instead of only being counted and dropped."},
+	}
+}
+
+func concat(lists ...[]OptionSpec) []OptionSpec {
+	var out []OptionSpec
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+var filesystemSpec = &ConnectorSpec{
+	Name: "filesystem",
+	Doc: "Reads rows from a file, or appends them to one. A source reads the file once and ends (bounded) " +
+		"unless 'source.monitor-interval' is set.",
+	Options: concat([]OptionSpec{
+		{Key: "path", Required: true, Validate: nonEmpty, Example: "/data/clicks.json", Doc: "The file to read or write."},
+		{Key: "format", Required: true, Example: "json", Doc: "Row format: json, csv, debezium-json, raw."},
+		{Key: "source.monitor-interval", Validate: duration,
+			Doc: "Keep watching the path for new data at this interval; the source is then unbounded."},
+	}, scanOptions()),
+	FormatOptions: []string{"format"},
+	Source:        true,
+	Sink:          true,
+	SourceEmits:   InsertOnly,
+	SinkAccepts:   InsertOnly,
+	Bounded:       func(c *Config) bool { return !c.Has("source.monitor-interval") },
+}
+
+// kafkaShared are the options kafka and upsert-kafka share.
+func kafkaShared() []OptionSpec {
+	return []OptionSpec{
+		{Key: "topic", Validate: topics, Example: "clicks",
+			Doc: "Topic to read or write. A source may name several, separated by ';'."},
+		{Key: "topic-pattern", Validate: regex, Doc: "Regular expression naming the topics to read, instead of 'topic'."},
+		{Key: "properties.bootstrap.servers", Required: true, Validate: bootstrapServers, Example: "localhost:9092",
+			Doc: "Kafka brokers, host:port separated by commas."},
+		{Key: "properties.group.id", Validate: nonEmpty, Example: "my-group",
+			Doc: "Consumer group of the source; needed when starting from or ending at 'group-offsets'."},
+		{Key: "properties.", Prefix: true,
+			Doc: "Kafka client settings, passed through without the prefix, e.g. 'properties.security.protocol'."},
+		{Key: "key.fields-prefix", Doc: "Prefix of the key columns' names, to tell them from value columns."},
+		{Key: "value.fields-include", Default: "ALL", Choices: []string{"ALL", "EXCEPT_KEY"},
+			Doc: "Whether the record value holds every column (ALL) or all but the key columns (EXCEPT_KEY)."},
+		{Key: "scan.bounded.mode", Default: "unbounded",
+			Choices: []string{"unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"},
+			Doc:     "Where a source ends: never (unbounded), or at the offsets or time given; a bounded source ends with a final watermark."},
+		{Key: "scan.bounded.specific-offsets", Validate: specificOffsets, Example: "partition:0,offset:42",
+			Doc: "End offsets (exclusive) for 'specific-offsets': 'partition:0,offset:42;partition:1,offset:300'."},
+		{Key: "scan.bounded.timestamp-millis", Validate: wholeNumber(0), Example: "1767225600000",
+			Doc: "End time for 'timestamp' bounded mode, in milliseconds since the epoch."},
+		{Key: "scan.topic-partition-discovery.interval", Default: "5 min", Validate: duration,
+			Doc: "How often a source looks for new partitions and topics."},
+		{Key: "sink.delivery-guarantee", Default: "at-least-once", Choices: []string{"at-least-once", "exactly-once", "none"},
+			Doc: "Delivery guarantee of the sink; 'exactly-once' writes in transactions."},
+		{Key: "sink.transactional-id-prefix", Validate: nonEmpty, Example: "streamsql-clicks",
+			Doc: "Prefix of the sink's transactional ids; needed for 'exactly-once'."},
+		{Key: "sink.parallelism", Validate: wholeNumber(1), Doc: "Parallelism of the sink (accepted for compatibility with Flink job files)."},
+	}
+}
+
+var kafkaSpec = &ConnectorSpec{
+	Name: "kafka",
+	Doc: "Reads records of Kafka topics as rows, or appends rows as records. Insert-only with an " +
+		"insert-only format such as json; with 'debezium-json' a source emits, and a sink writes, a full changelog.",
+	Options: concat([]OptionSpec{
+		{Key: "format", Example: "json", Doc: "Format of record values; short for 'value.format'."},
+		{Key: "value.format", Example: "json", Doc: "Format of record values."},
+		{Key: "key.format", Example: "json", Doc: "Format of record keys; needs 'key.fields'."},
+		{Key: "key.fields", Validate: columnList, Example: "user_id",
+			Doc: "Columns read from, and written to, the record key, separated by ';'."},
+		{Key: "scan.startup.mode", Default: "group-offsets",
+			Choices: []string{"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"},
+			Doc:     "Where a source starts reading."},
+		{Key: "scan.startup.specific-offsets", Validate: specificOffsets, Example: "partition:0,offset:42",
+			Doc: "Start offsets for 'specific-offsets': 'partition:0,offset:42;partition:1,offset:300'."},
+		{Key: "scan.startup.timestamp-millis", Validate: wholeNumber(0), Example: "1767225600000",
+			Doc: "Start time for 'timestamp' startup mode, in milliseconds since the epoch."},
+		{Key: "sink.partitioner", Default: "default", Choices: []string{"default", "fixed", "round-robin"},
+			Doc: "How rows are spread over partitions: by key hash (default), one partition per writer (fixed), or round-robin."},
+	}, kafkaShared(), scanOptions()),
+	FormatOptions: []string{"format", "key.format", "value.format"},
+	Source:        true,
+	Sink:          true,
+	SourceEmits:   InsertOnly,
+	SinkAccepts:   InsertOnly,
+	Bounded:       kafkaBounded,
+	Check:         checkKafka,
+	CheckSource:   checkKafkaSource,
+	CheckSink:     checkKafkaSink,
+}
+
+var upsertKafkaSpec = &ConnectorSpec{
+	Name: "upsert-kafka",
+	Doc: "A Kafka topic as a table keyed by its PRIMARY KEY: a record is an insert or update of its key, a " +
+		"record with a null value (a tombstone) a delete. Reads as an upsert changelog, and takes updates and deletes as a sink.",
+	Options: concat([]OptionSpec{
+		{Key: "key.format", Required: true, Example: "json", Doc: "Format of record keys (the primary key columns)."},
+		{Key: "value.format", Required: true, Example: "json", Doc: "Format of record values."},
+		{Key: "sink.buffer-flush.max-rows", Default: "0", Validate: wholeNumber(0),
+			Doc: "Buffer up to this many rows, keeping only the last per key, before writing; 0 disables buffering."},
+		{Key: "sink.buffer-flush.interval", Default: "0", Validate: duration,
+			Doc: "Write buffered rows at least this often; 0 disables buffering."},
+	}, kafkaShared(), scanOptions()),
+	FormatOptions:   []string{"key.format", "value.format"},
+	NeedsPrimaryKey: true,
+	Source:          true,
+	Sink:            true,
+	SourceEmits:     Upsert,
+	SinkAccepts:     Upsert,
+	Bounded:         kafkaBounded,
+	Check:           checkUpsertKafka,
+	CheckSource:     checkKafkaSource,
+	CheckSink:       checkKafkaSink,
+}
+
+var datagenSpec = &ConnectorSpec{
+	Name: "datagen",
+	Doc: "Generates rows: random values, or sequences. Unbounded unless 'number-of-rows' is set or a " +
+		"column is a sequence.",
+	Options: concat([]OptionSpec{
+		{Key: "rows-per-second", Default: "10000", Validate: wholeNumber(1), Doc: "Rows generated per second."},
+		{Key: "number-of-rows", Validate: wholeNumber(0), Doc: "Rows to generate in all; the source is then bounded."},
+		{Key: "fields.#.kind", Default: "random", Choices: []string{"random", "sequence"},
+			Doc: "How the column's values are made."},
+		{Key: "fields.#.min", Validate: number, Doc: "Smallest random value of a numeric column."},
+		{Key: "fields.#.max", Validate: number, Doc: "Largest random value of a numeric column."},
+		{Key: "fields.#.max-past", Validate: duration, Doc: "Largest distance into the past of a random timestamp."},
+		{Key: "fields.#.length", Validate: wholeNumber(1), Doc: "Length of a random string or byte string."},
+		{Key: "fields.#.var-len", Choices: []string{"true", "false"}, Default: "false",
+			Doc: "Whether random strings vary in length up to 'length'."},
+		{Key: "fields.#.start", Validate: number, Example: "1", Doc: "First value of a sequence."},
+		{Key: "fields.#.end", Validate: number, Example: "1000", Doc: "Last value of a sequence."},
+		{Key: "fields.#.null-rate", Validate: fraction, Default: "0", Doc: "Share of NULL values, between 0 and 1."},
+	}, scanOptions()),
+	Source:      true,
+	SourceEmits: InsertOnly,
+	Bounded: func(c *Config) bool {
+		if c.Has("number-of-rows") {
+			return true
+		}
+		for _, f := range datagenFields(c) {
+			if c.Get("fields."+f+".kind") == "sequence" {
+				return true
+			}
+		}
+		return false
+	},
+	Check: checkDatagen,
+}
+
+var printSpec = &ConnectorSpec{
+	Name: "print",
+	Doc:  "Writes every row to standard output (or standard error) with its change kind, +I[...] or -U[...].",
+	Options: []OptionSpec{
+		{Key: "print-identifier", Doc: "Text printed before every row."},
+		{Key: "standard-error", Default: "false", Choices: []string{"true", "false"}, Doc: "Print to standard error."},
+		{Key: "sink.parallelism", Validate: wholeNumber(1), Doc: "Parallelism of the sink (accepted for compatibility with Flink job files)."},
+	},
+	Sink:        true,
+	SinkAccepts: AllKinds,
+}
+
+var blackholeSpec = &ConnectorSpec{
+	Name:        "blackhole",
+	Doc:         "Takes every row and discards it: for benchmarks and for trying out a query.",
+	Sink:        true,
+	SinkAccepts: AllKinds,
+}
+
+var nexmarkSpec = &ConnectorSpec{
+	Name: "nexmark",
+	Doc: "Generates the Nexmark benchmark's online auction events: people, auctions and bids. " +
+		"Options are those of the Nexmark Flink connector; 'nexmark.table' picks which events the table holds.",
+	Options: concat([]OptionSpec{
+		{Key: "nexmark.table", Default: "bid", Choices: []string{"person", "auction", "bid"},
+			Doc: "streamsql: which events the table holds."},
+		{Key: "nexmark.", Prefix: true, Doc: "streamsql generator settings."},
+		{Key: "events.num", Validate: wholeNumber(0), Doc: "Events to generate in all; the source is then bounded. 0: unbounded."},
+		{Key: "first-event.rate", Default: "10000", Validate: wholeNumber(1), Doc: "Events per second at the start."},
+		{Key: "next-event.rate", Default: "10000", Validate: wholeNumber(1), Doc: "Events per second after the first period."},
+		{Key: "rate.shape", Default: "SQUARE", Choices: []string{"SQUARE", "SINE"}, Doc: "How the rate changes between the two."},
+		{Key: "rate.period", Default: "10 min", Validate: duration, Doc: "Period of the rate's shape."},
+		{Key: "rate.limited", Default: "false", Choices: []string{"true", "false"}, Doc: "Whether the rate is enforced."},
+		{Key: "person.proportion", Default: "1", Validate: wholeNumber(0), Doc: "Share of person events."},
+		{Key: "auction.proportion", Default: "3", Validate: wholeNumber(0), Doc: "Share of auction events."},
+		{Key: "bid.proportion", Default: "46", Validate: wholeNumber(0), Doc: "Share of bid events."},
+		{Key: "person.avg-size", Default: "200b", Validate: memorySize, Doc: "Average size of a person event."},
+		{Key: "auction.avg-size", Default: "500b", Validate: memorySize, Doc: "Average size of an auction event."},
+		{Key: "bid.avg-size", Default: "100b", Validate: memorySize, Doc: "Average size of a bid event."},
+		{Key: "bid.hot-ratio.auctions", Validate: wholeNumber(1), Doc: "One in this many bids goes to a hot auction."},
+		{Key: "bid.hot-ratio.bidders", Validate: wholeNumber(1), Doc: "One in this many bids comes from a hot bidder."},
+		{Key: "auction.hot-ratio.sellers", Validate: wholeNumber(1), Doc: "One in this many auctions comes from a hot seller."},
+	}, scanOptions()),
+	Source:      true,
+	SourceEmits: InsertOnly,
+	Bounded: func(c *Config) bool {
+		n, err := strconv.ParseInt(c.Get("events.num"), 10, 64)
+		return err == nil && n > 0
+	},
+}
+
+// checkWatermarkOptions applies the rules of scanOptions.
+func checkWatermarkOptions(c *Config, l *diag.List) {
+	const group, drift, update = "scan.watermark.alignment.group", "scan.watermark.alignment.max-drift",
+		"scan.watermark.alignment.update-interval"
+	switch {
+	case c.Has(group) && !c.Has(drift):
+		missing(c, l, drift, "'"+group+"' needs option '"+drift+"'", "1 min")
+	case c.Has(drift) && !c.Has(group):
+		missing(c, l, group, "'"+drift+"' needs option '"+group+"'", "my-group")
+	case c.Has(update) && !c.Has(group):
+		ineffective(c, l, update, "option '%s' has no effect without '%s'", update, group)
+	}
+}
+
+func kafkaBounded(c *Config) bool { return c.Get("scan.bounded.mode") != "unbounded" }
+
+// mode describes a mode option's value for a message, noting a default.
+func mode(c *Config, key string) string {
+	s := "'" + key + "' = '" + c.Get(key) + "'"
+	if !c.Has(key) {
+		s += " (the default)"
+	}
+	return s
+}
+
+// checkTopic: exactly one of 'topic' and 'topic-pattern'.
+func checkTopic(c *Config, l *diag.List) {
+	switch {
+	case c.Option("topic") != nil && c.Option("topic-pattern") != nil:
+		l.Errorf(diag.InvalidOptionValue, c.Option("topic-pattern").Key.Span(),
+			"options 'topic' and 'topic-pattern' cannot both be set").
+			WithHint("keep 'topic' to name topics, or 'topic-pattern' to match them")
+	case c.Option("topic") == nil && c.Option("topic-pattern") == nil:
+		missing(c, l, "topic", "connector '"+c.Spec.Name+"' needs option 'topic' (or 'topic-pattern')", "clicks")
+	}
+}
+
+// checkScanMode applies the rules of 'scan.startup.mode' or
+// 'scan.bounded.mode' (prefix "scan.startup" or "scan.bounded") that hold
+// whatever the table's use.
+func checkScanMode(c *Config, l *diag.List, prefix, what string) {
+	modeKey, tsKey, offKey := prefix+".mode", prefix+".timestamp-millis", prefix+".specific-offsets"
+	if c.Option(modeKey) != nil && !c.Has(modeKey) {
+		return // invalid value, reported
+	}
+	m := c.Get(modeKey)
+	switch {
+	case m == "timestamp" && !c.Has(tsKey) && c.Option(tsKey) == nil:
+		missing(c, l, tsKey, "'"+tsKey+"' is required in 'timestamp' "+what+" mode but missing", "1767225600000").
+			WithHint("the value is milliseconds since the epoch; 1767225600000 is 2026-01-01T00:00:00Z")
+	case m == "specific-offsets" && !c.Has(offKey) && c.Option(offKey) == nil:
+		missing(c, l, offKey, "'"+offKey+"' is required in 'specific-offsets' "+what+" mode but missing",
+			"partition:0,offset:42;partition:1,offset:300")
+	}
+	if c.Has(tsKey) {
+		if m != "timestamp" {
+			ineffective(c, l, tsKey, "option '%s' has no effect: %s, not 'timestamp'", tsKey, mode(c, modeKey)).
+				WithHint("add '%s' = 'timestamp' to use it", modeKey)
+		}
+		checkEpochMillis(c, l, tsKey)
+	}
+	if c.Has(offKey) && m != "specific-offsets" {
+		ineffective(c, l, offKey, "option '%s' has no effect: %s, not 'specific-offsets'", offKey, mode(c, modeKey)).
+			WithHint("add '%s' = 'specific-offsets' to use it", modeKey)
+	}
+}
+
+// checkEpochMillis warns about a timestamp-millis value that is plausible
+// as seconds but lands in 1970 as milliseconds.
+func checkEpochMillis(c *Config, l *diag.List, key string) {
+	n, err := strconv.ParseInt(c.Get(key), 10, 64)
+	if err != nil || n <= 0 || n >= 100_000_000_000 { // 1e11 ms is 1973-03-03
+		return
+	}
+	l.Warnf(diag.InvalidOptionValue, c.Option(key).Value.Span(),
+		"'%s' = '%d' is %s in milliseconds; it looks like seconds",
+		key, n, time.UnixMilli(n).UTC().Format(time.RFC3339)).
+		WithHint("write '%d' for %s", n*1000, time.Unix(n, 0).UTC().Format(time.RFC3339))
+}
+
+// checkKafka applies kafka's cross-option rules.
+func checkKafka(c *Config, l *diag.List) {
+	checkTopic(c, l)
+	switch {
+	case c.Option("format") != nil && c.Option("value.format") != nil:
+		l.Errorf(diag.InvalidOptionValue, c.Option("value.format").Key.Span(),
+			"options 'format' and 'value.format' cannot both be set: 'format' is short for 'value.format'").
+			WithHint("keep one of them")
+	case c.Option("format") == nil && c.Option("value.format") == nil:
+		missing(c, l, "format", "connector 'kafka' needs option 'format' (or 'value.format')", "json")
+	}
+	if c.KeyFormat != nil && c.KeyFormat.Changelog {
+		invalid(c, l, "key.format", "format '%s' cannot encode record keys: it is a changelog format", c.KeyFormat.Name).
+			WithHint("use 'key.format' = 'json' or 'raw'")
+	}
+	switch {
+	case c.Option("key.format") != nil && c.Option("key.fields") == nil:
+		missing(c, l, "key.fields", "'key.format' needs option 'key.fields' naming the key columns", "user_id").
+			WithHint("separate several columns with ';'")
+	case c.Option("key.fields") != nil && c.Option("key.format") == nil:
+		missing(c, l, "key.format", "'key.fields' needs option 'key.format' to encode the key", "json")
+	}
+	checkScanMode(c, l, "scan.startup", "startup")
+	checkScanMode(c, l, "scan.bounded", "bounded")
+	if c.Has("sink.partitioner") && c.Get("sink.partitioner") == "round-robin" && c.Has("key.fields") {
+		invalid(c, l, "sink.partitioner", "the 'round-robin' partitioner only works when 'key.fields' is not set").
+			WithHint("records with a key are spread by key hash with 'sink.partitioner' = 'default'")
+	}
+	checkDelivery(c, l)
+}
+
+// checkDelivery: 'exactly-once' needs a transactional id prefix.
+func checkDelivery(c *Config, l *diag.List) {
+	if c.Get("sink.delivery-guarantee") == "exactly-once" && c.Option("sink.transactional-id-prefix") == nil {
+		missing(c, l, "sink.transactional-id-prefix",
+			"'sink.delivery-guarantee' = 'exactly-once' needs option 'sink.transactional-id-prefix'", "streamsql-"+c.Get("topic"))
+	}
+}
+
+// checkUpsertKafka applies upsert-kafka's cross-option rules.
+func checkUpsertKafka(c *Config, l *diag.List) {
+	checkTopic(c, l)
+	for _, fk := range []string{"key.format", "value.format"} {
+		if f := c.formats[fk]; f != nil && f.Changelog {
+			invalid(c, l, fk, "connector 'upsert-kafka' cannot use '%s' as %s: it is a changelog format, "+
+				"and upsert-kafka needs an insert-only one", f.Name, strings.TrimSuffix(fk, ".format")+" format").
+				WithHint("use '%s' = 'json'; upsert-kafka itself turns records into updates and deletes by key", fk)
+		}
+	}
+	checkScanMode(c, l, "scan.bounded", "bounded")
+	const rowsKey, intervalKey = "sink.buffer-flush.max-rows", "sink.buffer-flush.interval"
+	if (c.Option(rowsKey) == nil || c.Has(rowsKey)) && (c.Option(intervalKey) == nil || c.Has(intervalKey)) {
+		rows, _ := strconv.ParseInt(c.Get(rowsKey), 10, 64)
+		interval, _ := c.Duration(intervalKey)
+		if (rows > 0) != (interval > 0) {
+			key := rowsKey
+			if interval > 0 {
+				key = intervalKey
+			}
+			l.Errorf(diag.InvalidOptionValue, c.Option(key).Key.Span(),
+				"'%s' and '%s' must be set to be greater than zero together to enable sink buffer flushing", rowsKey, intervalKey).
+				WithHint("set both, for example '%s' = '1000' and '%s' = '1 s', or neither", rowsKey, intervalKey)
+		}
+	}
+	checkDelivery(c, l)
+}
+
+// checkKafkaSource applies the rules that hold when a (upsert-)kafka table
+// is read.
+func checkKafkaSource(c *Config, l *diag.List) {
+	for _, m := range []struct{ key, what string }{{"scan.startup.mode", "startup"}, {"scan.bounded.mode", "bounded"}} {
+		if c.Spec.option(m.key) == nil {
+			continue
+		}
+		switch c.Get(m.key) {
+		case "group-offsets":
+			if !c.Has("properties.group.id") {
+				missing(c, l, "properties.group.id", mode(c, m.key)+
+					" needs option 'properties.group.id', the consumer group whose committed offsets to use", "my-group").
+					WithHint("or set '%s' = 'earliest-offset' to read the topic from the start", m.key)
+			}
+		case "specific-offsets":
+			if !singleTopic(c) {
+				invalid(c, l, m.key, "%s mode 'specific-offsets' works with a single 'topic' only", m.what)
+			}
+		}
+	}
+}
+
+// checkKafkaSink applies the rules that hold when a (upsert-)kafka table is
+// written.
+func checkKafkaSink(c *Config, l *diag.List) {
+	switch {
+	case c.Has("topic-pattern"):
+		l.Errorf(diag.InvalidOptionValue, c.Option("topic-pattern").Key.Span(),
+			"a sink cannot write to 'topic-pattern'; it needs a single 'topic'")
+	case c.Has("topic") && !singleTopic(c):
+		invalid(c, l, "topic", "a sink writes to a single topic, but 'topic' names several")
+	}
+}
+
+func singleTopic(c *Config) bool {
+	return c.Has("topic") && !strings.Contains(c.Get("topic"), ";")
+}
+
+// datagenFields returns the columns named in 'fields.<column>.<option>'
+// keys, in sorted order.
+func datagenFields(c *Config) []string {
+	seen := map[string]bool{}
+	for _, k := range c.Keys() {
+		rest, ok := strings.CutPrefix(k, "fields.")
+		if i := strings.LastIndexByte(rest, '.'); ok && i > 0 {
+			seen[rest[:i]] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// checkDatagen: sequences need start and end, in order; min <= max.
+func checkDatagen(c *Config, l *diag.List) {
+	for _, f := range datagenFields(c) {
+		p := "fields." + f + "."
+		if c.Get(p+"kind") == "sequence" {
+			for _, k := range []string{"start", "end"} {
+				if c.Option(p+k) == nil {
+					missing(c, l, p+k, "'"+p+"kind' = 'sequence' needs option '"+p+k+"'", map[string]string{"start": "1", "end": "1000"}[k])
+				}
+			}
+		}
+		for _, pair := range [][2]string{{"start", "end"}, {"min", "max"}} {
+			lo, errLo := strconv.ParseFloat(c.Get(p+pair[0]), 64)
+			hi, errHi := strconv.ParseFloat(c.Get(p+pair[1]), 64)
+			if c.Has(p+pair[0]) && c.Has(p+pair[1]) && errLo == nil && errHi == nil && lo > hi {
+				invalid(c, l, p+pair[1], "'%s%s' = '%s' is below '%s%s' = '%s'", p, pair[1], c.Get(p+pair[1]), p, pair[0], c.Get(p+pair[0]))
+			}
+		}
+	}
+}

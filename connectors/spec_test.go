@@ -1,0 +1,227 @@
+package connectors
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSuggest(t *testing.T) {
+	options := []string{"topic", "topic-pattern", "properties.bootstrap.servers", "properties.group.id",
+		"scan.startup.mode", "scan.bounded.mode", "format"}
+	tests := []struct {
+		word       string
+		candidates []string
+		want       string
+	}{
+		{"kafak", Names(), "kafka"},                  // transposition
+		{"Kafka", Names(), "kafka"},                  // case
+		{"upsert_kafka", Names(), "upsert-kafka"},    // substitution
+		{"filesytem", Names(), "filesystem"},         // deletion
+		{"printt", Names(), "print"},                 // insertion
+		{"jdbc", Names(), ""},                        // nothing close
+		{"jsn", FormatNames(), "json"},               // short word, one edit
+		{"debezium", FormatNames(), "debezium-json"}, // prefix
+		{"avro", FormatNames(), ""},                  // not close to any
+		{"scan.startup.mod", options, "scan.startup.mode"},
+		{"scan.startup.mdoe", options, "scan.startup.mode"},
+		{"bootstrap.servers", options, "properties.bootstrap.servers"}, // ends with .word
+		{"group.id", options, "properties.group.id"},
+		{"topics", options, "topic"},
+		{"mode", options, "scan.startup.mode"}, // tie on length: the first wins
+		{"topic", options, ""},                 // itself is not a suggestion
+		{"", options, ""},
+		{"x", []string{"y", "z"}, ""}, // a one-letter word is not "close" to another letter
+		{"X", []string{"y", "x"}, "x"},
+		{"order_tme", []string{"order_id", "order_time", "user_id"}, "order_time"},
+		{"usr_id", []string{"order_id", "user_id"}, "user_id"},
+		{"user", []string{"user_id", "user_name"}, "user_id"},
+		{"abcd", []string{"abce", "abdc"}, "abce"}, // equal distance: the first wins
+		{"ts", []string{"ts_ms", "event_ts"}, ""},  // too short for the prefix rule, too far for edits
+		{"événement", []string{"evenement"}, "evenement"},
+	}
+	for _, tt := range tests {
+		if got := Suggest(tt.word, tt.candidates); got != tt.want {
+			t.Errorf("Suggest(%q, %q) = %q, want %q", tt.word, tt.candidates, got, tt.want)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 3},
+		{"", "abc", 3},
+		{"kafka", "kafka", 0},
+		{"kafak", "kafka", 1},
+		{"ca", "abc", 3}, // optimal string alignment, not full Damerau
+		{"kitten", "sitting", 3},
+		{"scan.startup.mode", "scan.bounded.mode", 7},
+	}
+	for _, tt := range tests {
+		if got := distance([]rune(tt.a), []rune(tt.b)); got != tt.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		err  string // substring of the error; "" for none
+	}{
+		{"10s", 10 * time.Second, ""},
+		{"5 min", 5 * time.Minute, ""},
+		{"5m", 5 * time.Minute, ""},
+		{"1h", time.Hour, ""},
+		{"100ms", 100 * time.Millisecond, ""},
+		{"24h", 24 * time.Hour, ""},
+		{"1 d", 24 * time.Hour, ""},
+		{"2 days", 48 * time.Hour, ""},
+		{"3 HOURS", 3 * time.Hour, ""},
+		{"30 sec", 30 * time.Second, ""},
+		{"1 second", time.Second, ""},
+		{"15 minutes", 15 * time.Minute, ""},
+		{"500 millis", 500 * time.Millisecond, ""},
+		{"7 µs", 7 * time.Microsecond, ""},
+		{"9ns", 9, ""},
+		{"1500", 1500 * time.Millisecond, ""}, // a bare number is milliseconds, as in Flink
+		{" 0 ", 0, ""},
+		{"", 0, "empty duration"},
+		{"s", 0, "starts with a whole number"},
+		{"-5 s", 0, "starts with a whole number"},
+		{"1.5 s", 0, "write '1500 ms' rather than '1.5 s'"},
+		{"5 mins", 0, "unknown time unit 'mins'; use ms, s, min, h or d"},
+		{"10 weeks", 0, "unknown time unit 'weeks'"},
+		{"99999999999999999999", 0, "too large"},
+		{"200000 d", 0, "too long"},
+	}
+	for _, tt := range tests {
+		got, err := ParseDuration(tt.in)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("ParseDuration(%q): %v", tt.in, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("ParseDuration(%q) = %v, %v; want an error containing %q", tt.in, got, err, tt.err)
+		case tt.err == "" && got != tt.want:
+			t.Errorf("ParseDuration(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestModes(t *testing.T) {
+	tests := []struct {
+		connector, format string
+		source, sink      string
+	}{
+		{"filesystem", "json", InsertOnly, InsertOnly},
+		{"filesystem", "csv", InsertOnly, InsertOnly},
+		{"filesystem", "debezium-json", AllKinds, AllKinds},
+		{"kafka", "json", InsertOnly, InsertOnly},
+		{"kafka", "raw", InsertOnly, InsertOnly},
+		{"kafka", "debezium-json", AllKinds, AllKinds},
+		{"upsert-kafka", "json", Upsert, Upsert},
+		{"datagen", "", InsertOnly, ""},
+		{"nexmark", "", InsertOnly, ""},
+		{"print", "", "", AllKinds},
+		{"blackhole", "", "", AllKinds},
+		{"jdbc", "json", "", ""},
+	}
+	for _, tt := range tests {
+		if got := SourceModeName(tt.connector, tt.format); got != tt.source {
+			t.Errorf("SourceModeName(%q, %q) = %q, want %q", tt.connector, tt.format, got, tt.source)
+		}
+		if got := SinkModeName(tt.connector, tt.format); got != tt.sink {
+			t.Errorf("SinkModeName(%q, %q) = %q, want %q", tt.connector, tt.format, got, tt.sink)
+		}
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	if got, want := Names(), []string{"blackhole", "datagen", "filesystem", "kafka", "nexmark", "print", "upsert-kafka"}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %v, want %v", got, want)
+	}
+	if got, want := FormatNames(), []string{"csv", "debezium-json", "json", "raw"}; !slices.Equal(got, want) {
+		t.Errorf("FormatNames() = %v, want %v", got, want)
+	}
+	if s, ok := Lookup("upsert-kafka"); !ok || !s.NeedsPrimaryKey || !s.Source || !s.Sink {
+		t.Errorf("Lookup(upsert-kafka) = %+v, %v", s, ok)
+	}
+	if _, ok := Lookup("Kafka"); ok {
+		t.Errorf("connector names are case-sensitive, as in Flink")
+	}
+	if f, ok := LookupFormat("debezium-json"); !ok || !f.Changelog {
+		t.Errorf("LookupFormat(debezium-json) = %+v, %v", f, ok)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("registering kafka twice should panic")
+		}
+	}()
+	Register(&ConnectorSpec{Name: "kafka"})
+}
+
+// TestSpecsConsistent keeps the declarations honest: every default is a
+// valid value, every option has a Doc, keys are unique, and format options
+// carry their format's name.
+func TestSpecsConsistent(t *testing.T) {
+	check := func(owner string, opts []OptionSpec, prefix string) {
+		seen := map[string]bool{}
+		for _, o := range opts {
+			where := owner + " option " + o.Key
+			if seen[o.Key] {
+				t.Errorf("%s: declared twice", where)
+			}
+			seen[o.Key] = true
+			if o.Doc == "" {
+				t.Errorf("%s: no Doc", where)
+			}
+			if !strings.HasPrefix(o.Key, prefix) {
+				t.Errorf("%s: does not start with %q", where, prefix)
+			}
+			if o.Prefix != strings.HasSuffix(o.Key, ".") {
+				t.Errorf("%s: Prefix options, and only they, end in '.'", where)
+			}
+			for _, v := range []string{o.Default, o.Example} {
+				if v == "" {
+					continue
+				}
+				if len(o.Choices) > 0 && !slices.Contains(o.Choices, v) {
+					t.Errorf("%s: %q is not one of %v", where, v, o.Choices)
+				}
+				if o.Validate != nil && !(o.Key == "format" || strings.HasSuffix(o.Key, ".format")) {
+					if err := o.Validate(v); err != nil {
+						t.Errorf("%s: %q is invalid: %v", where, v, err)
+					}
+				}
+			}
+		}
+	}
+	for _, name := range Names() {
+		s, _ := Lookup(name)
+		if s.Doc == "" || s.Name != name {
+			t.Errorf("connector %s: missing Doc or wrong Name", name)
+		}
+		if s.Source != (s.SourceEmits != "") || s.Sink != (s.SinkAccepts != "") {
+			t.Errorf("connector %s: Source/Sink and their modes disagree", name)
+		}
+		for _, fk := range s.FormatOptions {
+			if s.option(fk) == nil {
+				t.Errorf("connector %s: format option %s is not among its Options", name, fk)
+			}
+		}
+		check("connector "+name, s.Options, "")
+	}
+	for _, name := range FormatNames() {
+		f, _ := LookupFormat(name)
+		if f.Doc == "" || f.Name != name {
+			t.Errorf("format %s: missing Doc or wrong Name", name)
+		}
+		check("format "+name, f.Options, name+".")
+	}
+}
