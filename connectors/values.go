@@ -57,7 +57,7 @@ func duration(v string) error {
 
 func regex(v string) error {
 	if _, err := regexp.Compile(v); err != nil {
-		return fmt.Errorf("must be a regular expression: %v", err)
+		return fmt.Errorf("must be a regular expression: %w", err)
 	}
 	return nil
 }
