@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/planner"
+)
+
+var checkCmd = &command{
+	name:    "check",
+	summary: "plan jobs without running them and report every error and warning",
+	help: `usage: streamsql check [--format text|json|github] FILE.sql...
+
+Check reads each job file the way run will, up to the point of running it:
+it parses every statement and resolves it against the tables and views the
+file declares (names, types, connector options, settings). Nothing connects
+to Kafka or opens a file a table names. It reports every error and warning,
+each at the line and column it is about, with a stable code documented in
+docs/errors.md.
+
+Flags:
+  --format text|json|github   how diagnostics are printed (default text)
+
+Formats (diagnostics go to stdout):
+  text    the go vet convention, with the offending line and a caret under
+          it, then a summary line on stderr:
+
+            jobs/orders.sql:5:15: error: WATERMARK FOR order_tme: table payment_orders has no column order_tme [SQL207]
+                5 | WATERMARK FOR order_tme AS order_tme - INTERVAL '5' SECOND
+                  |               ^^^^^^^^^
+              hint: did you mean order_time?
+            check: 1 file, 1 error, 0 warnings
+
+  json    one JSON array for all the files; each element has file, line,
+          column, end_line, end_column, severity ("error" or "warning"), code,
+          message, and notes and hints when there are any
+  github  GitHub Actions workflow commands, one line per diagnostic, which
+          show up as annotations on the pull request:
+
+            ::error file=jobs/orders.sql,line=5,col=15,endLine=5,endColumn=24,title=SQL207::WATERMARK FOR order_tme: table payment_orders has no column order_tme%0Ahint: did you mean order_time?
+
+Exit status:
+  0  no errors (warnings allowed)
+  1  at least one error in at least one file
+  2  usage error (unknown flag, bad --format, no files) or a file could not be
+     read; the files that could be read are still checked and reported
+
+Examples:
+  streamsql check jobs/*.sql
+  streamsql check --format json jobs/orders.sql | jq '.[] | select(.severity == "error")'
+  streamsql check --format github jobs/*.sql     # in a GitHub Actions step
+`,
+	run: runCheck,
+}
+
+// Output formats of check.
+const (
+	formatText   = "text"
+	formatJSON   = "json"
+	formatGitHub = "github"
+)
+
+// formatFlag is the value of --format; Set refuses anything but the three
+// formats, so a bad value is a usage error.
+type formatFlag string
+
+func (f *formatFlag) String() string { return string(*f) }
+
+func (f *formatFlag) Set(s string) error {
+	switch s {
+	case formatText, formatJSON, formatGitHub:
+		*f = formatFlag(s)
+		return nil
+	}
+	return errors.New("must be text, json or github")
+}
+
+func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet(c)
+	format := formatFlag(formatText)
+	fs.Var(&format, "format", "output format: text, json or github")
+	files, exit, done := parseArgs(c, fs, args, stdout, stderr)
+	if done {
+		return exit
+	}
+	if len(files) == 0 {
+		return usageError(c, stderr, "no files to check")
+	}
+
+	// One list for every file, in command-line order, each diagnostic
+	// naming its own source, so that json is one document for all files.
+	all := &diag.List{}
+	checked, unreadable := 0, 0
+	for _, path := range files {
+		l, err := checkFile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "streamsql check: %v\n", err)
+			unreadable++
+			continue
+		}
+		checked++
+		all.Append(l.Items...)
+	}
+
+	var err error
+	switch format {
+	case formatJSON:
+		err = diag.WriteJSON(stdout, all)
+	case formatGitHub:
+		err = diag.WriteGitHub(stdout, all)
+	default:
+		err = diag.WriteText(stdout, all)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql check: writing diagnostics: %v\n", err)
+		return exitUsage
+	}
+
+	errs := all.Errors()
+	if format == formatText {
+		fmt.Fprintf(stderr, "check: %s, %s, %s", plural(checked, "file"), plural(errs, "error"), plural(len(all.Items)-errs, "warning"))
+		if unreadable > 0 {
+			fmt.Fprintf(stderr, "; %s could not be read", plural(unreadable, "file"))
+		}
+		fmt.Fprintln(stderr)
+	}
+	switch {
+	case unreadable > 0:
+		return exitUsage
+	case errs > 0:
+		return exitError
+	default:
+		return exitOK
+	}
+}
+
+// checkFile reads the job file at path and checks it with the planner. Every
+// returned diagnostic names its source (the planner may leave that to the
+// list's default), so lists of several files can be merged. The error is
+// only ever an I/O error.
+func checkFile(path string) (*diag.List, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	src := diag.NewSource(path, string(data))
+	l := planner.CheckSource(src)
+	def := l.Source
+	if def == nil {
+		def = src
+	}
+	for _, d := range l.Items {
+		if d.Source == nil {
+			d.Source = def
+		}
+	}
+	return l, nil
+}
+
+// plural returns "1 file", "0 files", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

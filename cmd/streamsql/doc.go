@@ -1,0 +1,31 @@
+// Command streamsql plans and runs Flink-style streaming SQL jobs.
+//
+// The command line is a contract that scripts, CI and tests rely on (see the
+// design brief):
+//
+//	streamsql run [--state-dir DIR] [--set key=value]... FILE.sql   # execute; bounded jobs exit 0 when done
+//	streamsql check [--format text|json|github] FILE.sql...         # plan without running: exit 0 ok, 1 errors, 2 usage/IO
+//	streamsql explain FILE.sql                                      # plans with changelog modes, keys, state retention
+//	streamsql shell                                                  # interactive SQL
+//
+// Today only check does its whole job. run and explain parse their flags,
+// check the file exactly as check does (so a broken job fails with its
+// diagnostics and exit status 1), and then say they are not available yet
+// and exit 2; shell parses its flags and does the same. Each fills in as the
+// executor, the planner's EXPLAIN output and the shell land (see
+// docs/architecture.md).
+//
+// Exit status, for every command: 0 success, 1 the job has errors, 2 a usage
+// error (unknown command or flag, bad flag value, wrong number of files), an
+// unreadable file, or a command that is not available yet.
+//
+// Diagnostics follow the go vet convention, FILE:LINE:COL: error: message
+// [CODE], with the offending source line and a caret under it in text mode.
+// check writes them to stdout, because they are its result; run and explain
+// write them to stderr, which keeps stdout for the job's or the plan's
+// output. Every code is documented in docs/errors.md.
+//
+// The program is a single function, run(args, stdout, stderr) int, which main
+// calls with os.Args[1:] and passes to os.Exit, so tests drive the real
+// command in-process.
+package main

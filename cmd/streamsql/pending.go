@@ -1,0 +1,215 @@
+package main
+
+// The commands in this file take their final flags and arguments (the
+// command-line contract) but cannot do their work yet. run and explain check
+// their file first, exactly as check does, so a broken job fails today with
+// its diagnostics and exit status 1; only a clean job reaches "not available
+// yet" (exit 2).
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/streamsql/streamsql/diag"
+)
+
+var runCmd = &command{
+	name:    "run",
+	summary: "execute a job; bounded jobs exit 0 when done (not available yet)",
+	help: `usage: streamsql run [--state-dir DIR] [--set key=value]... FILE.sql
+
+Run plans the job in FILE.sql and executes it: it reads the sources, keeps
+operator state (joins, aggregations) in DIR, and writes every INSERT INTO to
+its sink. A job whose sources are all bounded (files, bounded Kafka reads)
+exits 0 when every row has been written.
+
+Not available yet: the executor is being built (see docs/architecture.md).
+Today run checks FILE.sql exactly as 'streamsql check' does, printing the
+diagnostics to stderr, and exits 1 when the job has errors; a job without
+errors ends with "not available yet" and exit status 2.
+
+Flags:
+  --state-dir DIR     directory for durable operator state
+  --set key=value     a configuration setting, as SET 'key' = 'value' in the
+                      file would make it; repeat for several
+
+Exit status:
+  0  the job finished (bounded sources only)
+  1  the job has errors
+  2  usage error, FILE.sql could not be read, or run is not available yet
+
+Examples:
+  streamsql run jobs/orders.sql
+  streamsql run --state-dir /var/lib/streamsql/orders --set table.exec.state.ttl=24h jobs/orders.sql
+`,
+	run: runRun,
+}
+
+var explainCmd = &command{
+	name:    "explain",
+	summary: "show the plans with changelog modes, keys and state retention (not available yet)",
+	help: `usage: streamsql explain FILE.sql
+
+Explain plans the job in FILE.sql without running it and prints each plan,
+with what every operator knows about its rows: the changelog mode (+I, -U, +U,
+-D), the unique keys, the time attributes, and how long its state is kept.
+
+Not available yet: the planner's plan output is being built (see
+docs/architecture.md). Today explain checks FILE.sql exactly as
+'streamsql check' does, printing the diagnostics to stderr, and exits 1 when
+the job has errors; a job without errors ends with "not available yet" and
+exit status 2.
+
+Exit status:
+  0  the plans were printed
+  1  the job has errors
+  2  usage error, FILE.sql could not be read, or explain is not available yet
+
+Example:
+  streamsql explain jobs/orders.sql
+`,
+	run: runExplain,
+}
+
+var shellCmd = &command{
+	name:    "shell",
+	summary: "interactive SQL (not available yet)",
+	help: `usage: streamsql shell
+
+Shell reads SQL statements interactively: CREATE TABLE and CREATE VIEW build
+up a catalog, SELECT shows results as they change, EXPLAIN shows a plan.
+
+Not available yet: the shell is being built (see docs/architecture.md); shell
+exits with status 2.
+
+Example:
+  streamsql shell
+`,
+	run: runShell,
+}
+
+// setFlag collects repeated --set key=value flags in order.
+type setFlag []setting
+
+type setting struct{ key, value string }
+
+func (s *setFlag) String() string {
+	parts := make([]string, len(*s))
+	for i, kv := range *s {
+		parts[i] = kv.key + "=" + kv.value
+	}
+	return strings.Join(parts, ",")
+}
+
+func (s *setFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return errors.New("want key=value, as in --set table.exec.state.ttl=24h")
+	}
+	*s = append(*s, setting{k, strings.TrimSpace(val)})
+	return nil
+}
+
+func runRun(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet(c)
+	stateDir := fs.String("state-dir", "", "directory for durable operator state")
+	var sets setFlag
+	fs.Var(&sets, "set", "configuration `key=value`; repeatable")
+	file, exit, done := oneFile(c, fs, args, stdout, stderr)
+	if done {
+		return exit
+	}
+	if *stateDir == "" && given(fs, "state-dir") {
+		return usageError(c, stderr, "--state-dir needs a directory")
+	}
+	if exit, done := precheck(c, file, stderr); done {
+		return exit
+	}
+	return notAvailable(c, file, stderr, "the executor is being built")
+}
+
+func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet(c)
+	file, exit, done := oneFile(c, fs, args, stdout, stderr)
+	if done {
+		return exit
+	}
+	if exit, done := precheck(c, file, stderr); done {
+		return exit
+	}
+	return notAvailable(c, file, stderr, "the planner's plan output is being built")
+}
+
+func runShell(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet(c)
+	pos, exit, done := parseArgs(c, fs, args, stdout, stderr)
+	if done {
+		return exit
+	}
+	if len(pos) > 0 {
+		return usageError(c, stderr, "shell takes no arguments")
+	}
+	fmt.Fprintf(stderr, "streamsql %s: not available yet: the shell is being built (see docs/architecture.md)\n", c.name)
+	return exitUsage
+}
+
+// oneFile parses args and requires exactly one positional argument, the job
+// file.
+func oneFile(c *command, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (file string, exit int, done bool) {
+	pos, exit, done := parseArgs(c, fs, args, stdout, stderr)
+	switch {
+	case done:
+		return "", exit, true
+	case len(pos) == 0:
+		return "", usageError(c, stderr, "no job file given"), true
+	case len(pos) > 1:
+		return "", usageError(c, stderr, fmt.Sprintf("one job file at a time, got %d: %s", len(pos), strings.Join(pos, " "))), true
+	}
+	return pos[0], 0, false
+}
+
+// given reports whether the flag name was set on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// precheck checks file as `streamsql check` would and prints its
+// diagnostics, if any, in text form to stderr. It ends the command (done)
+// with exitUsage when the file cannot be read and with exitError when the job
+// has errors.
+func precheck(c *command, file string, stderr io.Writer) (exit int, done bool) {
+	l, err := checkFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql %s: %v\n", c.name, err)
+		return exitUsage, true
+	}
+	if err := diag.WriteText(stderr, l); err != nil {
+		return exitUsage, true
+	}
+	if n := l.Errors(); n > 0 {
+		fmt.Fprintf(stderr, "streamsql %s: %s has %s; nothing was %s\n", c.name, file, plural(n, "error"), doneWhat(c))
+		return exitError, true
+	}
+	return 0, false
+}
+
+func doneWhat(c *command) string {
+	if c.name == "run" {
+		return "run"
+	}
+	return "planned"
+}
+
+// notAvailable ends a command that passed its checks but cannot do its work
+// yet.
+func notAvailable(c *command, file string, stderr io.Writer, why string) int {
+	fmt.Fprintf(stderr, "streamsql %s: not available yet: %s (see docs/architecture.md)\n", c.name, why)
+	fmt.Fprintf(stderr, "streamsql %s: %s passed the checks 'streamsql check' makes\n", c.name, file)
+	return exitUsage
+}
