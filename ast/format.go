@@ -451,6 +451,15 @@ func (p *printer) expr(e Expr) {
 			p.w("DATE ", QuoteString(e.Raw))
 		case TimeLit:
 			p.w("TIME ", QuoteString(e.Raw))
+		case DecimalLit:
+			raw := e.Raw
+			if strings.HasSuffix(raw, ".") {
+				raw += "0"
+			}
+			if strings.HasPrefix(raw, ".") {
+				raw = "0" + raw
+			}
+			p.w(raw)
 		default:
 			p.w(e.Raw)
 		}

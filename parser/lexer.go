@@ -140,7 +140,8 @@ func lex(src string, from, to int, l *diag.List) []token {
 			toks = append(toks, token{tNumber, diag.Pos(i), diag.Pos(j), src[i:j]})
 			i = j
 		case isIdentStart(src, i):
-			j := i
+			_, first := utf8.DecodeRuneInString(src[i:])
+			j := i + first
 			for j < to {
 				r, n := utf8.DecodeRuneInString(src[j:])
 				if r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) {

@@ -1,0 +1,231 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TimeAttr says whether a column is a time attribute, and which kind.
+type TimeAttr uint8
+
+// Time attribute kinds.
+const (
+	NoTime   TimeAttr = iota
+	RowTime           // event time: the column has a WATERMARK
+	ProcTime          // processing time: PROCTIME()
+)
+
+func (t TimeAttr) String() string {
+	switch t {
+	case RowTime:
+		return "ROWTIME"
+	case ProcTime:
+		return "PROCTIME"
+	case NoTime:
+	}
+	return ""
+}
+
+// Expr is a bound, typed expression.
+type Expr interface {
+	Type() types.T
+	Span() diag.Span
+	String() string
+	exprNode()
+}
+
+// Column reads input column Index.
+type Column struct {
+	Index int
+	Name  string
+	T     types.T
+	Time  TimeAttr
+	S     diag.Span
+}
+
+// Const is a constant. V is nil (NULL), bool, int64 (integers; milliseconds
+// for day-time intervals; months for year-month intervals), float64, or
+// string (strings, and decimals, timestamps, dates and times in their
+// literal text).
+type Const struct {
+	V any
+	T types.T
+	S diag.Span
+}
+
+// Call applies a function or operator. Fn is the canonical upper-case name:
+// an operator (+ - * / % = <> < <= > >= AND OR NOT NEG IS_NULL IS_NOT_NULL
+// IS_TRUE IS_NOT_TRUE IS_FALSE IS_NOT_FALSE LIKE IN CASE CAST TRY_CAST ||)
+// or a function (COALESCE, TO_TIMESTAMP_LTZ, ...). CASE's arguments are
+// cond1, result1, ..., [else]; CAST's single argument is converted to T.
+type Call struct {
+	Fn   string
+	Args []Expr
+	T    types.T
+	S    diag.Span
+}
+
+func (c *Column) Type() types.T { return c.T }
+func (c *Const) Type() types.T  { return c.T }
+func (c *Call) Type() types.T   { return c.T }
+
+func (c *Column) Span() diag.Span { return c.S }
+func (c *Const) Span() diag.Span  { return c.S }
+func (c *Call) Span() diag.Span   { return c.S }
+
+func (*Column) exprNode() {}
+func (*Const) exprNode()  {}
+func (*Call) exprNode()   {}
+
+func (c *Column) String() string { return fmt.Sprintf("$%d:%s", c.Index, c.Name) }
+
+func (c *Const) String() string {
+	switch v := c.V.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		switch c.T.Kind {
+		case types.Char, types.Varchar:
+			return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		case types.Timestamp, types.TimestampLTZ:
+			return "TIMESTAMP '" + v + "'"
+		case types.Date:
+			return "DATE '" + v + "'"
+		case types.Time:
+			return "TIME '" + v + "'"
+		}
+		return v
+	case int64:
+		if c.T.Kind == types.Interval {
+			return FormatMillis(v)
+		}
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprint(c.V)
+}
+
+// FormatMillis renders a duration in milliseconds the way EXPLAIN shows
+// intervals: 5s, 4h, 1d2h, 250ms, -5s.
+func FormatMillis(ms int64) string {
+	if ms == 0 {
+		return "0s"
+	}
+	neg := ms < 0
+	if neg {
+		ms = -ms
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{86_400_000, "d"}, {3_600_000, "h"}, {60_000, "min"}, {1000, "s"}, {1, "ms"}} {
+		if ms >= u.n {
+			fmt.Fprintf(&b, "%d%s", ms/u.n, u.name)
+			ms %= u.n
+		}
+	}
+	return b.String()
+}
+
+var infix = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "=": true, "<>": true, "<": true,
+	"<=": true, ">": true, ">=": true, "AND": true, "OR": true, "||": true, "LIKE": true}
+
+func (c *Call) String() string {
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = a.String()
+	}
+	switch {
+	case infix[c.Fn] && len(args) == 2:
+		return "(" + args[0] + " " + c.Fn + " " + args[1] + ")"
+	case c.Fn == "NOT":
+		return "NOT " + args[0]
+	case c.Fn == "NEG":
+		return "-" + args[0]
+	case strings.HasPrefix(c.Fn, "IS_"):
+		return args[0] + " " + strings.ReplaceAll(c.Fn, "_", " ")
+	case c.Fn == "CAST" || c.Fn == "TRY_CAST":
+		return c.Fn + "(" + args[0] + " AS " + c.T.String() + ")"
+	case c.Fn == "IN":
+		return args[0] + " IN (" + strings.Join(args[1:], ", ") + ")"
+	}
+	return c.Fn + "(" + strings.Join(args, ", ") + ")"
+}
+
+// Walk calls f for e and each sub-expression, parents first, while f returns
+// true.
+func Walk(e Expr, f func(Expr) bool) {
+	if e == nil || !f(e) {
+		return
+	}
+	if c, ok := e.(*Call); ok {
+		for _, a := range c.Args {
+			Walk(a, f)
+		}
+	}
+}
+
+// Columns returns the input column indexes e reads, in order of first use.
+func Columns(e Expr) []int {
+	var out []int
+	seen := map[int]bool{}
+	Walk(e, func(x Expr) bool {
+		if c, ok := x.(*Column); ok && !seen[c.Index] {
+			seen[c.Index] = true
+			out = append(out, c.Index)
+		}
+		return true
+	})
+	return out
+}
+
+// Conjuncts splits e at top-level ANDs.
+func Conjuncts(e Expr) []Expr {
+	if c, ok := e.(*Call); ok && c.Fn == "AND" {
+		return append(Conjuncts(c.Args[0]), Conjuncts(c.Args[1])...)
+	}
+	if e == nil {
+		return nil
+	}
+	return []Expr{e}
+}
+
+// And joins conjuncts with AND; nil for none.
+func And(es ...Expr) Expr {
+	var out Expr
+	for _, e := range es {
+		if e == nil {
+			continue
+		}
+		if out == nil {
+			out = e
+			continue
+		}
+		out = &Call{Fn: "AND", Args: []Expr{out, e}, T: types.New(types.Boolean), S: out.Span().Join(e.Span())}
+	}
+	return out
+}
+
+// Remap returns a copy of e with each column index i replaced by m(i).
+func Remap(e Expr, m func(int) int) Expr {
+	switch e := e.(type) {
+	case *Column:
+		c := *e
+		c.Index = m(e.Index)
+		return &c
+	case *Call:
+		c := *e
+		c.Args = make([]Expr, len(e.Args))
+		for i, a := range e.Args {
+			c.Args[i] = Remap(a, m)
+		}
+		return &c
+	}
+	return e
+}

@@ -1,0 +1,242 @@
+package expr
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// fn describes a scalar function: how many arguments it takes and how its
+// result type follows from theirs.
+type fn struct {
+	min, max int // max < 0: any number
+	usage    string
+	check    func(args []Expr) (types.T, string)
+}
+
+func (f *fn) arity() string {
+	switch {
+	case f.min == f.max:
+		return plural(f.min, "argument")
+	case f.max < 0:
+		return fmt.Sprintf("at least %s", plural(f.min, "argument"))
+	}
+	return fmt.Sprintf("%d to %d arguments", f.min, f.max)
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+func kindOK(e Expr, pred func(types.Kind) bool) bool { return isNull(e) || pred(e.Type().Kind) }
+
+func isStr(k types.Kind) bool      { return k.IsString() }
+func isNum(k types.Kind) bool      { return k.IsNumeric() }
+func isInt(k types.Kind) bool      { return k.IsIntegral() }
+func isTS(k types.Kind) bool       { return k.IsTimestamp() }
+func isTemporal(k types.Kind) bool { return k.IsTemporal() }
+
+// all returns a check that every argument satisfies pred, with a result.
+func all(pred func(types.Kind) bool, what string, result func(args []Expr) types.T) func([]Expr) (types.T, string) {
+	return func(args []Expr) (types.T, string) {
+		for i, a := range args {
+			if !kindOK(a, pred) {
+				return types.T{}, fmt.Sprintf("argument %d must be %s, got %s %s", i+1, what, a.Type(), describeTypes(args))
+			}
+		}
+		return result(args), ""
+	}
+}
+
+func fixed(t types.T) func([]Expr) types.T { return func([]Expr) types.T { return t } }
+
+func firstType(args []Expr) types.T { return args[0].Type() }
+
+func commonOf(args []Expr) (types.T, string) {
+	var t types.T
+	first := true
+	for _, a := range args {
+		if isNull(a) {
+			continue
+		}
+		if first {
+			t, first = a.Type(), false
+			continue
+		}
+		c, ok := types.CommonType(t, a.Type())
+		if !ok {
+			return types.T{}, fmt.Sprintf("arguments have no common type %s", describeTypes(args))
+		}
+		t = c
+	}
+	if first {
+		return types.New(types.Null), ""
+	}
+	return t, ""
+}
+
+var str = types.StringType()
+
+var functions = map[string]*fn{
+	"TO_TIMESTAMP_LTZ": {2, 2, "TO_TIMESTAMP_LTZ(epoch, precision) with precision 0 (seconds) or 3 (milliseconds)",
+		func(args []Expr) (types.T, string) {
+			if !kindOK(args[0], isNum) {
+				return types.T{}, fmt.Sprintf("the epoch must be a number, got %s", args[0].Type())
+			}
+			c, ok := args[1].(*Const)
+			p, isInt := int64(0), false
+			if ok {
+				p, isInt = c.V.(int64)
+			}
+			if !isInt || p != 0 && p != 3 {
+				return types.T{}, "the precision must be the literal 0 (epoch seconds) or 3 (epoch milliseconds)"
+			}
+			return types.TimestampLTZOf(int(p)).WithNullable(args[0].Type().Nullable), ""
+		}},
+	"TO_TIMESTAMP": {1, 2, "TO_TIMESTAMP(string [, format]) parses 'yyyy-MM-dd HH:mm:ss' (or the format) into TIMESTAMP(3)",
+		all(isStr, "a string", fixed(types.TimestampOf(3)))},
+	"TO_DATE":  {1, 2, "TO_DATE(string [, format])", all(isStr, "a string", fixed(types.New(types.Date)))},
+	"COALESCE": {1, -1, "COALESCE(a, b, ...) returns the first argument that is not NULL", commonOf},
+	"IFNULL":   {2, 2, "IFNULL(a, b)", commonOf},
+	"NULLIF": {2, 2, "NULLIF(a, b)", func(args []Expr) (types.T, string) {
+		if !types.Comparable(args[0].Type(), args[1].Type()) {
+			return types.T{}, "the arguments cannot be compared " + describeTypes(args)
+		}
+		return args[0].Type().WithNullable(true), ""
+	}},
+	"IF": {3, 3, "IF(condition, then, else)", func(args []Expr) (types.T, string) {
+		if !kindOK(args[0], func(k types.Kind) bool { return k == types.Boolean }) {
+			return types.T{}, fmt.Sprintf("the condition must be BOOLEAN, got %s", args[0].Type())
+		}
+		return commonOf(args[1:])
+	}},
+	"CONCAT":           {1, -1, "CONCAT(s1, s2, ...)", all(isStr, "a string", fixed(str))},
+	"CONCAT_WS":        {2, -1, "CONCAT_WS(separator, s1, s2, ...)", all(isStr, "a string", fixed(str))},
+	"UPPER":            {1, 1, "UPPER(s)", all(isStr, "a string", fixed(str))},
+	"LOWER":            {1, 1, "LOWER(s)", all(isStr, "a string", fixed(str))},
+	"TRIM":             {1, 1, "TRIM(s)", all(isStr, "a string", fixed(str))},
+	"LTRIM":            {1, 1, "LTRIM(s)", all(isStr, "a string", fixed(str))},
+	"RTRIM":            {1, 1, "RTRIM(s)", all(isStr, "a string", fixed(str))},
+	"CHAR_LENGTH":      {1, 1, "CHAR_LENGTH(s)", all(isStr, "a string", fixed(types.New(types.Int)))},
+	"CHARACTER_LENGTH": {1, 1, "CHARACTER_LENGTH(s)", all(isStr, "a string", fixed(types.New(types.Int)))},
+	"SUBSTRING": {2, 3, "SUBSTRING(s, start [, length])", func(args []Expr) (types.T, string) {
+		if !kindOK(args[0], isStr) {
+			return types.T{}, fmt.Sprintf("the first argument must be a string, got %s", args[0].Type())
+		}
+		for _, a := range args[1:] {
+			if !kindOK(a, isInt) {
+				return types.T{}, fmt.Sprintf("start and length must be integers, got %s", a.Type())
+			}
+		}
+		return str, ""
+	}},
+	"REPLACE":        {3, 3, "REPLACE(s, from, to)", all(isStr, "a string", fixed(str))},
+	"REGEXP_EXTRACT": {2, 3, "REGEXP_EXTRACT(s, regex [, group])", func(args []Expr) (types.T, string) { return str, "" }},
+	"MD5":            {1, 1, "MD5(s)", all(isStr, "a string", fixed(str))},
+	"ABS":            {1, 1, "ABS(n)", all(isNum, "a number", firstType)},
+	"FLOOR":          {1, 1, "FLOOR(n)", all(isNum, "a number", firstType)},
+	"CEIL":           {1, 1, "CEIL(n)", all(isNum, "a number", firstType)},
+	"ROUND":          {1, 2, "ROUND(n [, digits])", all(isNum, "a number", firstType)},
+	"MOD":            {2, 2, "MOD(a, b)", all(isInt, "an integer", firstType)},
+	"POWER":          {2, 2, "POWER(a, b)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"SQRT":           {1, 1, "SQRT(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"LN":             {1, 1, "LN(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"LOG10":          {1, 1, "LOG10(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"EXP":            {1, 1, "EXP(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"DATE_FORMAT": {2, 2, "DATE_FORMAT(timestamp, 'yyyy-MM-dd HH:mm')", func(args []Expr) (types.T, string) {
+		if !kindOK(args[0], func(k types.Kind) bool { return k.IsTemporal() || k.IsString() }) || !kindOK(args[1], isStr) {
+			return types.T{}, "expected a timestamp and a format string, got " + describeTypes(args)
+		}
+		return str, ""
+	}},
+	"UNIX_TIMESTAMP":    {0, 2, "UNIX_TIMESTAMP([string [, format]])", all(isStr, "a string", fixed(types.New(types.BigInt)))},
+	"FROM_UNIXTIME":     {1, 2, "FROM_UNIXTIME(seconds [, format])", func(args []Expr) (types.T, string) { return str, "" }},
+	"PROCTIME":          {0, 0, "PROCTIME() is the processing time attribute", func([]Expr) (types.T, string) { return types.TimestampLTZOf(3).NotNull(), "" }},
+	"CURRENT_TIMESTAMP": {0, 0, "CURRENT_TIMESTAMP", func([]Expr) (types.T, string) { return types.TimestampLTZOf(3).NotNull(), "" }},
+	"NOW":               {0, 0, "NOW()", func([]Expr) (types.T, string) { return types.TimestampLTZOf(3).NotNull(), "" }},
+	"CURRENT_WATERMARK": {1, 1, "CURRENT_WATERMARK(rowtime)", all(isTS, "a time attribute", func(a []Expr) types.T { return a[0].Type().WithNullable(true) })},
+	"EXTRACT":           {2, 2, "EXTRACT(HOUR FROM ts)", nil},
+	"TIMESTAMPDIFF":     {3, 3, "TIMESTAMPDIFF(SECOND, ts1, ts2)", nil},
+	"HOUR":              {1, 1, "HOUR(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
+	"MINUTE":            {1, 1, "MINUTE(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
+	"SECOND":            {1, 1, "SECOND(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
+	"HASH_CODE":         {1, 1, "HASH_CODE(x)", func([]Expr) (types.T, string) { return types.New(types.Int), "" }},
+}
+
+// aggregates maps aggregate names to their result typing.
+var aggregates = map[string]func(args []Expr) (types.T, string){
+	"COUNT": func([]Expr) (types.T, string) { return types.New(types.BigInt).NotNull(), "" },
+	"SUM": func(a []Expr) (types.T, string) {
+		if len(a) != 1 || !kindOK(a[0], isNum) {
+			return types.T{}, "SUM takes one numeric argument"
+		}
+		t := a[0].Type()
+		switch {
+		case t.Kind.IsIntegral():
+			return types.New(types.BigInt), ""
+		case t.Kind == types.Decimal:
+			return types.DecimalOf(types.MaxDecimalPrecision, t.Scale), ""
+		}
+		return t.WithNullable(true), ""
+	},
+	"AVG": func(a []Expr) (types.T, string) {
+		if len(a) != 1 || !kindOK(a[0], isNum) {
+			return types.T{}, "AVG takes one numeric argument"
+		}
+		return a[0].Type().WithNullable(true), ""
+	},
+	"MIN":         minMax,
+	"MAX":         minMax,
+	"FIRST_VALUE": oneArg,
+	"LAST_VALUE":  oneArg,
+	"LISTAGG": func(a []Expr) (types.T, string) {
+		if len(a) < 1 || len(a) > 2 {
+			return types.T{}, "LISTAGG takes an expression and an optional separator"
+		}
+		return str, ""
+	},
+}
+
+func minMax(a []Expr) (types.T, string) {
+	if len(a) != 1 {
+		return types.T{}, "takes one argument"
+	}
+	return a[0].Type().WithNullable(true), ""
+}
+
+func oneArg(a []Expr) (types.T, string) {
+	if len(a) != 1 {
+		return types.T{}, "takes one argument"
+	}
+	return a[0].Type().WithNullable(true), ""
+}
+
+// IsAggregate reports whether name (upper case) is an aggregate function.
+func IsAggregate(name string) bool { _, ok := aggregates[name]; return ok }
+
+// AggregateType returns the result type of aggregate name over args, or a
+// message saying why the arguments do not fit.
+func AggregateType(name string, args []Expr) (types.T, string) {
+	f, ok := aggregates[name]
+	if !ok {
+		return types.T{}, "unknown aggregate " + name
+	}
+	return f(args)
+}
+
+// FunctionNames lists every scalar and aggregate function, sorted.
+func FunctionNames() []string {
+	var out []string
+	for n := range functions {
+		out = append(out, n)
+	}
+	for n := range aggregates {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

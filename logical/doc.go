@@ -1,0 +1,11 @@
+// Package logical is the logical plan: the relational operators a bound
+// query is made of, before the planner chooses how they run.
+//
+//	Scan ─► Filter/Project ─► Join (regular, temporal) ─► Window ─► Aggregate ─► Sink
+//	                                                       Union
+//
+// Each node knows its output columns (Cols), with the time attribute of each
+// column, and the span of the SQL it came from, so that a planning error
+// points at the user's text. Node is a closed interface; Children is the one
+// place that knows every node's inputs and panics on a node it does not know.
+package logical

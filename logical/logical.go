@@ -1,0 +1,180 @@
+package logical
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Column is one output column of a node.
+type Column struct {
+	// Qualifier is the table alias the column is reachable by, if any.
+	Qualifier string
+	Name      string
+	Type      types.T
+	Time      expr.TimeAttr
+}
+
+// Node is a logical operator.
+type Node interface {
+	Columns() []Column
+	Span() diag.Span
+	node()
+}
+
+// Scan reads a table.
+type Scan struct {
+	Table *catalog.Table
+	Alias string
+	Cols  []Column
+	S     diag.Span
+}
+
+// Filter keeps rows where Cond is true.
+type Filter struct {
+	Input Node
+	Cond  expr.Expr
+	S     diag.Span
+}
+
+// Project computes Exprs over its input.
+type Project struct {
+	Input Node
+	Exprs []expr.Expr
+	Cols  []Column
+	S     diag.Span
+}
+
+// Join joins Left and Right; Cond is over Left's columns followed by
+// Right's. AsOf is set for a temporal join (FOR SYSTEM_TIME AS OF), and is
+// over Left's columns.
+type Join struct {
+	Kind        ast.JoinKind
+	Left, Right Node
+	Cond        expr.Expr
+	AsOf        expr.Expr
+	// Hints are the STATE_TTL hint options, by table alias.
+	Hints   map[string]string
+	Keyword diag.Span
+	Cols    []Column
+	S       diag.Span
+}
+
+// Window is a window table-valued function: it adds window_start,
+// window_end and window_time to its input's columns.
+type Window struct {
+	Input   Node
+	Func    string // TUMBLE, HOP, CUMULATE
+	TimeCol int
+	// Size, Slide (HOP), Step (CUMULATE) and Offset in milliseconds.
+	Size, Slide, Step, Offset int64
+	Cols                      []Column
+	S                         diag.Span
+}
+
+// AggCall is one aggregate of an Aggregate.
+type AggCall struct {
+	Fn       string
+	Args     []expr.Expr
+	Distinct bool
+	Star     bool
+	T        types.T
+	S        diag.Span
+}
+
+func (a *AggCall) String() string {
+	s := a.Fn + "("
+	if a.Distinct {
+		s += "DISTINCT "
+	}
+	if a.Star {
+		s += "*"
+	}
+	for i, x := range a.Args {
+		if i > 0 {
+			s += ", "
+		}
+		s += x.String()
+	}
+	return s + ")"
+}
+
+// Aggregate groups by Keys and computes Aggs; its columns are the keys then
+// the aggregates.
+type Aggregate struct {
+	Input Node
+	Keys  []expr.Expr
+	Aggs  []*AggCall
+	Cols  []Column
+	S     diag.Span
+}
+
+// Union is UNION ALL of inputs with the same columns.
+type Union struct {
+	Inputs []Node
+	Cols   []Column
+	S      diag.Span
+}
+
+// Sink writes its input into a table. Cols are the sink's persisted columns.
+type Sink struct {
+	Input Node
+	Table *catalog.Table
+	Cols  []Column
+	S     diag.Span
+}
+
+func (n *Scan) Columns() []Column      { return n.Cols }
+func (n *Filter) Columns() []Column    { return n.Input.Columns() }
+func (n *Project) Columns() []Column   { return n.Cols }
+func (n *Join) Columns() []Column      { return n.Cols }
+func (n *Window) Columns() []Column    { return n.Cols }
+func (n *Aggregate) Columns() []Column { return n.Cols }
+func (n *Union) Columns() []Column     { return n.Cols }
+func (n *Sink) Columns() []Column      { return n.Cols }
+
+func (n *Scan) Span() diag.Span      { return n.S }
+func (n *Filter) Span() diag.Span    { return n.S }
+func (n *Project) Span() diag.Span   { return n.S }
+func (n *Join) Span() diag.Span      { return n.S }
+func (n *Window) Span() diag.Span    { return n.S }
+func (n *Aggregate) Span() diag.Span { return n.S }
+func (n *Union) Span() diag.Span     { return n.S }
+func (n *Sink) Span() diag.Span      { return n.S }
+
+func (*Scan) node()      {}
+func (*Filter) node()    {}
+func (*Project) node()   {}
+func (*Join) node()      {}
+func (*Window) node()    {}
+func (*Aggregate) node() {}
+func (*Union) node()     {}
+func (*Sink) node()      {}
+
+// Children returns a node's inputs. It panics on a node it does not know,
+// so that adding a node fails loudly wherever it must be handled.
+func Children(n Node) []Node {
+	switch n := n.(type) {
+	case *Scan:
+		return nil
+	case *Filter:
+		return []Node{n.Input}
+	case *Project:
+		return []Node{n.Input}
+	case *Join:
+		return []Node{n.Left, n.Right}
+	case *Window:
+		return []Node{n.Input}
+	case *Aggregate:
+		return []Node{n.Input}
+	case *Union:
+		return n.Inputs
+	case *Sink:
+		return []Node{n.Input}
+	}
+	panic(fmt.Sprintf("logical.Children: unknown node %T", n))
+}

@@ -1,0 +1,675 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/types"
+)
+
+// binder turns queries into logical plans, resolving names against the
+// catalog and checking types. Errors are reported to l; a function returns
+// nil after reporting.
+type binder struct {
+	cat   *catalog.Catalog
+	l     *diag.List
+	views []string // views being expanded, to catch a view that names itself
+}
+
+// errorf reports and returns nil, for one-line bail-outs.
+func (b *binder) errorf(code diag.Code, sp diag.Span, format string, args ...any) *diag.Diagnostic {
+	return b.l.Errorf(code, sp, format, args...)
+}
+
+func scopeOf(cols []logical.Column, tables []expr.ScopeTable) *expr.Scope {
+	s := &expr.Scope{Tables: tables}
+	for _, c := range cols {
+		s.Cols = append(s.Cols, expr.ScopeColumn{Qualifier: c.Qualifier, Name: c.Name, T: c.Type, Time: c.Time})
+	}
+	return s
+}
+
+// rel is a bound FROM item: its plan and the qualifiers it brings.
+type rel struct {
+	node   logical.Node
+	tables []expr.ScopeTable
+}
+
+// query binds a query.
+func (b *binder) query(q ast.Query) logical.Node {
+	switch q := q.(type) {
+	case *ast.Select:
+		return b.selectQuery(q)
+	case *ast.SetOp:
+		return b.setOp(q)
+	}
+	b.errorf(diag.UnsupportedSyntax, q.Span(), "unsupported query")
+	return nil
+}
+
+func (b *binder) setOp(q *ast.SetOp) logical.Node {
+	if q.Op != "UNION" {
+		b.errorf(diag.UnsupportedFeature, q.S, "%s is not supported yet; UNION ALL is", q.Op)
+		return nil
+	}
+	l, r := b.query(q.Left), b.query(q.Right)
+	if l == nil || r == nil {
+		return nil
+	}
+	lc, rc := l.Columns(), r.Columns()
+	if len(lc) != len(rc) {
+		b.errorf(diag.SetOpMismatch, q.Right.Span(), "UNION inputs have different numbers of columns: %d and %d", len(lc), len(rc)).
+			WithNote(q.Left.Span(), "the first input has %d", len(lc))
+		return nil
+	}
+	cols := make([]logical.Column, len(lc))
+	for i := range lc {
+		t, ok := types.CommonType(lc[i].Type, rc[i].Type)
+		if !ok {
+			b.errorf(diag.SetOpMismatch, q.Right.Span(), "UNION column %d (%s) is %s in the first input but %s in the second", i+1, lc[i].Name, lc[i].Type, rc[i].Type)
+			return nil
+		}
+		cols[i] = logical.Column{Name: lc[i].Name, Type: t}
+		if lc[i].Time == rc[i].Time {
+			cols[i].Time = lc[i].Time
+		}
+	}
+	var out logical.Node = &logical.Union{Inputs: []logical.Node{l, r}, Cols: cols, S: q.S}
+	if !q.All {
+		// UNION removes duplicates: group by every column.
+		keys := make([]expr.Expr, len(cols))
+		for i, c := range cols {
+			keys[i] = &expr.Column{Index: i, Name: c.Name, T: c.Type, S: q.S}
+		}
+		agg := &logical.Aggregate{Input: out, Keys: keys, S: q.S}
+		for _, c := range cols {
+			agg.Cols = append(agg.Cols, logical.Column{Name: c.Name, Type: c.Type})
+		}
+		out = agg
+	}
+	return out
+}
+
+func (b *binder) from(t ast.TableExpr) *rel {
+	switch t := t.(type) {
+	case *ast.TableRef:
+		return b.tableRef(t)
+	case *ast.Join:
+		return b.join(t)
+	case *ast.Subquery:
+		n := b.query(t.Query)
+		if n == nil {
+			return nil
+		}
+		alias := ""
+		if t.Alias != nil {
+			alias = t.Alias.Name
+		}
+		return requalify(n, alias, alias, t.S)
+	case *ast.WindowTVF:
+		return b.windowTVF(t)
+	}
+	b.errorf(diag.UnsupportedSyntax, t.Span(), "unsupported FROM item")
+	return nil
+}
+
+// requalify exposes a node's columns under one qualifier.
+func requalify(n logical.Node, alias, table string, s diag.Span) *rel {
+	in := n.Columns()
+	cols := make([]logical.Column, len(in))
+	exprs := make([]expr.Expr, len(in))
+	for i, c := range in {
+		cols[i] = c
+		cols[i].Qualifier = alias
+		exprs[i] = &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: s}
+	}
+	p := &logical.Project{Input: n, Exprs: exprs, Cols: cols, S: s}
+	var tables []expr.ScopeTable
+	if alias != "" {
+		tables = []expr.ScopeTable{{Alias: alias, Table: table}}
+	}
+	return &rel{node: p, tables: tables}
+}
+
+func (b *binder) tableRef(t *ast.TableRef) *rel {
+	name := t.Name.Name
+	alias := name
+	if t.Alias != nil {
+		alias = t.Alias.Name
+	}
+	if tbl, ok := b.cat.Table(name); ok {
+		if tbl.Invalid && !usable(tbl) {
+			// Its definition was reported already; more errors about the
+			// same table would only be noise.
+			return nil
+		}
+		cols := make([]logical.Column, len(tbl.Columns))
+		for i, c := range tbl.Columns {
+			cols[i] = logical.Column{Qualifier: alias, Name: c.Name, Type: c.Type, Time: c.Time}
+		}
+		return &rel{node: &logical.Scan{Table: tbl, Alias: alias, Cols: cols, S: t.S},
+			tables: []expr.ScopeTable{{Alias: alias, Table: name}}}
+	}
+	if v, ok := b.cat.View(name); ok {
+		if v.Invalid {
+			return nil // reported where the view is defined
+		}
+		if slices.Contains(b.views, name) {
+			b.errorf(diag.UnknownTable, t.Name.S, "view %s refers to itself", name)
+			return nil
+		}
+		b.views = append(b.views, name)
+		n := b.view(v)
+		b.views = b.views[:len(b.views)-1]
+		if n == nil {
+			return nil
+		}
+		return requalify(n, alias, name, t.S)
+	}
+	b.cat.UnknownName(t.Name, diag.UnknownTable, "table", b.l)
+	return nil
+}
+
+// usable reports whether a table whose definition had errors still has
+// well-typed columns, so that queries over it can be checked too.
+func usable(t *catalog.Table) bool {
+	for _, c := range t.Columns {
+		if c.Type.Kind == types.Invalid {
+			return false
+		}
+	}
+	return true
+}
+
+// view binds a view's query in place, naming its columns.
+func (b *binder) view(v *catalog.View) logical.Node {
+	sub := &binder{cat: b.cat, l: &diag.List{Source: v.Source}, views: b.views}
+	n := sub.query(v.Def.Query)
+	if sub.l.HasErrors() || n == nil {
+		// The view was valid when created; a table it reads was dropped.
+		b.l.Append(sub.l.Items...)
+		return nil
+	}
+	if len(v.Def.Columns) > 0 {
+		in := n.Columns()
+		cols := slices.Clone(in)
+		for i, id := range v.Def.Columns {
+			if i < len(cols) {
+				cols[i].Name = id.Name
+			}
+		}
+		exprs := make([]expr.Expr, len(in))
+		for i, c := range in {
+			exprs[i] = &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: v.Def.S}
+		}
+		return &logical.Project{Input: n, Exprs: exprs, Cols: cols, S: v.Def.S}
+	}
+	return n
+}
+
+func (b *binder) join(j *ast.Join) *rel {
+	l, r := b.from(j.Left), b.from(j.Right)
+	if l == nil || r == nil {
+		return nil
+	}
+	for _, rt := range r.tables {
+		for _, lt := range l.tables {
+			if rt.Alias == lt.Alias {
+				b.errorf(diag.DuplicateAlias, j.Right.Span(), "table alias %s is used twice in this FROM", rt.Alias).
+					WithHint("give each table its own alias, e.g. %s AS %s2", rt.Table, rt.Alias)
+				return nil
+			}
+		}
+	}
+	cols := append(slices.Clone(l.node.Columns()), r.node.Columns()...)
+	tables := append(slices.Clone(l.tables), r.tables...)
+	out := &logical.Join{Kind: j.Kind, Left: l.node, Right: r.node, Keyword: j.Keyword, Cols: cols, S: j.S}
+	scope := scopeOf(cols, tables)
+	var conds []expr.Expr
+	if j.On != nil {
+		bd := &expr.Binder{Scope: scope, L: b.l, Clause: "the ON clause"}
+		c := bd.BindBool(j.On)
+		if c == nil {
+			return nil
+		}
+		conds = append(conds, c)
+	}
+	for _, u := range j.Using {
+		lc := b.usingSide(u, l, scopeOf(l.node.Columns(), l.tables))
+		rc := b.usingSide(u, r, scopeOf(r.node.Columns(), r.tables))
+		if lc == nil || rc == nil {
+			return nil
+		}
+		rc.Index += len(l.node.Columns())
+		if !types.Comparable(lc.T, rc.T) {
+			b.errorf(diag.TypeMismatch, u.S, "USING (%s): the column is %s on the left and %s on the right", u.Name, lc.T, rc.T)
+			return nil
+		}
+		conds = append(conds, &expr.Call{Fn: "=", Args: []expr.Expr{lc, rc}, T: types.New(types.Boolean), S: u.S})
+	}
+	out.Cond = expr.And(conds...)
+	// Temporal join: the right side is read as of the left side's time.
+	if tr, ok := j.Right.(*ast.TableRef); ok && tr.AsOf != nil {
+		bd := &expr.Binder{Scope: scopeOf(l.node.Columns(), l.tables), L: b.l, Clause: "FOR SYSTEM_TIME AS OF"}
+		asOf := bd.Bind(tr.AsOf)
+		if asOf == nil {
+			return nil
+		}
+		c, isCol := asOf.(*expr.Column)
+		if !isCol || c.Time == expr.NoTime {
+			b.errorf(diag.TimeAttribute, tr.AsOf.Span(), "FOR SYSTEM_TIME AS OF needs a time attribute of the probe side, but %s is not one", ast.Format(tr.AsOf)).
+				WithHint("use the left table's event-time column (the one with a WATERMARK) or a PROCTIME() column")
+			return nil
+		}
+		if j.Kind != ast.InnerJoin && j.Kind != ast.LeftJoin {
+			b.errorf(diag.UnsupportedFeature, j.Keyword, "a temporal join must be INNER or LEFT, not %s", j.Kind)
+			return nil
+		}
+		out.AsOf = asOf
+	}
+	return &rel{node: out, tables: tables}
+}
+
+func (b *binder) usingSide(u *ast.Ident, side *rel, s *expr.Scope) *expr.Column {
+	i := s.Resolve(&ast.ColumnRef{Loc: u.Loc, Name: u}, b.l)
+	if i < 0 {
+		return nil
+	}
+	c := s.Cols[i]
+	return &expr.Column{Index: i, Name: c.Name, T: c.T, Time: c.Time, S: u.S}
+}
+
+func (b *binder) windowTVF(w *ast.WindowTVF) *rel {
+	in := b.tableRef(&ast.TableRef{Loc: w.Table.Loc, Name: w.Table})
+	if in == nil {
+		return nil
+	}
+	cols := in.node.Columns()
+	s := scopeOf(cols, nil)
+	idx := s.Resolve(&ast.ColumnRef{Loc: w.TimeCol.Loc, Name: w.TimeCol}, b.l)
+	if idx < 0 {
+		return nil
+	}
+	tc := cols[idx]
+	if tc.Time == expr.NoTime {
+		b.errorf(diag.TimeAttribute, w.TimeCol.S, "DESCRIPTOR(%s): %s is not a time attribute of %s", w.TimeCol.Name, w.TimeCol.Name, w.Table.Name).
+			WithHint("declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND on the table, or use a PROCTIME() column", w.TimeCol.Name, w.TimeCol.Name)
+		return nil
+	}
+	win := &logical.Window{Input: in.node, Func: w.Func, TimeCol: idx, S: w.S}
+	for _, p := range []struct {
+		iv  *ast.IntervalLit
+		dst *int64
+	}{{w.Size, &win.Size}, {w.Slide, &win.Slide}, {w.Step, &win.Step}, {w.Offset, &win.Offset}} {
+		if p.iv == nil {
+			continue
+		}
+		if p.iv.YearMonth || p.iv.Millis <= 0 && p.dst != &win.Offset {
+			b.errorf(diag.InvalidInterval, p.iv.S, "window intervals must be positive day-time intervals (SECOND, MINUTE, HOUR, DAY)")
+			return nil
+		}
+		*p.dst = p.iv.Millis
+	}
+	switch {
+	case w.Func == "HOP" && win.Size%win.Slide != 0:
+		b.errorf(diag.InvalidInterval, w.Size.S, "HOP size %s must be a whole multiple of the slide %s", expr.FormatMillis(win.Size), expr.FormatMillis(win.Slide))
+		return nil
+	case w.Func == "CUMULATE" && win.Size%win.Step != 0:
+		b.errorf(diag.InvalidInterval, w.Size.S, "CUMULATE size %s must be a whole multiple of the step %s", expr.FormatMillis(win.Size), expr.FormatMillis(win.Step))
+		return nil
+	}
+	alias := w.Table.Name
+	if w.Alias != nil {
+		alias = w.Alias.Name
+	}
+	out := make([]logical.Column, 0, len(cols)+3)
+	for _, c := range cols {
+		c.Qualifier = alias
+		out = append(out, c)
+	}
+	wt := types.TimestampOf(3).NotNull()
+	if tc.Type.Kind == types.TimestampLTZ {
+		wt = types.TimestampLTZOf(3).NotNull()
+	}
+	out = append(out,
+		logical.Column{Qualifier: alias, Name: "window_start", Type: types.TimestampOf(3).NotNull()},
+		logical.Column{Qualifier: alias, Name: "window_end", Type: types.TimestampOf(3).NotNull()},
+		logical.Column{Qualifier: alias, Name: "window_time", Type: wt, Time: tc.Time})
+	win.Cols = out
+	return &rel{node: win, tables: []expr.ScopeTable{{Alias: alias, Table: w.Table.Name}}}
+}
+
+func (b *binder) selectQuery(q *ast.Select) logical.Node {
+	if q.From == nil {
+		b.errorf(diag.UnsupportedFeature, q.S, "SELECT without FROM is not supported: a streaming query reads a table")
+		return nil
+	}
+	r := b.from(q.From)
+	if r == nil {
+		return nil
+	}
+	var node logical.Node = r.node
+	scope := scopeOf(node.Columns(), r.tables)
+	if q.Where != nil {
+		bd := &expr.Binder{Scope: scope, L: b.l, Clause: "WHERE"}
+		c := bd.BindBool(q.Where)
+		if c == nil {
+			return nil
+		}
+		node = &logical.Filter{Input: node, Cond: c, S: q.Where.Span()}
+	}
+	if len(q.OrderBy) > 0 {
+		b.errorf(diag.UnsupportedFeature, q.OrderBy[0].S, "ORDER BY is not supported in streaming queries yet")
+		return nil
+	}
+	if q.Limit != nil {
+		b.errorf(diag.UnsupportedFeature, q.Limit.Span(), "LIMIT is not supported in streaming queries yet")
+		return nil
+	}
+	hasAgg := len(q.GroupBy) > 0 || q.Having != nil || q.Distinct
+	for _, f := range q.Fields {
+		if f.Expr != nil && containsAgg(f.Expr) {
+			hasAgg = true
+		}
+	}
+	if hasAgg {
+		return b.aggregateQuery(q, node, scope, r.tables)
+	}
+	return b.project(q, node, scope, r.tables, nil)
+}
+
+func containsAgg(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(x ast.Expr) bool {
+		if f, ok := x.(*ast.FuncCall); ok && expr.IsAggregate(f.Name.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// project binds the select list over node. hook, when set, rewrites
+// aggregates and grouped expressions.
+func (b *binder) project(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable, hook expr.Hook) logical.Node {
+	bd := &expr.Binder{Scope: scope, L: b.l, Hook: hook, Clause: "the select list"}
+	p := &logical.Project{Input: node, S: q.S}
+	failed := false
+	for i, f := range q.Fields {
+		if f.Star {
+			n := 0
+			for ci, c := range scope.Cols {
+				if f.Qualifier != nil && c.Qualifier != f.Qualifier.Name || c.Name == "" {
+					continue
+				}
+				if hook != nil {
+					if _, ok := hook(&ast.ColumnRef{Loc: f.Loc, Name: &ast.Ident{Loc: f.Loc, Name: c.Name}, Qualifier: qualIdent(c.Qualifier, f.Loc)}); !ok {
+						continue
+					}
+				}
+				p.Exprs = append(p.Exprs, &expr.Column{Index: ci, Name: c.Name, T: c.T, Time: c.Time, S: f.S})
+				p.Cols = append(p.Cols, logical.Column{Qualifier: c.Qualifier, Name: c.Name, Type: c.T, Time: c.Time})
+				n++
+			}
+			if f.Qualifier != nil && n == 0 {
+				known := false
+				for _, t := range tables {
+					known = known || t.Alias == f.Qualifier.Name
+				}
+				if !known {
+					b.errorf(diag.UnknownTable, f.Qualifier.S, "unknown table or alias %s in %s.*", f.Qualifier.Name, f.Qualifier.Name)
+					failed = true
+				}
+			}
+			continue
+		}
+		e := bd.Bind(f.Expr)
+		if e == nil {
+			failed = true
+			continue
+		}
+		col := logical.Column{Name: fmt.Sprintf("EXPR$%d", i), Type: e.Type()}
+		if c, ok := e.(*expr.Column); ok {
+			col.Name, col.Time = c.Name, c.Time
+		}
+		if f.Alias != nil {
+			col.Name = f.Alias.Name
+		}
+		p.Exprs = append(p.Exprs, e)
+		p.Cols = append(p.Cols, col)
+	}
+	if failed {
+		return nil
+	}
+	return p
+}
+
+func qualIdent(q string, loc ast.Loc) *ast.Ident {
+	if q == "" {
+		return nil
+	}
+	return &ast.Ident{Loc: loc, Name: q}
+}
+
+// aggregateQuery binds SELECT ... GROUP BY / aggregates / HAVING / DISTINCT.
+func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) logical.Node {
+	agg := &logical.Aggregate{Input: node, S: q.S}
+	in := &expr.Binder{Scope: scope, L: b.l, Clause: "GROUP BY"}
+	var keyText []string
+	for _, g := range q.GroupBy {
+		if containsAgg(g) {
+			b.errorf(diag.AggregateMisuse, g.Span(), "aggregate functions are not allowed in GROUP BY")
+			return nil
+		}
+		k := in.Bind(g)
+		if k == nil {
+			return nil
+		}
+		agg.Keys = append(agg.Keys, k)
+		keyText = append(keyText, ast.Format(g))
+		col := logical.Column{Name: fmt.Sprintf("EXPR$%d", len(agg.Cols)), Type: k.Type()}
+		if c, ok := k.(*expr.Column); ok {
+			col = logical.Column{Qualifier: scope.Cols[c.Index].Qualifier, Name: c.Name, Type: c.T}
+			// window_start/window_end keep no time attribute; window_time does.
+			col.Time = c.Time
+		}
+		agg.Cols = append(agg.Cols, col)
+	}
+	aggText := map[string]int{}
+	failed := false
+	hook := func(e ast.Expr) (expr.Expr, bool) {
+		for i, kt := range keyText {
+			if ast.Format(e) == kt {
+				c := agg.Cols[i]
+				return &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: e.Span()}, true
+			}
+		}
+		switch e := e.(type) {
+		case *ast.ColumnRef:
+			var scratch diag.List
+			idx := scope.Resolve(e, &scratch)
+			if idx < 0 {
+				scope.Resolve(e, b.l)
+				failed = true
+				return &expr.Const{T: types.New(types.Null), S: e.S}, true
+			}
+			for i, k := range agg.Keys {
+				if kc, ok := k.(*expr.Column); ok && kc.Index == idx {
+					c := agg.Cols[i]
+					return &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: e.S}, true
+				}
+			}
+			b.errorf(diag.AggregateMisuse, e.S, "column %s must appear in GROUP BY or be used inside an aggregate function", ast.Format(e))
+			failed = true
+			return &expr.Const{T: types.New(types.Null), S: e.S}, true
+		case *ast.FuncCall:
+			name := strings.ToUpper(e.Name.Name)
+			if !expr.IsAggregate(name) {
+				return nil, false
+			}
+			text := ast.Format(e)
+			if i, ok := aggText[text]; ok {
+				c := agg.Cols[i]
+				return &expr.Column{Index: i, Name: c.Name, T: c.Type, S: e.S}, true
+			}
+			for _, a := range e.Args {
+				if containsAgg(a) {
+					b.errorf(diag.AggregateMisuse, a.Span(), "aggregate functions cannot be nested")
+					failed = true
+					return &expr.Const{T: types.New(types.Null), S: e.S}, true
+				}
+			}
+			argB := &expr.Binder{Scope: scope, L: b.l, Clause: "an aggregate"}
+			call := &logical.AggCall{Fn: name, Distinct: e.Distinct, Star: e.Star, S: e.S}
+			for _, a := range e.Args {
+				x := argB.Bind(a)
+				if x == nil {
+					failed = true
+					return &expr.Const{T: types.New(types.Null), S: e.S}, true
+				}
+				call.Args = append(call.Args, x)
+			}
+			if e.Star && name != "COUNT" {
+				b.errorf(diag.WrongArguments, e.S, "only COUNT accepts *")
+				failed = true
+			}
+			if !e.Star && len(e.Args) == 0 {
+				b.errorf(diag.WrongArguments, e.S, "%s needs an argument", name)
+				failed = true
+				return &expr.Const{T: types.New(types.Null), S: e.S}, true
+			}
+			t, msg := expr.AggregateType(name, call.Args)
+			if msg != "" {
+				b.errorf(diag.WrongArguments, e.S, "%s", msg)
+				failed = true
+				return &expr.Const{T: types.New(types.Null), S: e.S}, true
+			}
+			call.T = t
+			agg.Aggs = append(agg.Aggs, call)
+			i := len(agg.Cols)
+			aggText[text] = i
+			agg.Cols = append(agg.Cols, logical.Column{Name: fmt.Sprintf("EXPR$%d", i), Type: t})
+			return &expr.Column{Index: i, Name: agg.Cols[i].Name, T: t, S: e.S}, true
+		}
+		return nil, false
+	}
+	post := &expr.Scope{Tables: tables} // columns come only through the hook
+	if q.Distinct {
+		if len(q.GroupBy) > 0 {
+			b.errorf(diag.UnsupportedFeature, q.S, "SELECT DISTINCT with GROUP BY is not supported")
+			return nil
+		}
+		// DISTINCT groups by every selected expression.
+		for _, f := range q.Fields {
+			if f.Star {
+				b.errorf(diag.UnsupportedFeature, f.S, "SELECT DISTINCT * is not supported; list the columns")
+				return nil
+			}
+			if containsAgg(f.Expr) {
+				continue
+			}
+			k := in.Bind(f.Expr)
+			if k == nil {
+				return nil
+			}
+			agg.Keys = append(agg.Keys, k)
+			keyText = append(keyText, ast.Format(f.Expr))
+			col := logical.Column{Name: fmt.Sprintf("EXPR$%d", len(agg.Cols)), Type: k.Type()}
+			if c, ok := k.(*expr.Column); ok {
+				col.Name = c.Name
+			}
+			agg.Cols = append(agg.Cols, col)
+		}
+	}
+	// Bind the select list and HAVING against the aggregate's output; the
+	// hook adds aggregates to agg as they are found. The project's input is
+	// agg, whose columns are final once both are bound.
+	var having expr.Expr
+	if q.Having != nil {
+		hb := &expr.Binder{Scope: post, L: b.l, Hook: hook, Clause: "HAVING"}
+		having = hb.BindBool(q.Having)
+		if having == nil {
+			return nil
+		}
+	}
+	p := b.project(q, agg, post, tables, hook)
+	if p == nil || failed {
+		return nil
+	}
+	if having != nil {
+		proj := p.(*logical.Project)
+		proj.Input = &logical.Filter{Input: agg, Cond: having, S: q.Having.Span()}
+	}
+	return p
+}
+
+// insert binds INSERT INTO sink query.
+func (b *binder) insert(ins *ast.Insert) *logical.Sink {
+	name := ins.Table.Name
+	tbl, ok := b.cat.Table(name)
+	if !ok {
+		if _, isView := b.cat.View(name); isView {
+			b.errorf(diag.WrongObjectKind, ins.Table.S, "cannot INSERT INTO %s: it is a view", name)
+			return nil
+		}
+		b.cat.UnknownName(ins.Table, diag.UnknownTable, "sink table", b.l)
+		b.query(ins.Query) // still check the query
+		return nil
+	}
+	q := b.query(ins.Query)
+	if q == nil || tbl.Invalid {
+		return nil
+	}
+	var target []int
+	for i, c := range tbl.Columns {
+		if c.Persisted() {
+			target = append(target, i)
+		}
+	}
+	if len(ins.Columns) > 0 {
+		target = target[:0]
+		for _, id := range ins.Columns {
+			i := tbl.Column(id.Name)
+			if i < 0 || !tbl.Columns[i].Persisted() {
+				d := b.errorf(diag.InsertMismatch, id.S, "sink %s has no writable column %s", name, id.Name)
+				var names []string
+				for _, c := range tbl.Columns {
+					if c.Persisted() {
+						names = append(names, c.Name)
+					}
+				}
+				if sg := diag.Suggest(id.Name, names); sg != "" {
+					d.WithHint("did you mean %s?", sg)
+				}
+				return nil
+			}
+			target = append(target, i)
+		}
+	}
+	qc := q.Columns()
+	if len(qc) != len(target) {
+		var names []string
+		for _, i := range target {
+			names = append(names, tbl.Columns[i].Name)
+		}
+		b.errorf(diag.InsertMismatch, ins.Query.Span(), "the query produces %d columns but sink %s takes %d (%s)", len(qc), name, len(target), strings.Join(names, ", "))
+		return nil
+	}
+	sink := &logical.Sink{Input: q, Table: tbl, S: ins.S}
+	for k, i := range target {
+		tc := tbl.Columns[i]
+		if !types.ImplicitCast(qc[k].Type, tc.Type) && qc[k].Type.Kind != types.Null {
+			b.errorf(diag.InsertMismatch, ins.Query.Span(), "column %d of the query (%s, %s) cannot be written to %s.%s (%s)", k+1, qc[k].Name, qc[k].Type, name, tc.Name, tc.Type).
+				WithHint("CAST it: CAST(%s AS %s)", qc[k].Name, tc.Type)
+			return nil
+		}
+		sink.Cols = append(sink.Cols, logical.Column{Name: tc.Name, Type: tc.Type})
+	}
+	return sink
+}

@@ -1,0 +1,166 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/logical"
+)
+
+// Session applies statements in order: DDL changes the catalog, SET and
+// RESET change settings, and queries and INSERTs are bound into logical
+// plans against what was declared before them.
+type Session struct {
+	Catalog  *catalog.Catalog
+	Settings map[string]string
+	// Plans are the bound INSERTs and queries, in order.
+	Plans []*Plan
+}
+
+// Plan is one bound statement that produces rows.
+type Plan struct {
+	Stmt ast.Stmt
+	// Root is a *logical.Sink for an INSERT, or the query's top node.
+	Root logical.Node
+	// Explain is set when the statement was an EXPLAIN.
+	Explain *ast.Explain
+}
+
+// NewSession returns a session with an empty catalog and default settings.
+func NewSession() *Session {
+	return &Session{Catalog: catalog.New(), Settings: map[string]string{}}
+}
+
+// settingSpec describes a configuration key SET accepts.
+type settingSpec struct {
+	validate func(string) string // returns a problem, or ""
+	doc      string
+}
+
+func durationSetting(v string) string {
+	if _, err := connectors.ParseDuration(v); err != nil {
+		return "expected a duration such as '24h', '30 min' or '0' (no expiry)"
+	}
+	return ""
+}
+
+func oneOf(vals ...string) func(string) string {
+	return func(v string) string {
+		for _, x := range vals {
+			if strings.EqualFold(v, x) {
+				return ""
+			}
+		}
+		return "expected one of " + strings.Join(vals, ", ")
+	}
+}
+
+func positiveInt(v string) string {
+	if n, err := strconv.Atoi(v); err != nil || n < 1 {
+		return "expected a whole number of at least 1"
+	}
+	return ""
+}
+
+func anyValue(string) string { return "" }
+
+// Settings streamsql knows. Unknown keys are accepted with a warning, since
+// Flink jobs carry keys for Flink's own runtime.
+var settings = map[string]settingSpec{
+	"table.exec.state.ttl":                    {durationSetting, "how long idle state of regular joins and aggregates is kept (0: forever)"},
+	"parallelism":                             {positiveInt, "partitions for keyed operators (default: number of cores)"},
+	"parallelism.default":                     {positiveInt, "Flink's name for parallelism"},
+	"table.exec.resource.default-parallelism": {positiveInt, "Flink's name for parallelism"},
+	"pipeline.name":                           {anyValue, "the job's name"},
+	"execution.runtime-mode":                  {oneOf("streaming", "batch"), "streamsql always runs streaming"},
+	"sql-client.execution.result-mode":        {oneOf("table", "changelog", "tableau"), "how the shell shows a SELECT"},
+	"table.exec.source.idle-timeout":          {durationSetting, "default scan.watermark.idle-timeout for sources"},
+	"table.local-time-zone":                   {anyValue, "time zone for TIMESTAMP_LTZ"},
+	"table.exec.mini-batch.enabled":           {oneOf("true", "false"), "accepted for Flink compatibility"},
+	"table.exec.mini-batch.allow-latency":     {durationSetting, "accepted for Flink compatibility"},
+	"table.exec.mini-batch.size":              {positiveInt, "accepted for Flink compatibility"},
+	"state.memory-budget":                     {anyValue, "memory for hot state before it spills to Badger, e.g. '128mb'"},
+	"execution.checkpointing.interval":        {durationSetting, "accepted for Flink compatibility"},
+}
+
+// Apply runs one statement against the session.
+func (s *Session) Apply(st ast.Stmt, l *diag.List) {
+	b := &binder{cat: s.Catalog, l: l}
+	switch st := st.(type) {
+	case *ast.CreateTable:
+		s.Catalog.CreateTable(st, l.Source, l)
+	case *ast.CreateView:
+		errs := l.Errors()
+		n := b.query(st.Query)
+		invalid := n == nil || l.Errors() > errs
+		if !invalid && len(st.Columns) > 0 && len(st.Columns) != len(n.Columns()) {
+			l.Errorf(diag.InsertMismatch, st.Name.S, "view %s names %d columns but its query produces %d", st.Name.Name, len(st.Columns), len(n.Columns()))
+			invalid = true
+		}
+		s.Catalog.CreateView(st, l.Source, invalid, l)
+	case *ast.Drop:
+		s.Catalog.Drop(st, l)
+	case *ast.Set:
+		if st.Key == nil {
+			return
+		}
+		key, val := st.Key.Value, st.Value.Value
+		spec, ok := settings[key]
+		if !ok {
+			var keys []string
+			for k := range settings {
+				keys = append(keys, k)
+			}
+			d := l.Warnf(diag.UnknownSetting, st.Key.S, "unknown configuration key '%s' is ignored", key)
+			if sg := diag.Suggest(key, keys); sg != "" {
+				d.WithHint("did you mean '%s'?", sg)
+			}
+		} else if msg := spec.validate(val); msg != "" {
+			l.Errorf(diag.InvalidSetting, st.Value.S, "invalid value '%s' for '%s': %s", val, key, msg)
+			return
+		}
+		s.Settings[key] = val
+	case *ast.Reset:
+		if st.Key == nil {
+			s.Settings = map[string]string{}
+		} else {
+			delete(s.Settings, st.Key.Value)
+		}
+	case *ast.Insert:
+		if sink := b.insert(st); sink != nil {
+			s.Plans = append(s.Plans, &Plan{Stmt: st, Root: sink})
+		}
+	case *ast.QueryStmt:
+		if n := b.query(st.Query); n != nil {
+			s.Plans = append(s.Plans, &Plan{Stmt: st, Root: n})
+		}
+	case *ast.StatementSet:
+		for _, ins := range st.Inserts {
+			if sink := b.insert(ins); sink != nil {
+				s.Plans = append(s.Plans, &Plan{Stmt: ins, Root: sink})
+			}
+		}
+	case *ast.Explain:
+		before := len(s.Plans)
+		s.Apply(st.Stmt, l)
+		for _, p := range s.Plans[before:] {
+			p.Explain = st
+		}
+	case *ast.Describe:
+		if _, ok := s.Catalog.Table(st.Name.Name); ok {
+			return
+		}
+		if _, ok := s.Catalog.View(st.Name.Name); ok {
+			return
+		}
+		s.Catalog.UnknownName(st.Name, diag.UnknownObject, "table or view", l)
+	case *ast.Show, *ast.StopJob:
+		// Nothing to check in a job file; the shell acts on them.
+	default:
+		l.Errorf(diag.UnsupportedStatement, st.Span(), "unsupported statement")
+	}
+}
