@@ -26,7 +26,7 @@ func (p *printer) w(s ...string) {
 // QuoteIdent returns name, backquoted when it is not a plain identifier or is
 // a reserved word.
 func QuoteIdent(name string) string {
-	if isPlainIdent(name) && !IsReserved(name) {
+	if isPlainIdent(name) && !IsReserved(name) && !quoteAlso[strings.ToUpper(name)] {
 		return name
 	}
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
@@ -103,7 +103,12 @@ func (t *TypeName) String() string {
 		for i, v := range t.Params {
 			ps[i] = strconv.Itoa(v)
 		}
-		s += "(" + strings.Join(ps, ", ") + ")"
+		// TIMESTAMP(3) WITH LOCAL TIME ZONE: parameters follow the first word.
+		head, tail, _ := strings.Cut(s, " ")
+		s = head + "(" + strings.Join(ps, ", ") + ")"
+		if tail != "" {
+			s += " " + tail
+		}
 	}
 	if t.NotNull {
 		s += " NOT NULL"
@@ -164,6 +169,9 @@ func (p *printer) stmt(s Stmt) {
 			p.expr(wm.Expr)
 		}
 		for _, pk := range s.PrimaryKeys {
+			if inlinePK(s, pk) {
+				continue
+			}
 			sep()
 			if pk.Name != nil {
 				p.w("CONSTRAINT ")
@@ -268,6 +276,15 @@ func (p *printer) stmt(s Stmt) {
 	default:
 		panic(fmt.Sprintf("ast.Format: unexpected statement %T", s))
 	}
+}
+
+func inlinePK(s *CreateTable, pk *PrimaryKeyDef) bool {
+	for _, c := range s.Columns {
+		if c.InlinePrimaryKey == pk {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *printer) query(q Query) {
@@ -470,30 +487,34 @@ func (p *printer) expr(e Expr) {
 			p.w("NOT ")
 		} else {
 			p.w(e.Op)
+			if u, ok := e.X.(*Unary); ok && u.Op != "NOT" {
+				p.w(" ") // - -1, not --1 (a comment)
+			}
 		}
-		p.expr(e.X)
+		p.operand(e.X, precedence(e))
 	case *Binary:
-		p.expr(e.L)
+		prec := precedence(e)
+		p.operand(e.L, prec)
 		p.w(" ", e.Op, " ")
-		p.expr(e.R)
+		p.operand(e.R, prec+1) // left-associative: a tie on the right needs parentheses
 	case *Between:
-		p.expr(e.X)
+		p.operand(e.X, precCompare+1)
 		if e.Not {
 			p.w(" NOT")
 		}
 		p.w(" BETWEEN ")
-		p.expr(e.Lo)
+		p.operand(e.Lo, precCompare+1)
 		p.w(" AND ")
-		p.expr(e.Hi)
+		p.operand(e.Hi, precCompare+1)
 	case *IsNull:
-		p.expr(e.X)
+		p.operand(e.X, precCompare+1)
 		if e.Not {
 			p.w(" IS NOT NULL")
 		} else {
 			p.w(" IS NULL")
 		}
 	case *IsBool:
-		p.expr(e.X)
+		p.operand(e.X, precCompare+1)
 		p.w(" IS ")
 		if e.Not {
 			p.w("NOT ")
@@ -504,7 +525,7 @@ func (p *printer) expr(e Expr) {
 			p.w("FALSE")
 		}
 	case *In:
-		p.expr(e.X)
+		p.operand(e.X, precCompare+1)
 		if e.Not {
 			p.w(" NOT")
 		}
@@ -512,12 +533,12 @@ func (p *printer) expr(e Expr) {
 		p.exprs(e.List)
 		p.w(")")
 	case *Like:
-		p.expr(e.X)
+		p.operand(e.X, precCompare+1)
 		if e.Not {
 			p.w(" NOT")
 		}
 		p.w(" LIKE ")
-		p.expr(e.Pattern)
+		p.operand(e.Pattern, precCompare+1)
 	case *FuncCall:
 		if e.Name.Name == "EXTRACT" && len(e.Args) == 2 {
 			p.w("EXTRACT(")
@@ -575,6 +596,58 @@ func (p *printer) expr(e Expr) {
 	default:
 		panic(fmt.Sprintf("ast.Format: unexpected expression %T", e))
 	}
+}
+
+// Operator precedence, loosest first, for printing the fewest parentheses
+// that keep the tree's shape.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precCompare
+	precConcat
+	precAdd
+	precMul
+	precUnary
+	precAtom
+)
+
+func precedence(e Expr) int {
+	switch e := e.(type) {
+	case *Binary:
+		switch e.Op {
+		case "OR":
+			return precOr
+		case "AND":
+			return precAnd
+		case "=", "<>", "<", "<=", ">", ">=":
+			return precCompare
+		case "||":
+			return precConcat
+		case "+", "-":
+			return precAdd
+		}
+		return precMul
+	case *Unary:
+		if e.Op == "NOT" {
+			return precNot
+		}
+		return precUnary
+	case *Between, *IsNull, *IsBool, *In, *Like:
+		return precCompare
+	}
+	return precAtom
+}
+
+// operand prints e, in parentheses when it binds more loosely than min.
+func (p *printer) operand(e Expr, min int) {
+	if precedence(e) < min {
+		p.w("(")
+		p.expr(e)
+		p.w(")")
+		return
+	}
+	p.expr(e)
 }
 
 // Children returns the direct sub-expressions of e, in source order. It

@@ -117,7 +117,15 @@ func (l *List) add(sev Severity, code Code, span Span, format string, args ...an
 }
 
 // Append adds diagnostics collected elsewhere.
-func (l *List) Append(ds ...*Diagnostic) { l.Items = append(l.Items, ds...) }
+// Diagnostics without a Source get the list's.
+func (l *List) Append(ds ...*Diagnostic) {
+	for _, d := range ds {
+		if d.Source == nil {
+			d.Source = l.Source
+		}
+	}
+	l.Items = append(l.Items, ds...)
+}
 
 // HasErrors reports whether any diagnostic is an error.
 func (l *List) HasErrors() bool {
