@@ -45,7 +45,7 @@ func all(pred func(types.Kind) bool, what string, result func(args []Expr) types
 	return func(args []Expr) (types.T, string) {
 		for i, a := range args {
 			if !kindOK(a, pred) {
-				return types.T{}, fmt.Sprintf("argument %d must be %s, got %s %s", i+1, what, a.Type(), describeTypes(args))
+				return types.T{}, fmt.Sprintf("argument %d must be %s, got %s", i+1, what, a.Type())
 			}
 		}
 		return result(args), ""

@@ -510,15 +510,21 @@ func (c *conv) selectStmt(s *tast.SelectStmt) ast.Query {
 
 // lastEnd is the end of the last token the cursor passed.
 func (c *conv) lastEnd() diag.Pos {
-	for k := c.pos - 1; k >= 0; k-- {
-		if !c.rw.hidden[k] {
-			return c.toks[k].end
-		}
+	if c.pos > 0 {
+		return c.toks[c.pos-1].end
 	}
 	if len(c.toks) > 0 {
 		return c.toks[0].end
 	}
 	return 0
+}
+
+// skipTo moves the cursor past the hidden tokens of a rewritten piece that
+// ends at end, so that the enclosing node's span covers it.
+func (c *conv) skipTo(end diag.Pos) {
+	for c.pos < len(c.toks) && c.toks[c.pos].end <= end {
+		c.pos++
+	}
 }
 
 func (c *conv) field(f *tast.SelectField) *ast.SelectItem {
@@ -640,6 +646,7 @@ func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 			i, _ := strconv.Atoi(m[1])
 			if i < len(c.rw.tvfs) {
 				w := c.rw.tvfs[i]
+				c.skipTo(w.S.End)
 				w.Alias = alias(w.S.Start)
 				if w.Alias != nil {
 					w.S = w.S.Join(w.Alias.S)
@@ -660,6 +667,9 @@ func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 			tr.Name.Name = c.toks[k].val
 			tr.Name.Quoted = c.toks[k].kind == tQIdent
 			tr.AsOf = c.rw.asOf[k]
+			if tr.AsOf != nil {
+				c.skipTo(tr.AsOf.Span().End)
+			}
 		}
 		tr.S = tr.Name.S
 		tr.Alias = alias(tr.S.Start)
@@ -746,11 +756,13 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	case *tast.VariableExpr:
 		if strings.HasPrefix(e.Name, "_i") && !e.IsSystem {
 			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.intervals) {
+				c.skipTo(c.rw.intervals[i].S.End)
 				return c.rw.intervals[i]
 			}
 		}
 		if strings.HasPrefix(e.Name, "_t") && !e.IsSystem {
 			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.typedLits) {
+				c.skipTo(c.rw.typedLits[i].S.End)
 				return c.rw.typedLits[i]
 			}
 		}

@@ -176,6 +176,13 @@ func (b *binder) tableRef(t *ast.TableRef) *rel {
 	return nil
 }
 
+func columnsWord(n int) string {
+	if n == 1 {
+		return "1 column"
+	}
+	return fmt.Sprintf("%d columns", n)
+}
+
 // usable reports whether a table whose definition had errors still has
 // well-typed columns, so that queries over it can be checked too.
 func usable(t *catalog.Table) bool {
@@ -658,7 +665,7 @@ func (b *binder) insert(ins *ast.Insert) *logical.Sink {
 		for _, i := range target {
 			names = append(names, tbl.Columns[i].Name)
 		}
-		b.errorf(diag.InsertMismatch, ins.Query.Span(), "the query produces %d columns but sink %s takes %d (%s)", len(qc), name, len(target), strings.Join(names, ", "))
+		b.errorf(diag.InsertMismatch, ins.Query.Span(), "the query produces %s but sink %s takes %d (%s)", columnsWord(len(qc)), name, len(target), strings.Join(names, ", "))
 		return nil
 	}
 	sink := &logical.Sink{Input: q, Table: tbl, S: ins.S}

@@ -98,7 +98,7 @@ func (s *Session) Apply(st ast.Stmt, l *diag.List) {
 		n := b.query(st.Query)
 		invalid := n == nil || l.Errors() > errs
 		if !invalid && len(st.Columns) > 0 && len(st.Columns) != len(n.Columns()) {
-			l.Errorf(diag.InsertMismatch, st.Name.S, "view %s names %d columns but its query produces %d", st.Name.Name, len(st.Columns), len(n.Columns()))
+			l.Errorf(diag.InsertMismatch, st.Name.S, "view %s names %s but its query produces %d", st.Name.Name, columnsWord(len(st.Columns)), len(n.Columns()))
 			invalid = true
 		}
 		s.Catalog.CreateView(st, l.Source, invalid, l)
