@@ -87,3 +87,33 @@ var (
 	SetOpMismatch      = def("SQL314", "UNION inputs do not match")
 	UnsupportedFeature = def("SQL315", "feature not supported yet")
 )
+
+// Planning: changelog modes, sinks, state.
+var (
+	SinkMode           = def("SQL400", "sink cannot take the changes the query emits")
+	UpsertKeyMismatch  = def("SQL401", "upsert sink key is not a key of the query")
+	IntervalJoinInput  = def("SQL402", "interval join over an updating input")
+	OuterJoinWatermark = def("SQL403", "outer join bounded in time without watermarks")
+	NotVersioned       = def("SQL404", "temporal join against a table that is not versioned")
+	WindowInput        = def("SQL405", "window aggregate over an updating input")
+	TemporalProbe      = def("SQL406", "temporal join with an updating probe side")
+	SinkNotWritable    = def("SQL407", "connector cannot be written or read this way")
+)
+
+// Planning warnings: plans that will hurt in production.
+var (
+	UnboundedState     = def("SQL450", "state grows without bound")
+	IntervalTooShort   = def("SQL451", "interval bound shorter than the watermark delay")
+	PreferTemporalJoin = def("SQL452", "join against a versioned table: a temporal join fits")
+	StartupMismatch    = def("SQL453", "join inputs start from different points in time")
+	EmptyInterval      = def("SQL454", "interval join bounds can never hold")
+)
+
+// Contracts across jobs.
+var (
+	ChangelogNotInterpreted = def("SQL500", "reader does not interpret the writer's changelog")
+	EncodingMismatch        = def("SQL501", "reader and writer encode the topic or file differently")
+	ContractMissingColumn   = def("SQL502", "reader declares a column the writer does not write")
+	ContractColumnType      = def("SQL503", "reader and writer disagree on a column's type")
+	ContractKeyMismatch     = def("SQL504", "upsert reader keyed differently from the writer")
+)

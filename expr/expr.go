@@ -137,25 +137,38 @@ var infix = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": tru
 	"<=": true, ">": true, ">=": true, "AND": true, "OR": true, "||": true, "LIKE": true}
 
 func (c *Call) String() string {
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = a.String()
+	return Format(c, func(col *Column) string { return col.String() })
+}
+
+// Format renders e as SQL-like text, naming columns with col.
+func Format(e Expr, col func(*Column) string) string {
+	switch e := e.(type) {
+	case *Column:
+		return col(e)
+	case *Const:
+		return e.String()
+	case *Call:
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = Format(a, col)
+		}
+		switch {
+		case infix[e.Fn] && len(args) == 2:
+			return "(" + args[0] + " " + e.Fn + " " + args[1] + ")"
+		case e.Fn == "NOT":
+			return "NOT " + args[0]
+		case e.Fn == "NEG":
+			return "-" + args[0]
+		case strings.HasPrefix(e.Fn, "IS_"):
+			return args[0] + " " + strings.ReplaceAll(e.Fn, "_", " ")
+		case e.Fn == "CAST" || e.Fn == "TRY_CAST":
+			return e.Fn + "(" + args[0] + " AS " + e.T.String() + ")"
+		case e.Fn == "IN":
+			return args[0] + " IN (" + strings.Join(args[1:], ", ") + ")"
+		}
+		return e.Fn + "(" + strings.Join(args, ", ") + ")"
 	}
-	switch {
-	case infix[c.Fn] && len(args) == 2:
-		return "(" + args[0] + " " + c.Fn + " " + args[1] + ")"
-	case c.Fn == "NOT":
-		return "NOT " + args[0]
-	case c.Fn == "NEG":
-		return "-" + args[0]
-	case strings.HasPrefix(c.Fn, "IS_"):
-		return args[0] + " " + strings.ReplaceAll(c.Fn, "_", " ")
-	case c.Fn == "CAST" || c.Fn == "TRY_CAST":
-		return c.Fn + "(" + args[0] + " AS " + c.T.String() + ")"
-	case c.Fn == "IN":
-		return args[0] + " IN (" + strings.Join(args[1:], ", ") + ")"
-	}
-	return c.Fn + "(" + strings.Join(args, ", ") + ")"
+	return "?"
 }
 
 // Walk calls f for e and each sub-expression, parents first, while f returns

@@ -26,10 +26,60 @@ type Node interface {
 	node()
 }
 
-// Scan reads a table.
+// Scan reads a table. Used, filled by projection pruning, marks the
+// columns the plan reads (nil: all).
 type Scan struct {
 	Table *catalog.Table
 	Alias string
+	Cols  []Column
+	Used  []bool
+	S     diag.Span
+}
+
+// WatermarkAssigner generates watermarks from a time column of its input:
+// the largest time seen minus DelayMillis, per source split.
+type WatermarkAssigner struct {
+	Input       Node
+	TimeCol     int
+	DelayMillis int64
+	S           diag.Span
+}
+
+// IntervalJoin is a join bounded in time: a row pair matches when Cond
+// holds and Lower <= left.time - right.time <= Upper (milliseconds).
+type IntervalJoin struct {
+	Kind        ast.JoinKind
+	Left, Right Node
+	// LeftTime and RightTime index the time attributes in Left's and
+	// Right's columns.
+	LeftTime, RightTime int
+	Lower, Upper        int64
+	// Cond is what remains of the join condition (over left then right).
+	Cond    expr.Expr
+	Keyword diag.Span
+	Cols    []Column
+	S       diag.Span
+}
+
+// TemporalJoin joins each probe row (Left) with the version of Right
+// valid at the probe row's time (FOR SYSTEM_TIME AS OF).
+type TemporalJoin struct {
+	Kind        ast.JoinKind
+	Left, Right Node
+	LeftTime    int
+	Cond        expr.Expr
+	Keyword     diag.Span
+	Cols        []Column
+	S           diag.Span
+}
+
+// WindowAggregate aggregates each window of a window TVF (its Input, a
+// *Window possibly under a Filter) and emits it once, when the watermark
+// passes the window's end. Keys include window_start and window_end.
+type WindowAggregate struct {
+	Input Node
+	Keys  []expr.Expr
+	Aggs  []*AggCall
 	Cols  []Column
 	S     diag.Span
 }
@@ -128,32 +178,77 @@ type Sink struct {
 	S     diag.Span
 }
 
-func (n *Scan) Columns() []Column      { return n.Cols }
-func (n *Filter) Columns() []Column    { return n.Input.Columns() }
-func (n *Project) Columns() []Column   { return n.Cols }
-func (n *Join) Columns() []Column      { return n.Cols }
-func (n *Window) Columns() []Column    { return n.Cols }
-func (n *Aggregate) Columns() []Column { return n.Cols }
-func (n *Union) Columns() []Column     { return n.Cols }
-func (n *Sink) Columns() []Column      { return n.Cols }
+func (n *Scan) Columns() []Column              { return n.Cols }
+func (n *WatermarkAssigner) Columns() []Column { return n.Input.Columns() }
+func (n *IntervalJoin) Columns() []Column      { return n.Cols }
+func (n *TemporalJoin) Columns() []Column      { return n.Cols }
+func (n *WindowAggregate) Columns() []Column   { return n.Cols }
+func (n *Filter) Columns() []Column            { return n.Input.Columns() }
+func (n *Project) Columns() []Column           { return n.Cols }
+func (n *Join) Columns() []Column              { return n.Cols }
+func (n *Window) Columns() []Column            { return n.Cols }
+func (n *Aggregate) Columns() []Column         { return n.Cols }
+func (n *Union) Columns() []Column             { return n.Cols }
+func (n *Sink) Columns() []Column              { return n.Cols }
 
-func (n *Scan) Span() diag.Span      { return n.S }
-func (n *Filter) Span() diag.Span    { return n.S }
-func (n *Project) Span() diag.Span   { return n.S }
-func (n *Join) Span() diag.Span      { return n.S }
-func (n *Window) Span() diag.Span    { return n.S }
-func (n *Aggregate) Span() diag.Span { return n.S }
-func (n *Union) Span() diag.Span     { return n.S }
-func (n *Sink) Span() diag.Span      { return n.S }
+func (n *Scan) Span() diag.Span              { return n.S }
+func (n *WatermarkAssigner) Span() diag.Span { return n.S }
+func (n *IntervalJoin) Span() diag.Span      { return n.S }
+func (n *TemporalJoin) Span() diag.Span      { return n.S }
+func (n *WindowAggregate) Span() diag.Span   { return n.S }
+func (n *Filter) Span() diag.Span            { return n.S }
+func (n *Project) Span() diag.Span           { return n.S }
+func (n *Join) Span() diag.Span              { return n.S }
+func (n *Window) Span() diag.Span            { return n.S }
+func (n *Aggregate) Span() diag.Span         { return n.S }
+func (n *Union) Span() diag.Span             { return n.S }
+func (n *Sink) Span() diag.Span              { return n.S }
 
-func (*Scan) node()      {}
-func (*Filter) node()    {}
-func (*Project) node()   {}
-func (*Join) node()      {}
-func (*Window) node()    {}
-func (*Aggregate) node() {}
-func (*Union) node()     {}
-func (*Sink) node()      {}
+func (*Scan) node()              {}
+func (*WatermarkAssigner) node() {}
+func (*IntervalJoin) node()      {}
+func (*TemporalJoin) node()      {}
+func (*WindowAggregate) node()   {}
+func (*Filter) node()            {}
+func (*Project) node()           {}
+func (*Join) node()              {}
+func (*Window) node()            {}
+func (*Aggregate) node()         {}
+func (*Union) node()             {}
+func (*Sink) node()              {}
+
+// Replace returns n with its inputs replaced by children (in the order
+// Children gives them). It mutates and returns n.
+func Replace(n Node, children []Node) Node {
+	switch n := n.(type) {
+	case *Scan:
+	case *Filter:
+		n.Input = children[0]
+	case *Project:
+		n.Input = children[0]
+	case *Join:
+		n.Left, n.Right = children[0], children[1]
+	case *Window:
+		n.Input = children[0]
+	case *Aggregate:
+		n.Input = children[0]
+	case *Union:
+		n.Inputs = children
+	case *Sink:
+		n.Input = children[0]
+	case *WatermarkAssigner:
+		n.Input = children[0]
+	case *IntervalJoin:
+		n.Left, n.Right = children[0], children[1]
+	case *TemporalJoin:
+		n.Left, n.Right = children[0], children[1]
+	case *WindowAggregate:
+		n.Input = children[0]
+	default:
+		panic(fmt.Sprintf("logical.Replace: unknown node %T", n))
+	}
+	return n
+}
 
 // Children returns a node's inputs. It panics on a node it does not know,
 // so that adding a node fails loudly wherever it must be handled.
@@ -174,6 +269,14 @@ func Children(n Node) []Node {
 	case *Union:
 		return n.Inputs
 	case *Sink:
+		return []Node{n.Input}
+	case *WatermarkAssigner:
+		return []Node{n.Input}
+	case *IntervalJoin:
+		return []Node{n.Left, n.Right}
+	case *TemporalJoin:
+		return []Node{n.Left, n.Right}
+	case *WindowAggregate:
 		return []Node{n.Input}
 	}
 	panic(fmt.Sprintf("logical.Children: unknown node %T", n))

@@ -45,6 +45,10 @@ type rewriter struct {
 	failed    bool
 }
 
+// renamedPrefix marks function names renamed for TiDB; the converter
+// strips it.
+const renamedPrefix = "ssql_"
+
 type castRecord struct {
 	typ *ast.TypeName
 	try bool
@@ -127,6 +131,10 @@ func (rw *rewriter) scan() {
 		}
 		t := toks[k]
 		switch {
+		case (t.is("FIRST_VALUE") || t.is("LAST_VALUE")) && k+1 < len(toks) && toks[k+1].isOp("("):
+			// TiDB knows these only as window functions (with OVER); Flink
+			// also has them as aggregates. Rename them for TiDB's sake.
+			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
 		case t.kind == tHint:
 			rw.hint(k)
 		case t.kind == tDQString:

@@ -780,8 +780,15 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		if !ok {
 			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", e.Op)
 		}
-		c.opTok(op)
+		funcForm := false
+		if c.opTok(op) < 0 {
+			// The function form of an operator, MOD(a, b).
+			funcForm = c.accept(isComma) >= 0
+		}
 		r := c.expr(e.R)
+		if funcForm {
+			c.accept(func(t token) bool { return t.isOp(")") })
+		}
 		b := &ast.Binary{Op: op, L: l, R: r}
 		b.S = l.Span().Join(r.Span())
 		return b
@@ -852,7 +859,10 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		}
 		return lk
 	case *tast.FuncCallExpr:
-		return c.funcCall(e.FnName.O, e.Args, false, false)
+		if strings.EqualFold(e.FnName.O, "trim") && len(e.Args) > 1 {
+			c.failf(diag.UnsupportedSyntax, c.here(), "TRIM(BOTH|LEADING|TRAILING ... FROM s) is not supported yet; use TRIM(s), LTRIM(s) or RTRIM(s)")
+		}
+		return c.funcCall(strings.TrimPrefix(e.FnName.O, renamedPrefix), e.Args, false, false)
 	case *tast.AggregateFuncExpr:
 		if e.Order != nil {
 			c.failf(diag.UnsupportedSyntax, c.here(), "ORDER BY inside an aggregate is not supported")

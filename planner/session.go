@@ -21,13 +21,34 @@ type Session struct {
 	Plans []*Plan
 }
 
-// Plan is one bound statement that produces rows.
+// Plan is one planned statement that produces rows.
 type Plan struct {
 	Stmt ast.Stmt
-	// Root is a *logical.Sink for an INSERT, or the query's top node.
+	// Root is a *logical.Sink for an INSERT, or the query's top node,
+	// after the rewrite rules.
 	Root logical.Node
+	// Props are the derived properties of every node.
+	Props map[logical.Node]*Props
+	// Fired lists the rules that rewrote the plan, and why.
+	Fired []Firing
 	// Explain is set when the statement was an EXPLAIN.
 	Explain *ast.Explain
+}
+
+// plan optimises a bound plan and derives its properties, reporting what
+// cannot run and what will hurt.
+func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
+	if root == nil {
+		return
+	}
+	errs := l.Errors()
+	p := &Plan{Stmt: st}
+	p.Root, p.Fired = optimize(root, l)
+	if l.Errors() > errs {
+		return
+	}
+	p.Props = derive(p.Root, s.Settings, l)
+	s.Plans = append(s.Plans, p)
 }
 
 // NewSession returns a session with an empty catalog and default settings.
@@ -132,16 +153,16 @@ func (s *Session) Apply(st ast.Stmt, l *diag.List) {
 		}
 	case *ast.Insert:
 		if sink := b.insert(st); sink != nil {
-			s.Plans = append(s.Plans, &Plan{Stmt: st, Root: sink})
+			s.plan(st, sink, l)
 		}
 	case *ast.QueryStmt:
 		if n := b.query(st.Query); n != nil {
-			s.Plans = append(s.Plans, &Plan{Stmt: st, Root: n})
+			s.plan(st, n, l)
 		}
 	case *ast.StatementSet:
 		for _, ins := range st.Inserts {
 			if sink := b.insert(ins); sink != nil {
-				s.Plans = append(s.Plans, &Plan{Stmt: ins, Root: sink})
+				s.plan(ins, sink, l)
 			}
 		}
 	case *ast.Explain:

@@ -1,0 +1,235 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+)
+
+// Text renders a plan as a tree, one node a line with its changelog
+// mode, keys and time attributes, and under each stateful node what it
+// keeps and when a row leaves:
+//
+//	Sink orders_out (kafka, json)  mode=[+I]
+//	└── IntervalJoin INNER o.order_id = s.order_id, ...  mode=[+I]
+//	    │ state: left rows: until watermark > order_time + 4h
+//	    ├── WatermarkAssigner order_time - 5s  mode=[+I]
+//	    ...
+func (p *Plan) Text() string {
+	var b strings.Builder
+	e := &explainer{b: &b, props: p.Props}
+	e.node(p.Root, "", "")
+	if len(p.Fired) > 0 {
+		b.WriteString("rules:\n")
+		for _, f := range p.Fired {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Rule, f.Reason)
+		}
+	}
+	return b.String()
+}
+
+type explainer struct {
+	b     *strings.Builder
+	props map[logical.Node]*Props
+}
+
+// colName names column i of cols, qualified when the name alone is
+// ambiguous.
+func colName(cols []logical.Column, i int) string {
+	if i < 0 || i >= len(cols) {
+		return fmt.Sprintf("$%d", i)
+	}
+	c := cols[i]
+	n := 0
+	for _, o := range cols {
+		if o.Name == c.Name {
+			n++
+		}
+	}
+	if n > 1 && c.Qualifier != "" {
+		return ast.QuoteIdent(c.Qualifier) + "." + ast.QuoteIdent(c.Name)
+	}
+	return ast.QuoteIdent(c.Name)
+}
+
+func render(e expr.Expr, cols []logical.Column) string {
+	if e == nil {
+		return "true"
+	}
+	s := expr.Format(e, func(c *expr.Column) string { return colName(cols, c.Index) })
+	return strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
+}
+
+func renderList(es []expr.Expr, cols []logical.Column) string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = render(e, cols)
+	}
+	return strings.Join(out, ", ")
+}
+
+func (e *explainer) title(n logical.Node) string {
+	switch x := n.(type) {
+	case *logical.Scan:
+		s := "Scan " + x.Table.Name
+		if x.Alias != x.Table.Name {
+			s += " AS " + x.Alias
+		}
+		s += " (" + connectorText(x.Table.Config) + ")"
+		if x.Used != nil {
+			var names []string
+			all := true
+			for i, u := range x.Used {
+				if u {
+					names = append(names, x.Table.Columns[i].Name)
+				} else {
+					all = false
+				}
+			}
+			if !all {
+				s += " columns=[" + strings.Join(names, ", ") + "]"
+			}
+		}
+		return s
+	case *logical.WatermarkAssigner:
+		cols := x.Input.Columns()
+		return fmt.Sprintf("WatermarkAssigner %s", plus(colName(cols, x.TimeCol), -x.DelayMillis))
+	case *logical.Filter:
+		return "Filter " + render(x.Cond, x.Input.Columns())
+	case *logical.Project:
+		parts := make([]string, len(x.Exprs))
+		in := x.Input.Columns()
+		for i, ex := range x.Exprs {
+			parts[i] = render(ex, in)
+			if c, ok := ex.(*expr.Column); !ok || in[c.Index].Name != x.Cols[i].Name {
+				parts[i] += " AS " + ast.QuoteIdent(x.Cols[i].Name)
+			}
+		}
+		return "Project " + strings.Join(parts, ", ")
+	case *logical.Join:
+		s := "Join " + x.Kind.String() + " " + render(x.Cond, x.Cols)
+		return s
+	case *logical.IntervalJoin:
+		nL := len(x.Left.Columns())
+		s := fmt.Sprintf("IntervalJoin %s %s - %s in [%s, %s]", x.Kind, colName(x.Cols, x.LeftTime), colName(x.Cols, nL+x.RightTime),
+			expr.FormatMillis(x.Lower), expr.FormatMillis(x.Upper))
+		if x.Cond != nil {
+			s += ", " + render(x.Cond, x.Cols)
+		}
+		return s
+	case *logical.TemporalJoin:
+		return fmt.Sprintf("TemporalJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.LeftTime), render(x.Cond, x.Cols))
+	case *logical.Window:
+		in := x.Input.Columns()
+		s := fmt.Sprintf("Window %s(%s", x.Func, colName(in, x.TimeCol))
+		for _, v := range []int64{x.Slide, x.Step, x.Size} {
+			if v > 0 {
+				s += ", " + expr.FormatMillis(v)
+			}
+		}
+		if x.Offset != 0 {
+			s += ", offset " + expr.FormatMillis(x.Offset)
+		}
+		return s + ")"
+	case *logical.Aggregate:
+		return "GroupAggregate " + aggText(x.Keys, x.Aggs, x.Input.Columns())
+	case *logical.WindowAggregate:
+		return "WindowAggregate " + aggText(x.Keys, x.Aggs, x.Input.Columns())
+	case *logical.Union:
+		return "UnionAll"
+	case *logical.Sink:
+		return "Sink " + x.Table.Name + " (" + connectorText(x.Table.Config) + ")"
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func aggText(keys []expr.Expr, aggs []*logical.AggCall, in []logical.Column) string {
+	var parts []string
+	for _, a := range aggs {
+		s := a.Fn + "("
+		if a.Distinct {
+			s += "DISTINCT "
+		}
+		if a.Star {
+			s += "*"
+		}
+		s += renderList(a.Args, in) + ")"
+		parts = append(parts, s)
+	}
+	out := "group=[" + renderList(keys, in) + "]"
+	if len(parts) > 0 {
+		out += " " + strings.Join(parts, ", ")
+	}
+	return out
+}
+
+// connectorText renders a table's connector and format: "kafka, json".
+func connectorText(c *connectors.Config) string {
+	if c == nil || c.Spec == nil {
+		return "?"
+	}
+	s := c.Spec.Name
+	if c.KeyFormat != nil {
+		s += ", key " + c.KeyFormat.Name
+		if c.Format != nil {
+			s += ", value " + c.Format.Name
+		}
+	} else if c.Format != nil {
+		s += ", " + c.Format.Name
+	}
+	return s
+}
+
+func (e *explainer) node(n logical.Node, first, rest string) {
+	p := e.props[n]
+	fmt.Fprintf(e.b, "%s%s", first, e.title(n))
+	if p != nil {
+		fmt.Fprintf(e.b, "  mode=%s", p.Mode)
+		cols := n.Columns()
+		if len(p.Keys) > 0 {
+			var ks []string
+			for _, k := range p.Keys {
+				names := make([]string, len(k))
+				for i, c := range k {
+					names[i] = colName(cols, c)
+				}
+				ks = append(ks, "("+strings.Join(names, ", ")+")")
+			}
+			fmt.Fprintf(e.b, " keys=%s", strings.Join(ks, ","))
+		}
+		var ts []string
+		for i, t := range p.Time {
+			if t != expr.NoTime {
+				ts = append(ts, colName(cols, i)+" "+t.String())
+			}
+		}
+		if len(ts) > 0 {
+			fmt.Fprintf(e.b, " time=[%s]", strings.Join(ts, ", "))
+		}
+	}
+	e.b.WriteString("\n")
+	children := logical.Children(n)
+	bar := rest + "│ "
+	if len(children) == 0 {
+		bar = rest + "  "
+	}
+	if p != nil {
+		if p.WatermarkDelay > 0 {
+			fmt.Fprintf(e.b, "%swatermark: held back %s behind the inputs'\n", bar, expr.FormatMillis(p.WatermarkDelay))
+		}
+		for _, s := range p.State {
+			fmt.Fprintf(e.b, "%sstate: %s\n", bar, s)
+		}
+	}
+	for i, c := range children {
+		if i == len(children)-1 {
+			e.node(c, rest+"└── ", rest+"    ")
+		} else {
+			e.node(c, rest+"├── ", rest+"│   ")
+		}
+	}
+}

@@ -1,0 +1,437 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+)
+
+// Props are the derived properties of one plan node, computed once.
+type Props struct {
+	// Produced is what the node can emit (the bottom-up pass).
+	Produced changelogmode.Mode
+	// NeedBefore is set when a consumer needs -U (the top-down pass).
+	NeedBefore bool
+	// Mode is what the node emits given its consumers.
+	Mode changelogmode.Mode
+	// Keys are the upsert keys: sets of output columns that identify a row.
+	// An empty key means the node emits at most one row (a global aggregate).
+	Keys [][]int
+	// Time is the time attribute of each output column.
+	Time []expr.TimeAttr
+	// State says, for a stateful operator, what it keeps and when a row
+	// leaves; nil for stateless operators.
+	State []string
+	// Unbounded is set when some state is never freed.
+	Unbounded bool
+	// WatermarkDelay is how far the node's output watermark is held back
+	// behind its inputs' (interval joins).
+	WatermarkDelay int64
+	// Why explains in words why the node produces updates, for the node
+	// that introduces them.
+	Why string
+}
+
+// timeCols derives the time attribute of each output column of n.
+func timeCols(n logical.Node) []expr.TimeAttr {
+	none := func(k int) []expr.TimeAttr { return make([]expr.TimeAttr, k) }
+	switch x := n.(type) {
+	case *logical.Scan:
+		out := none(len(x.Cols))
+		for i, c := range x.Table.Columns {
+			out[i] = c.Time
+		}
+		return out
+	case *logical.WatermarkAssigner:
+		return timeCols(x.Input)
+	case *logical.Filter:
+		return timeCols(x.Input)
+	case *logical.Project:
+		in := timeCols(x.Input)
+		out := none(len(x.Exprs))
+		for i, e := range x.Exprs {
+			if c, ok := e.(*expr.Column); ok {
+				out[i] = in[c.Index]
+			}
+		}
+		return out
+	case *logical.Join, *logical.Aggregate:
+		// A regular join or aggregate emits rows at any time: its time
+		// columns are plain timestamps from here on, as in Flink.
+		return none(len(n.Columns()))
+	case *logical.IntervalJoin:
+		return append(timeCols(x.Left), timeCols(x.Right)...)
+	case *logical.TemporalJoin:
+		return append(timeCols(x.Left), none(len(x.Right.Columns()))...)
+	case *logical.Window:
+		in := timeCols(x.Input)
+		out := none(len(x.Cols))
+		out[len(out)-1] = in[x.TimeCol] // window_time; the original column becomes plain
+		return out
+	case *logical.WindowAggregate:
+		in := timeCols(x.Input)
+		out := none(len(x.Cols))
+		for i, k := range x.Keys {
+			if c, ok := k.(*expr.Column); ok {
+				out[i] = in[c.Index]
+			}
+		}
+		return out
+	case *logical.Union:
+		out := timeCols(x.Inputs[0])
+		for _, in := range x.Inputs[1:] {
+			t := timeCols(in)
+			for i := range out {
+				if t[i] != out[i] {
+					out[i] = expr.NoTime
+				}
+			}
+		}
+		return out
+	case *logical.Sink:
+		return timeCols(x.Input)
+	}
+	panic(fmt.Sprintf("timeCols: unknown node %T", n))
+}
+
+func modeByName(name string) changelogmode.Mode {
+	switch name {
+	case connectors.Upsert:
+		return changelogmode.Upsert
+	case connectors.AllKinds:
+		return changelogmode.All
+	}
+	return changelogmode.InsertOnly
+}
+
+// deriver computes Props for a plan and checks it.
+type deriver struct {
+	props    map[logical.Node]*Props
+	settings map[string]string
+	l        *diag.List
+}
+
+func (d *deriver) p(n logical.Node) *Props { return d.props[n] }
+
+// produce is the bottom-up pass: what each node can emit, its keys and
+// time attributes.
+func (d *deriver) produce(n logical.Node) *Props {
+	for _, c := range logical.Children(n) {
+		d.produce(c)
+	}
+	p := &Props{Time: timeCols(n)}
+	d.props[n] = p
+	child := func(i int) *Props { return d.props[logical.Children(n)[i]] }
+	switch x := n.(type) {
+	case *logical.Scan:
+		p.Produced = changelogmode.InsertOnly
+		if x.Table.Config != nil && x.Table.Config.Spec != nil {
+			p.Produced = modeByName(x.Table.Config.SourceMode())
+		}
+		if len(x.Table.PrimaryKey) > 0 {
+			p.Keys = [][]int{slices.Clone(x.Table.PrimaryKey)}
+		}
+	case *logical.WatermarkAssigner, *logical.Filter:
+		p.Produced, p.Keys = child(0).Produced, child(0).Keys
+	case *logical.Project:
+		in := child(0)
+		p.Produced = in.Produced
+		p.Keys = projectKeys(in.Keys, x.Exprs)
+	case *logical.Window:
+		p.Produced = child(0).Produced
+	case *logical.Join:
+		l, r := child(0), child(1)
+		if (x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin) && l.Produced.IsInsertOnly() && r.Produced.IsInsertOnly() {
+			p.Produced = changelogmode.InsertOnly
+		} else if x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin {
+			p.Produced = l.Produced.Union(r.Produced)
+		} else {
+			p.Produced = changelogmode.All
+		}
+		p.Keys = joinKeys(x.Kind, l.Keys, r.Keys, len(x.Left.Columns()), x.Cond)
+		p.Why = d.joinWhy(x, l, r)
+	case *logical.IntervalJoin, *logical.TemporalJoin, *logical.WindowAggregate:
+		p.Produced = changelogmode.InsertOnly
+		if w, ok := x.(*logical.WindowAggregate); ok {
+			p.Keys = [][]int{seq(len(w.Keys))}
+		}
+	case *logical.Aggregate:
+		in := child(0)
+		p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.UpdateBefore, changelogmode.UpdateAfter)
+		if !in.Produced.IsInsertOnly() {
+			p.Produced = changelogmode.All
+		}
+		p.Keys = [][]int{seq(len(x.Keys))}
+		p.Why = "a GROUP BY without a window updates each group's result as rows arrive: it retracts the old result (-U) and emits the new one (+U)"
+		if len(x.Keys) == 0 {
+			p.Why = "an aggregate without GROUP BY or window updates its single result row with every input row (-U/+U)"
+		}
+	case *logical.Union:
+		for i := range x.Inputs {
+			p.Produced = p.Produced.Union(child(i).Produced)
+		}
+	case *logical.Sink:
+		p.Produced, p.Keys = child(0).Produced, child(0).Keys
+	default:
+		panic(fmt.Sprintf("produce: unknown node %T", n))
+	}
+	return p
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// projectKeys maps keys through a projection: a key survives when all its
+// columns are passed through unchanged.
+func projectKeys(keys [][]int, exprs []expr.Expr) [][]int {
+	var out [][]int
+	for _, k := range keys {
+		var nk []int
+		for _, col := range k {
+			found := -1
+			for i, e := range exprs {
+				if c, ok := e.(*expr.Column); ok && c.Index == col {
+					found = i
+					break
+				}
+			}
+			if found < 0 {
+				nk = nil
+				break
+			}
+			nk = append(nk, found)
+		}
+		if nk != nil || len(k) == 0 {
+			out = append(out, nk)
+		}
+	}
+	return out
+}
+
+// equiPairs returns the column pairs (left, right) a join condition equates.
+func equiPairs(cond expr.Expr, nL int) [][2]int {
+	var out [][2]int
+	for _, c := range expr.Conjuncts(cond) {
+		call, ok := c.(*expr.Call)
+		if !ok || call.Fn != "=" {
+			continue
+		}
+		a, okA := call.Args[0].(*expr.Column)
+		b, okB := call.Args[1].(*expr.Column)
+		if !okA || !okB {
+			continue
+		}
+		if a.Index < nL && b.Index >= nL {
+			out = append(out, [2]int{a.Index, b.Index})
+		} else if b.Index < nL && a.Index >= nL {
+			out = append(out, [2]int{b.Index, a.Index})
+		}
+	}
+	return out
+}
+
+func containsAll(set []int, sub []int) bool {
+	for _, s := range sub {
+		if !slices.Contains(set, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// joinKeys derives a join's upsert keys: a left key with a right key always
+// identifies a row; when the equi-join covers one side's key, the other
+// side's key alone does. A side that is padded with nulls (the right of a
+// LEFT JOIN) cannot identify rows on its own.
+func joinKeys(kind ast.JoinKind, lk, rk [][]int, nL int, cond expr.Expr) [][]int {
+	var out [][]int
+	pairs := equiPairs(cond, nL)
+	var lEq, rEq []int
+	for _, p := range pairs {
+		lEq = append(lEq, p[0])
+		rEq = append(rEq, p[1]-nL)
+	}
+	leftPadded := kind == ast.RightJoin || kind == ast.FullJoin
+	rightPadded := kind == ast.LeftJoin || kind == ast.FullJoin
+	for _, k := range rk {
+		if len(k) > 0 && containsAll(rEq, k) && !leftPadded {
+			// Each left row meets at most one right row: left keys hold.
+			for _, l := range lk {
+				out = append(out, slices.Clone(l))
+			}
+		}
+	}
+	for _, k := range lk {
+		if len(k) > 0 && containsAll(lEq, k) && !rightPadded {
+			for _, r := range rk {
+				out = append(out, shift(r, nL))
+			}
+		}
+	}
+	if kind != ast.FullJoin {
+		for _, l := range lk {
+			for _, r := range rk {
+				out = append(out, append(slices.Clone(l), shift(r, nL)...))
+			}
+		}
+	}
+	return dedupKeys(out)
+}
+
+func shift(k []int, n int) []int {
+	out := make([]int, len(k))
+	for i, c := range k {
+		out[i] = c + n
+	}
+	return out
+}
+
+func dedupKeys(keys [][]int) [][]int {
+	var out [][]int
+	seen := map[string]bool{}
+	for _, k := range keys {
+		s := slices.Clone(k)
+		sort.Ints(s)
+		id := fmt.Sprint(s)
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, s)
+		}
+	}
+	// Keep the smallest keys first: they are the most useful to show.
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
+	return out
+}
+
+// tableName names the table a join input reads, for messages.
+func tableName(n logical.Node) string {
+	if s := baseScan(n); s != nil {
+		return s.Table.Name
+	}
+	return "its input"
+}
+
+func (d *deriver) joinWhy(j *logical.Join, l, r *Props) string {
+	left, right := tableName(j.Left), tableName(j.Right)
+	switch j.Kind {
+	case ast.LeftJoin:
+		return fmt.Sprintf("a LEFT JOIN without a time bound emits each %s row padded with nulls at once, then retracts it (-D) and emits the joined row when a matching %s row arrives", left, right)
+	case ast.RightJoin:
+		return fmt.Sprintf("a RIGHT JOIN without a time bound emits each %s row padded with nulls at once, then retracts it (-D) and emits the joined row when a matching %s row arrives", right, left)
+	case ast.FullJoin:
+		return fmt.Sprintf("a FULL JOIN without a time bound emits every %s and %s row padded with nulls at once, then retracts it (-D) when a partner arrives", left, right)
+	case ast.InnerJoin, ast.CrossJoin:
+	}
+	if !l.Produced.IsInsertOnly() || !r.Produced.IsInsertOnly() {
+		return "the join passes on the updates and deletes of its input"
+	}
+	return ""
+}
+
+// require is the top-down pass: which nodes must emit -U.
+func (d *deriver) require(n logical.Node, needBefore bool) {
+	p := d.props[n]
+	p.NeedBefore = needBefore
+	p.Mode = p.Produced
+	if p.Mode.Has(changelogmode.UpdateAfter) {
+		if needBefore {
+			p.Mode = p.Mode.Union(changelogmode.Of(changelogmode.UpdateBefore))
+		} else {
+			p.Mode = p.Mode.Minus(changelogmode.Of(changelogmode.UpdateBefore))
+		}
+	}
+	switch x := n.(type) {
+	case *logical.TemporalJoin:
+		// The versioned side is read by key: an upsert stream is enough.
+		d.require(x.Left, true)
+		d.require(x.Right, false)
+	case *logical.Join, *logical.Aggregate, *logical.WindowAggregate, *logical.IntervalJoin:
+		// Stateful operators retract what they stored: they need full
+		// updates from their inputs.
+		for _, c := range logical.Children(n) {
+			d.require(c, true)
+		}
+	case *logical.Sink:
+		d.require(x.Input, !isUpsertSink(x))
+	default:
+		for _, c := range logical.Children(n) {
+			d.require(c, needBefore)
+		}
+	}
+}
+
+func isUpsertSink(s *logical.Sink) bool {
+	return s.Table.Config != nil && s.Table.Config.Spec != nil && s.Table.Config.SinkMode() == connectors.Upsert
+}
+
+// origin finds the node that introduces updates under n: the topmost node
+// that emits updates while its inputs do not (or a scan of a changelog).
+func (d *deriver) origin(n logical.Node) logical.Node {
+	for _, c := range logical.Children(n) {
+		if !d.props[c].Produced.IsInsertOnly() {
+			return d.origin(c)
+		}
+	}
+	return n
+}
+
+// nodeSpan is where to point at a node in the user's text.
+func nodeSpan(n logical.Node) diag.Span {
+	var kw diag.Span
+	switch x := n.(type) {
+	case *logical.Join:
+		kw = x.Keyword
+	case *logical.IntervalJoin:
+		kw = x.Keyword
+	case *logical.TemporalJoin:
+		kw = x.Keyword
+	case *logical.WindowAggregate:
+		if w, _, _ := windowOf(x.Input); w != nil {
+			kw = w.S
+		}
+	}
+	if kw.IsValid() {
+		return kw
+	}
+	return n.Span()
+}
+
+// nodeTitle names a node in messages.
+func nodeTitle(n logical.Node) string {
+	switch x := n.(type) {
+	case *logical.Join:
+		return x.Kind.String() + " JOIN"
+	case *logical.Aggregate:
+		if len(x.Keys) == 0 {
+			return "global aggregate"
+		}
+		return "GROUP BY aggregate"
+	case *logical.Scan:
+		return "scan of " + x.Table.Name
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", n), "*logical.")
+}
+
+// why returns the reason the origin of updates emits them.
+func (d *deriver) why(n logical.Node) string {
+	if p := d.props[n]; p.Why != "" {
+		return p.Why
+	}
+	if s, ok := n.(*logical.Scan); ok && s.Table.Config != nil {
+		return fmt.Sprintf("table %s is read as a changelog (%s)", s.Table.Name, connectorText(s.Table.Config))
+	}
+	return "it emits updates"
+}

@@ -1,0 +1,592 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/types"
+)
+
+// The rewrite rules, in the order they run. Each firing records why.
+//
+//	watermark    put a WatermarkAssigner above the scan of a table with a WATERMARK
+//	pushdown     move WHERE and ON predicates that read one side into that side
+//	interval     recognise time bounds between two time attributes: IntervalJoin
+//	temporal     FOR SYSTEM_TIME AS OF against a versioned table: TemporalJoin
+//	window       an aggregate grouped by window_start, window_end: WindowAggregate
+//	prune        mark the columns each scan really reads
+var ruleNames = []string{"watermark", "pushdown", "interval", "temporal", "window", "prune"}
+
+// Firing is one application of a rule.
+type Firing struct {
+	Rule   string
+	Reason string
+	Span   diag.Span
+}
+
+type optimizer struct {
+	l     *diag.List
+	fired []Firing
+}
+
+func (o *optimizer) fire(rule string, sp diag.Span, format string, args ...any) {
+	o.fired = append(o.fired, Firing{Rule: rule, Reason: fmt.Sprintf(format, args...), Span: sp})
+}
+
+// optimize applies the rules to a bound plan.
+func optimize(root logical.Node, l *diag.List) (logical.Node, []Firing) {
+	o := &optimizer{l: l}
+	root = o.watermarks(root)
+	root = o.pushdown(root)
+	root = o.joins(root)
+	root = o.windows(root)
+	o.prune(root)
+	return root, o.fired
+}
+
+// mapChildren rebuilds n with f applied to each child.
+func mapChildren(n logical.Node, f func(logical.Node) logical.Node) logical.Node {
+	cs := logical.Children(n)
+	if len(cs) == 0 {
+		return n
+	}
+	out := make([]logical.Node, len(cs))
+	for i, c := range cs {
+		out[i] = f(c)
+	}
+	return logical.Replace(n, out)
+}
+
+// ---- watermark ----
+
+func (o *optimizer) watermarks(n logical.Node) logical.Node {
+	if s, ok := n.(*logical.Scan); ok && s.Table.Watermark != nil {
+		wm := s.Table.Watermark
+		o.fire("watermark", s.S, "%s declares WATERMARK FOR %s AS %s", s.Table.Name, s.Table.Columns[wm.Column].Name, ast.Format(s.Table.Def.Watermarks[0].Expr))
+		return &logical.WatermarkAssigner{Input: s, TimeCol: wm.Column, DelayMillis: wm.DelayMillis, S: s.S}
+	}
+	return mapChildren(n, o.watermarks)
+}
+
+// ---- pushdown ----
+
+func (o *optimizer) pushdown(n logical.Node) logical.Node {
+	switch f := n.(type) {
+	case *logical.Filter:
+		switch in := f.Input.(type) {
+		case *logical.Filter:
+			merged := &logical.Filter{Input: in.Input, Cond: expr.And(in.Cond, f.Cond), S: f.S}
+			return o.pushdown(merged)
+		case *logical.Join:
+			return o.pushdown(o.filterIntoJoin(f, in))
+		case *logical.Project:
+			if sub, ok := substitute(f.Cond, in.Exprs); ok {
+				o.fire("pushdown", f.S, "the filter reads only columns passed through unchanged, so it runs below the projection")
+				in.Input = &logical.Filter{Input: in.Input, Cond: sub, S: f.S}
+				return o.pushdown(in)
+			}
+		}
+	case *logical.Join:
+		o.joinCondIntoInputs(f)
+	}
+	return mapChildren(n, o.pushdown)
+}
+
+// substitute rewrites e over a projection's outputs into e over its input,
+// when every output e reads is a plain column.
+func substitute(e expr.Expr, exprs []expr.Expr) (expr.Expr, bool) {
+	for _, i := range expr.Columns(e) {
+		if _, ok := exprs[i].(*expr.Column); !ok {
+			return nil, false
+		}
+	}
+	return expr.Remap(e, func(i int) int { return exprs[i].(*expr.Column).Index }), true
+}
+
+// side says which join inputs an expression reads: 1 left, 2 right, 3 both,
+// 0 neither.
+func side(e expr.Expr, nLeft int) int {
+	s := 0
+	for _, i := range expr.Columns(e) {
+		if i < nLeft {
+			s |= 1
+		} else {
+			s |= 2
+		}
+	}
+	return s
+}
+
+func shiftLeft(e expr.Expr, n int) expr.Expr { return expr.Remap(e, func(i int) int { return i - n }) }
+
+func addFilter(n logical.Node, conds []expr.Expr, s diag.Span) logical.Node {
+	if len(conds) == 0 {
+		return n
+	}
+	return &logical.Filter{Input: n, Cond: expr.And(conds...), S: s}
+}
+
+func (o *optimizer) filterIntoJoin(f *logical.Filter, j *logical.Join) logical.Node {
+	nL := len(j.Left.Columns())
+	var keep, left, right, both []expr.Expr
+	for _, c := range expr.Conjuncts(f.Cond) {
+		switch s := side(c, nL); {
+		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.LeftJoin):
+			left = append(left, c)
+		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.RightJoin):
+			right = append(right, shiftLeft(c, nL))
+		case s == 3 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin):
+			both = append(both, c)
+		default:
+			keep = append(keep, c)
+		}
+	}
+	if len(left)+len(right)+len(both) == 0 {
+		return f
+	}
+	if len(left) > 0 {
+		o.fire("pushdown", f.S, "%d WHERE predicate(s) read only the left input of the %s JOIN", len(left), j.Kind)
+	}
+	if len(right) > 0 {
+		o.fire("pushdown", f.S, "%d WHERE predicate(s) read only the right input of the %s JOIN", len(right), j.Kind)
+	}
+	if len(both) > 0 {
+		o.fire("pushdown", f.S, "%d WHERE predicate(s) relate both inputs: they become part of the join condition", len(both))
+		j.Cond = expr.And(append([]expr.Expr{j.Cond}, both...)...)
+		if j.Kind == ast.CrossJoin {
+			j.Kind = ast.InnerJoin
+		}
+	}
+	j.Left = addFilter(j.Left, left, f.S)
+	j.Right = addFilter(j.Right, right, f.S)
+	return addFilter(j, keep, f.S)
+}
+
+func (o *optimizer) joinCondIntoInputs(j *logical.Join) {
+	if j.Cond == nil {
+		return
+	}
+	nL := len(j.Left.Columns())
+	var keep, left, right []expr.Expr
+	for _, c := range expr.Conjuncts(j.Cond) {
+		switch s := side(c, nL); {
+		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.RightJoin):
+			left = append(left, c)
+		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.LeftJoin):
+			right = append(right, shiftLeft(c, nL))
+		default:
+			keep = append(keep, c)
+		}
+	}
+	if len(left)+len(right) == 0 {
+		return
+	}
+	o.fire("pushdown", j.Keyword, "%d ON predicate(s) read only one input of the %s JOIN and filter it before the join", len(left)+len(right), j.Kind)
+	j.Left = addFilter(j.Left, left, j.Keyword)
+	j.Right = addFilter(j.Right, right, j.Keyword)
+	j.Cond = expr.And(keep...)
+}
+
+// ---- interval and temporal joins ----
+
+func (o *optimizer) joins(n logical.Node) logical.Node {
+	n = mapChildren(n, o.joins)
+	j, ok := n.(*logical.Join)
+	if !ok {
+		return n
+	}
+	if j.AsOf != nil {
+		return o.temporal(j)
+	}
+	if ij := o.interval(j); ij != nil {
+		return ij
+	}
+	return j
+}
+
+// timeRef is a time column plus a constant offset in milliseconds.
+type timeRef struct {
+	col    int
+	offset int64
+}
+
+// timeOperand recognises col, col + INTERVAL, INTERVAL + col, col - INTERVAL.
+func timeOperand(e expr.Expr) (timeRef, bool) {
+	switch e := e.(type) {
+	case *expr.Column:
+		if e.T.Kind.IsTimestamp() {
+			return timeRef{col: e.Index}, true
+		}
+	case *expr.Call:
+		if len(e.Args) != 2 || e.Fn != "+" && e.Fn != "-" {
+			return timeRef{}, false
+		}
+		c, cOK := e.Args[0].(*expr.Column)
+		k, kOK := e.Args[1].(*expr.Const)
+		if !cOK && e.Fn == "+" {
+			c, cOK = e.Args[1].(*expr.Column)
+			k, kOK = e.Args[0].(*expr.Const)
+		}
+		if !cOK || !kOK || k.T.Kind != types.Interval || !c.T.Kind.IsTimestamp() {
+			return timeRef{}, false
+		}
+		ms, _ := k.V.(int64)
+		if e.Fn == "-" {
+			ms = -ms
+		}
+		return timeRef{col: c.Index, offset: ms}, true
+	}
+	return timeRef{}, false
+}
+
+// timeBound turns a comparison between a left and a right time column into
+// a bound on left.time - right.time. op is one of >= > <= <.
+type timeBound struct {
+	lcol, rcol int // left index, right index (in the join's columns)
+	op         string
+	c          int64
+}
+
+func parseTimeBound(e expr.Expr, nL int) (timeBound, bool) {
+	call, ok := e.(*expr.Call)
+	if !ok || len(call.Args) != 2 {
+		return timeBound{}, false
+	}
+	switch call.Fn {
+	case ">=", ">", "<=", "<":
+	default:
+		return timeBound{}, false
+	}
+	a, okA := timeOperand(call.Args[0])
+	b, okB := timeOperand(call.Args[1])
+	if !okA || !okB {
+		return timeBound{}, false
+	}
+	flip := map[string]string{">=": "<=", ">": "<", "<=": ">=", "<": ">"}
+	switch {
+	case a.col < nL && b.col >= nL:
+		// l + oa op r + ob  =>  l - r op ob - oa
+		return timeBound{a.col, b.col, call.Fn, b.offset - a.offset}, true
+	case b.col < nL && a.col >= nL:
+		// r + oa op l + ob  =>  l - r flip(op) oa - ob
+		return timeBound{b.col, a.col, flip[call.Fn], a.offset - b.offset}, true
+	}
+	return timeBound{}, false
+}
+
+// precisionUnit is one unit of a timestamp precision in milliseconds (a
+// strict bound shifts by it, as in Flink).
+func precisionUnit(t types.T) int64 {
+	u := int64(1)
+	for p := t.Precision; p < 3; p++ {
+		u *= 10
+	}
+	return u
+}
+
+func (o *optimizer) interval(j *logical.Join) logical.Node {
+	if j.Cond == nil {
+		return nil
+	}
+	nL := len(j.Left.Columns())
+	ltimes, rtimes := timeCols(j.Left), timeCols(j.Right)
+	var lower, upper *int64
+	lcol, rcol := -1, -1
+	var rest, plainBounds []expr.Expr
+	for _, c := range expr.Conjuncts(j.Cond) {
+		tb, ok := parseTimeBound(c, nL)
+		if !ok {
+			rest = append(rest, c)
+			continue
+		}
+		lt, rt := ltimes[tb.lcol], rtimes[tb.rcol-nL]
+		if lt == expr.NoTime || rt == expr.NoTime || lt != rt || lcol >= 0 && (tb.lcol != lcol || tb.rcol != rcol) {
+			if lt == expr.NoTime || rt == expr.NoTime {
+				plainBounds = append(plainBounds, c)
+			}
+			rest = append(rest, c)
+			continue
+		}
+		lcol, rcol = tb.lcol, tb.rcol
+		unit := precisionUnit(j.Cols[tb.lcol].Type)
+		switch tb.op {
+		case ">=", ">":
+			v := tb.c
+			if tb.op == ">" {
+				v += unit
+			}
+			if lower == nil || v > *lower {
+				lower = &v
+			}
+		case "<=", "<":
+			v := tb.c
+			if tb.op == "<" {
+				v -= unit
+			}
+			if upper == nil || v < *upper {
+				upper = &v
+			}
+		}
+	}
+	if lower == nil || upper == nil {
+		if j.Kind != ast.InnerJoin && j.Kind != ast.CrossJoin && len(plainBounds) > 0 {
+			o.l.Errorf(diag.OuterJoinWatermark, plainBounds[0].Span(),
+				"this %s JOIN is bounded in time, but the columns it compares are not event-time attributes", j.Kind).
+				WithNote(nodeSpan(j), "the outer join").
+				WithHint("declare WATERMARK FOR <col> AS <col> - INTERVAL '5' SECOND on both tables: without watermarks the null-padded rows could never be emitted and state would grow forever (Spark refuses the same)")
+		}
+		return nil
+	}
+	ij := &logical.IntervalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: lcol, RightTime: rcol - nL,
+		Lower: *lower, Upper: *upper, Cond: expr.And(rest...), Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+	if ij.Kind == ast.CrossJoin {
+		ij.Kind = ast.InnerJoin
+	}
+	at := nodeSpan(j)
+	o.fire("interval", at, "the join condition bounds %s - %s to [%s, %s]: rows wait only as long as a partner can arrive",
+		colName(j.Cols, lcol), colName(j.Cols, rcol), expr.FormatMillis(ij.Lower), expr.FormatMillis(ij.Upper))
+	if ij.Lower > ij.Upper {
+		o.l.Warnf(diag.EmptyInterval, at, "the time bounds of this join cannot both hold: %s - %s must be at least %s and at most %s, so no row pair can ever match",
+			colName(j.Cols, lcol), colName(j.Cols, rcol), expr.FormatMillis(ij.Lower), expr.FormatMillis(ij.Upper)).
+			WithHint("check the order of the BETWEEN bounds (lower bound first)")
+	}
+	return ij
+}
+
+func (o *optimizer) temporal(j *logical.Join) logical.Node {
+	asOf := j.AsOf.(*expr.Column)
+	tj := &logical.TemporalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: asOf.Index, Cond: j.Cond, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+	scan := baseScan(j.Right)
+	if scan == nil {
+		o.l.Errorf(diag.NotVersioned, j.Right.Span(), "FOR SYSTEM_TIME AS OF needs a table, not a query")
+		return tj
+	}
+	t := scan.Table
+	if len(t.PrimaryKey) == 0 || asOf.Time == expr.RowTime && t.Watermark == nil {
+		d := o.l.Errorf(diag.NotVersioned, j.Right.Span(), "%s is not a versioned table: a temporal join needs a PRIMARY KEY and a WATERMARK on it", t.Name)
+		if len(t.PrimaryKey) == 0 {
+			d.WithHint("declare PRIMARY KEY (...) NOT ENFORCED on %s", t.Name)
+		}
+		if t.Watermark == nil {
+			d.WithHint("declare WATERMARK FOR <update time> AS <update time> on %s", t.Name)
+		}
+		return tj
+	}
+	// The condition must equate every primary key column of the versioned side.
+	nL := len(j.Left.Columns())
+	eq := map[int]bool{}
+	for _, c := range expr.Conjuncts(j.Cond) {
+		if call, ok := c.(*expr.Call); ok && call.Fn == "=" {
+			for _, a := range call.Args {
+				if col, ok := a.(*expr.Column); ok && col.Index >= nL {
+					eq[col.Index-nL] = true
+				}
+			}
+		}
+	}
+	for _, k := range t.PrimaryKey {
+		if !eq[k] {
+			o.l.Errorf(diag.NotVersioned, j.Keyword, "a temporal join must match the versioned table's primary key: the ON clause has no equality on %s.%s", t.Name, t.Columns[k].Name)
+			return tj
+		}
+	}
+	o.fire("temporal", j.Keyword, "%s is versioned (primary key and watermark): each probe row joins the version valid at %s", t.Name, asOf.Name)
+	return tj
+}
+
+// baseScan finds the scan under watermark assigners, filters and column
+// projections.
+func baseScan(n logical.Node) *logical.Scan {
+	for {
+		switch x := n.(type) {
+		case *logical.Scan:
+			return x
+		case *logical.WatermarkAssigner:
+			n = x.Input
+		case *logical.Filter:
+			n = x.Input
+		case *logical.Project:
+			n = x.Input
+		default:
+			return nil
+		}
+	}
+}
+
+// ---- window aggregates ----
+
+func (o *optimizer) windows(n logical.Node) logical.Node {
+	n = mapChildren(n, o.windows)
+	a, ok := n.(*logical.Aggregate)
+	if !ok {
+		return n
+	}
+	w, start, end := windowOf(a.Input)
+	if w == nil {
+		return n
+	}
+	hasStart, hasEnd := false, false
+	for _, k := range a.Keys {
+		if c, ok := k.(*expr.Column); ok {
+			hasStart = hasStart || c.Index == start
+			hasEnd = hasEnd || c.Index == end
+		}
+	}
+	if !hasStart || !hasEnd {
+		return n
+	}
+	o.fire("window", a.S, "the aggregate groups by window_start and window_end of %s: each window is emitted once, when the watermark passes its end", w.Func)
+	return &logical.WindowAggregate{Input: a.Input, Keys: a.Keys, Aggs: a.Aggs, Cols: a.Cols, S: a.S}
+}
+
+// windowOf finds a window TVF under filters and column projections, and the
+// indexes of window_start and window_end in n's columns.
+func windowOf(n logical.Node) (*logical.Window, int, int) {
+	switch x := n.(type) {
+	case *logical.Window:
+		k := len(x.Cols)
+		return x, k - 3, k - 2
+	case *logical.Filter:
+		return windowOf(x.Input)
+	case *logical.Project:
+		w, s, e := windowOf(x.Input)
+		if w == nil {
+			return nil, 0, 0
+		}
+		ns, ne := -1, -1
+		for i, ex := range x.Exprs {
+			if c, ok := ex.(*expr.Column); ok {
+				if c.Index == s {
+					ns = i
+				}
+				if c.Index == e {
+					ne = i
+				}
+			}
+		}
+		return w, ns, ne
+	}
+	return nil, 0, 0
+}
+
+// ---- projection pruning ----
+
+func (o *optimizer) prune(root logical.Node) {
+	need := make([]bool, len(root.Columns()))
+	for i := range need {
+		need[i] = true
+	}
+	o.require(root, need)
+}
+
+func mark(need []bool, e expr.Expr, offset int) {
+	if e == nil {
+		return
+	}
+	for _, i := range expr.Columns(e) {
+		if j := i - offset; j >= 0 && j < len(need) {
+			need[j] = true
+		}
+	}
+}
+
+// require records which columns of n its consumer reads, and passes the
+// requirement down.
+func (o *optimizer) require(n logical.Node, need []bool) {
+	switch x := n.(type) {
+	case *logical.Scan:
+		used := append([]bool(nil), need...)
+		// A computed column needs the columns it is computed from.
+		for i, c := range x.Table.Columns {
+			if used[i] && c.Expr != nil {
+				mark(used, c.Expr, 0)
+			}
+		}
+		x.Used = used
+		n := 0
+		var names []string
+		for i, u := range used {
+			if u {
+				n++
+				names = append(names, x.Table.Columns[i].Name)
+			}
+		}
+		if n < len(used) {
+			o.fire("prune", x.S, "%s: the plan reads %d of %d columns (%s)", x.Table.Name, n, len(used), strings.Join(names, ", "))
+		}
+	case *logical.WatermarkAssigner:
+		in := append([]bool(nil), need...)
+		in[x.TimeCol] = true
+		o.require(x.Input, in)
+	case *logical.Filter:
+		in := append([]bool(nil), need...)
+		mark(in, x.Cond, 0)
+		o.require(x.Input, in)
+	case *logical.Project:
+		in := make([]bool, len(x.Input.Columns()))
+		for i, e := range x.Exprs {
+			if need[i] {
+				mark(in, e, 0)
+			}
+		}
+		o.require(x.Input, in)
+	case *logical.Join:
+		o.requireJoin(x.Left, x.Right, need, x.Cond, x.AsOf)
+	case *logical.IntervalJoin:
+		nL := len(x.Left.Columns())
+		all := append([]bool(nil), need...)
+		all[x.LeftTime], all[nL+x.RightTime] = true, true
+		o.requireJoin(x.Left, x.Right, all, x.Cond, nil)
+	case *logical.TemporalJoin:
+		all := append([]bool(nil), need...)
+		all[x.LeftTime] = true
+		o.requireJoin(x.Left, x.Right, all, x.Cond, nil)
+	case *logical.Window:
+		nIn := len(x.Input.Columns())
+		in := append([]bool(nil), need[:nIn]...)
+		in[x.TimeCol] = true
+		o.require(x.Input, in)
+	case *logical.Aggregate:
+		o.requireAgg(x.Input, x.Keys, x.Aggs)
+	case *logical.WindowAggregate:
+		o.requireAgg(x.Input, x.Keys, x.Aggs)
+	case *logical.Union:
+		for _, in := range x.Inputs {
+			o.require(in, append([]bool(nil), need...))
+		}
+	case *logical.Sink:
+		all := make([]bool, len(x.Input.Columns()))
+		for i := range all {
+			all[i] = true
+		}
+		o.require(x.Input, all)
+	default:
+		panic(fmt.Sprintf("require: unknown node %T", n))
+	}
+}
+
+func (o *optimizer) requireJoin(l, r logical.Node, need []bool, cond, asOf expr.Expr) {
+	all := append([]bool(nil), need...)
+	mark(all, cond, 0)
+	mark(all, asOf, 0)
+	nL := len(l.Columns())
+	o.require(l, all[:nL])
+	o.require(r, all[nL:])
+}
+
+func (o *optimizer) requireAgg(in logical.Node, keys []expr.Expr, aggs []*logical.AggCall) {
+	need := make([]bool, len(in.Columns()))
+	for _, k := range keys {
+		mark(need, k, 0)
+	}
+	for _, a := range aggs {
+		for _, x := range a.Args {
+			mark(need, x, 0)
+		}
+	}
+	o.require(in, need)
+}

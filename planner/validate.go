@@ -1,0 +1,377 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+)
+
+// derive computes the properties of a plan, its state retention, and
+// reports what cannot run (errors) or will hurt (warnings).
+func derive(root logical.Node, settings map[string]string, l *diag.List) map[logical.Node]*Props {
+	d := &deriver{props: map[logical.Node]*Props{}, settings: settings, l: l}
+	d.produce(root)
+	needBefore := true
+	if s, ok := root.(*logical.Sink); ok {
+		needBefore = !isUpsertSink(s)
+	}
+	d.require(root, needBefore)
+	d.walk(root)
+	if s, ok := root.(*logical.Sink); ok {
+		d.checkSink(s)
+	}
+	return d.props
+}
+
+func (d *deriver) ttl() (string, bool) {
+	v, ok := d.settings["table.exec.state.ttl"]
+	if !ok {
+		return "", false
+	}
+	dur, err := connectors.ParseDuration(v)
+	if err != nil || dur <= 0 {
+		return "", false
+	}
+	return v, true
+}
+
+// bounded reports whether every source under n ends (files, bounded reads):
+// then state is bounded by the input, however it is kept.
+func bounded(n logical.Node) bool {
+	if s, ok := n.(*logical.Scan); ok {
+		return s.Table.Config != nil && s.Table.Config.Spec != nil && s.Table.Config.Bounded()
+	}
+	for _, c := range logical.Children(n) {
+		if !bounded(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// plus renders "col + 4h", "col - 1s" or "col".
+func plus(col string, ms int64) string {
+	switch {
+	case ms > 0:
+		return col + " + " + expr.FormatMillis(ms)
+	case ms < 0:
+		return col + " - " + expr.FormatMillis(-ms)
+	}
+	return col
+}
+
+func (d *deriver) walk(n logical.Node) {
+	for _, c := range logical.Children(n) {
+		d.walk(c)
+	}
+	p := d.props[n]
+	switch x := n.(type) {
+	case *logical.Scan:
+		if p.Produced == changelogmode.Upsert && p.NeedBefore {
+			if ttl, ok := d.ttl(); ok {
+				p.State = []string{fmt.Sprintf("changelog normalize: last row per primary key, %s after last access (table.exec.state.ttl)", ttl)}
+			} else {
+				p.State = []string{"changelog normalize: last row per primary key, kept forever (to emit -U for an upsert source)"}
+				p.Unbounded = true
+			}
+		}
+	case *logical.Join:
+		d.regularJoin(x, p)
+	case *logical.IntervalJoin:
+		d.intervalJoin(x, p)
+	case *logical.TemporalJoin:
+		lt := x.Cols[x.LeftTime].Name
+		if !d.props[x.Left].Produced.IsInsertOnly() {
+			o := d.origin(x.Left)
+			d.l.Errorf(diag.TemporalProbe, nodeSpan(x), "a temporal join needs an insert-only probe side, but %s emits updates", tableName(x.Left)).
+				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o))
+		}
+		p.State = []string{
+			"versioned side: each key's versions until the watermark passes the next version",
+			fmt.Sprintf("probe side: rows until watermark > %s, then joined with the version valid at %s", lt, lt),
+		}
+	case *logical.WindowAggregate:
+		if in := d.props[x.Input]; !in.Produced.IsInsertOnly() {
+			o := d.origin(x.Input)
+			d.l.Errorf(diag.WindowInput, nodeSpan(x), "a window aggregate needs an insert-only input, but its input emits %s", in.Produced).
+				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o))
+		}
+		w, _, _ := windowOf(x.Input)
+		state := "per window and group: accumulators until watermark > window_end, then emitted once"
+		if w != nil && w.Func == "HOP" {
+			state += fmt.Sprintf(" (each row is in %d windows)", w.Size/w.Slide)
+		}
+		p.State = []string{state}
+	case *logical.Aggregate:
+		if ttl, ok := d.ttl(); ok {
+			p.State = []string{fmt.Sprintf("one row per group: %s after last access (table.exec.state.ttl)", ttl)}
+		} else {
+			p.State = []string{"UNBOUNDED: one row per group key, kept forever"}
+			p.Unbounded = true
+			if !bounded(x) {
+				d.l.Warnf(diag.UnboundedState, x.S, "this aggregate keeps one row per group forever: state grows with the number of distinct keys").
+					WithHint("aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))), or SET 'table.exec.state.ttl' = '24h'")
+			}
+		}
+	}
+}
+
+// stateTTL returns the retention of one side of a regular join: the
+// STATE_TTL hint for its alias, or table.exec.state.ttl.
+func (d *deriver) stateTTL(j *logical.Join, side logical.Node) (string, string, bool) {
+	if s := baseScan(side); s != nil && j.Hints != nil {
+		v, ok := j.Hints[s.Alias]
+		if !ok {
+			v, ok = j.Hints[s.Table.Name]
+		}
+		if ok {
+			if dur, err := connectors.ParseDuration(v); err == nil && dur > 0 {
+				return v, "STATE_TTL hint", true
+			}
+		}
+	}
+	if ttl, ok := d.ttl(); ok {
+		return ttl, "table.exec.state.ttl", true
+	}
+	return "", "", false
+}
+
+func (d *deriver) regularJoin(j *logical.Join, p *Props) {
+	lttl, lsrc, lok := d.stateTTL(j, j.Left)
+	rttl, rsrc, rok := d.stateTTL(j, j.Right)
+	switch {
+	case lok && rok && lttl == rttl && lsrc == rsrc:
+		p.State = []string{fmt.Sprintf("both sides: %s after last access (%s)", lttl, lsrc)}
+	case lok || rok:
+		side := func(name string, ttl, src string, ok bool) string {
+			if !ok {
+				p.Unbounded = true
+				return name + " rows: UNBOUNDED, kept forever"
+			}
+			return fmt.Sprintf("%s rows: %s after last access (%s)", name, ttl, src)
+		}
+		p.State = []string{side("left", lttl, lsrc, lok), side("right", rttl, rsrc, rok)}
+	case bounded(j):
+		p.State = []string{"every row of both inputs, until the inputs end (they are bounded)"}
+	default:
+		p.State = []string{"UNBOUNDED: every row of both inputs is kept forever"}
+		p.Unbounded = true
+	}
+	if p.Unbounded && !bounded(j) {
+		d.l.Warnf(diag.UnboundedState, nodeSpan(j), "this %s JOIN has no time bound and no state TTL: it keeps every row of both inputs forever, so state grows at the full input rate until the job runs out of memory", j.Kind).
+			WithHint("bound it in time (AND l.t BETWEEN r.t - INTERVAL '1' HOUR AND r.t): an interval join frees rows once no partner can arrive").
+			WithHint("or SET 'table.exec.state.ttl' = '24h' (rows idle that long are forgotten: a late partner then finds nothing)")
+	}
+	// One side keyed and versioned: a temporal join has no state to misalign.
+	for _, side := range []logical.Node{j.Right, j.Left} {
+		if s := baseScan(side); s != nil && len(s.Table.PrimaryKey) > 0 && s.Table.Watermark != nil && j.AsOf == nil {
+			other := j.Left
+			if side == j.Left {
+				other = j.Right
+			}
+			if tc := timeCols(other); hasRowTime(tc) {
+				d.l.Warnf(diag.PreferTemporalJoin, nodeSpan(j), "%s has a primary key and a watermark: it is a versioned table, and a temporal join fits better", s.Table.Name).
+					WithHint("JOIN %s FOR SYSTEM_TIME AS OF <probe time> AS ...: each row joins the version valid at its time, and only the versions are kept", s.Table.Name)
+				break
+			}
+		}
+	}
+	d.startupMismatch(j.Left, j.Right, nodeSpan(j))
+}
+
+func hasRowTime(ts []expr.TimeAttr) bool {
+	for _, t := range ts {
+		if t == expr.RowTime {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *deriver) intervalJoin(j *logical.IntervalJoin, p *Props) {
+	l, r := d.props[j.Left], d.props[j.Right]
+	for i, in := range []*Props{l, r} {
+		if in.Produced.IsInsertOnly() {
+			continue
+		}
+		side := []logical.Node{j.Left, j.Right}[i]
+		o := d.origin(side)
+		d.l.Errorf(diag.IntervalJoinInput, nodeSpan(j), "an interval join needs insert-only inputs, but its %s input emits %s", []string{"left", "right"}[i], in.Produced).
+			WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o)).
+			WithHint("an interval join cannot retract a match it already emitted; join the insert-only tables first, or use a regular join with a state TTL")
+	}
+	nL := len(j.Left.Columns())
+	lt, rt := colName(j.Cols, j.LeftTime), colName(j.Cols, nL+j.RightTime)
+	// A left row with time tl meets right rows with tr in [tl-Upper, tl-Lower]:
+	// it can leave once the watermark passes tl - Lower; a right row once it
+	// passes tr + Upper.
+	p.State = []string{
+		fmt.Sprintf("left rows: until watermark > %s", plus(lt, -j.Lower)),
+		fmt.Sprintf("right rows: until watermark > %s", plus(rt, j.Upper)),
+	}
+	p.WatermarkDelay = max(-j.Lower, j.Upper, 0)
+	// The bound against the inputs' watermark delays.
+	width := j.Upper - j.Lower
+	for _, side := range []logical.Node{j.Left, j.Right} {
+		s := baseScan(side)
+		if s == nil || s.Table.Watermark == nil {
+			continue
+		}
+		if delay := s.Table.Watermark.DelayMillis; width >= 0 && width < delay {
+			d.l.Warnf(diag.IntervalTooShort, nodeSpan(j), "the join's time bound (%s wide) is shorter than the watermark delay of %s (%s): state is sized by the %s delay, not the bound, and a row more than %s out of order is late and misses its partners",
+				expr.FormatMillis(width), s.Table.Name, expr.FormatMillis(delay), expr.FormatMillis(delay), expr.FormatMillis(delay)).
+				WithHint("make sure the bound reflects the real gap between the two events, and the watermark delay the real disorder of %s", s.Table.Name)
+			break
+		}
+	}
+	d.startupMismatch(j.Left, j.Right, nodeSpan(j))
+}
+
+// startupMismatch warns when the two inputs of a join start reading from
+// different points in time.
+func (d *deriver) startupMismatch(l, r logical.Node, at diag.Span) {
+	ls, rs := baseScan(l), baseScan(r)
+	if ls == nil || rs == nil || ls.Table.Config == nil || rs.Table.Config == nil {
+		return
+	}
+	start := func(t *catalog.Table) string {
+		c := t.Config
+		if c.Spec == nil || c.Spec.Name != "kafka" {
+			return ""
+		}
+		m := c.Get("scan.startup.mode")
+		if m == "timestamp" {
+			m += " " + c.Get("scan.startup.timestamp-millis")
+		}
+		return m
+	}
+	a, b := start(ls.Table), start(rs.Table)
+	if a != "" && b != "" && a != b {
+		d.l.Warnf(diag.StartupMismatch, at, "the inputs of this join start from different points in time: %s from %s, %s from %s", ls.Table.Name, a, rs.Table.Name, b).
+			WithHint("replaying one side of a join drags the join's watermark back: nothing is evicted and state grows at full rate; start both sides from the same point")
+	}
+}
+
+// checkSink refuses a plan whose sink cannot take what it emits.
+func (d *deriver) checkSink(s *logical.Sink) {
+	t := s.Table
+	if t.Config == nil || t.Config.Spec == nil {
+		return
+	}
+	in := d.props[s.Input]
+	emitted := in.Mode
+	if emitted.IsInsertOnly() {
+		return
+	}
+	accepts := t.Config.SinkMode()
+	where := fmt.Sprintf("%s (connector '%s'", t.Name, t.Config.Spec.Name)
+	if t.Config.Format != nil {
+		where += fmt.Sprintf(", format '%s'", t.Config.Format.Name)
+	}
+	where += ")"
+	o := d.origin(s.Input)
+	keys := d.keyNames(s, in.Keys)
+	switch accepts {
+	case connectors.InsertOnly, "":
+		diagn := d.l.Errorf(diag.SinkMode, s.S, "sink %s is append-only, but the query emits %s: it would load retractions as rows", where, emitted).
+			WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o))
+		d.fixes(diagn, s, o, keys)
+	case connectors.Upsert:
+		sinkKey := append([]int(nil), t.PrimaryKey...)
+		match := false
+		for _, k := range in.Keys {
+			if sameSet(k, sinkKey) {
+				match = true
+			}
+		}
+		if !match {
+			var pk []string
+			for _, i := range sinkKey {
+				pk = append(pk, t.Columns[i].Name)
+			}
+			diagn := d.l.Errorf(diag.UpsertKeyMismatch, s.S, "upsert sink %s is keyed on (%s), but (%s) is not a key of the query's rows: updates of different rows would overwrite each other", where, strings.Join(pk, ", "), strings.Join(pk, ", ")).
+				WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o))
+			if len(keys) > 0 {
+				diagn.WithHint("declare the sink's PRIMARY KEY as one the query can upsert on: %s", strings.Join(keys, " or "))
+			} else {
+				diagn.WithHint("the query has no key to upsert on: write it with a changelog format ('format' = 'debezium-json')")
+			}
+		}
+	}
+}
+
+func sameSet(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return containsAll(a, b)
+}
+
+// keyNames renders the query's upsert keys with the sink's column names.
+func (d *deriver) keyNames(s *logical.Sink, keys [][]int) []string {
+	var out []string
+	for _, k := range keys {
+		if len(k) == 0 {
+			continue
+		}
+		var names []string
+		for _, i := range k {
+			if i < len(s.Cols) {
+				names = append(names, s.Cols[i].Name)
+			}
+		}
+		out = append(out, "("+strings.Join(names, ", ")+")")
+	}
+	return out
+}
+
+// fixes lists what would make the plan acceptable.
+func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node, keys []string) {
+	if len(keys) > 0 {
+		diagn.WithHint("write to a keyed upsert sink: 'connector' = 'upsert-kafka' with PRIMARY KEY %s NOT ENFORCED (the query can upsert on %s)", keys[0], strings.Join(keys, " or "))
+	} else {
+		diagn.WithHint("a keyed upsert sink needs a key that identifies each result row, and this query has none: its inputs declare no PRIMARY KEY that survives the query")
+	}
+	diagn.WithHint("or write a changelog: 'format' = 'debezium-json' keeps every -U/+U/-D, and its readers must read it as debezium-json")
+	switch x := o.(type) {
+	case *logical.Join:
+		diagn.WithHint("or bound the join in time, e.g. AND %s: an interval join emits each row once, when no partner can arrive any more (append-only)", exampleBound(x))
+	case *logical.Aggregate:
+		diagn.WithHint("or aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))): each window is emitted once")
+	}
+}
+
+// exampleBound writes an interval bound for a join, using its inputs' time
+// attributes when they have them.
+func exampleBound(j *logical.Join) string {
+	lt, rt := "l.t", "r.t"
+	nL := len(j.Left.Columns())
+	ltc, rtc := timeCols(j.Left), timeCols(j.Right)
+	for i, t := range ltc {
+		if t == expr.RowTime {
+			lt = qualified(j.Cols[i])
+			break
+		}
+	}
+	for i, t := range rtc {
+		if t == expr.RowTime {
+			rt = qualified(j.Cols[nL+i])
+			break
+		}
+	}
+	return fmt.Sprintf("%s BETWEEN %s - INTERVAL '1' HOUR AND %s", lt, rt, rt)
+}
+
+func qualified(c logical.Column) string {
+	if c.Qualifier != "" {
+		return ast.QuoteIdent(c.Qualifier) + "." + ast.QuoteIdent(c.Name)
+	}
+	return ast.QuoteIdent(c.Name)
+}
