@@ -18,8 +18,9 @@ import (
 //	interval     recognise time bounds between two time attributes: IntervalJoin
 //	temporal     FOR SYSTEM_TIME AS OF against a versioned table: TemporalJoin
 //	window       an aggregate grouped by window_start, window_end: WindowAggregate
+//	project      merge a projection into the projection below it; drop identities
 //	prune        mark the columns each scan really reads
-var ruleNames = []string{"watermark", "pushdown", "interval", "temporal", "window", "prune"}
+var ruleNames = []string{"watermark", "pushdown", "interval", "temporal", "window", "project", "prune"}
 
 // Firing is one application of a rule.
 type Firing struct {
@@ -44,6 +45,7 @@ func optimize(root logical.Node, l *diag.List) (logical.Node, []Firing) {
 	root = o.pushdown(root)
 	root = o.joins(root)
 	root = o.windows(root)
+	root = o.projects(root)
 	o.prune(root)
 	return root, o.fired
 }
@@ -471,6 +473,67 @@ func windowOf(n logical.Node) (*logical.Window, int, int) {
 		return w, ns, ne
 	}
 	return nil, 0, 0
+}
+
+// ---- projections ----
+
+// inline replaces each column reference of e by the expression it names.
+func inline(e expr.Expr, exprs []expr.Expr) expr.Expr {
+	switch x := e.(type) {
+	case *expr.Column:
+		return exprs[x.Index]
+	case *expr.Call:
+		c := *x
+		c.Args = make([]expr.Expr, len(x.Args))
+		for i, a := range x.Args {
+			c.Args[i] = inline(a, exprs)
+		}
+		return &c
+	}
+	return e
+}
+
+func isIdentity(p *logical.Project) bool {
+	in := p.Input.Columns()
+	if len(p.Exprs) != len(in) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		c, ok := e.(*expr.Column)
+		if !ok || c.Index != i || in[i].Name != p.Cols[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+func (o *optimizer) projects(n logical.Node) logical.Node {
+	n = mapChildren(n, o.projects)
+	p, ok := n.(*logical.Project)
+	if !ok {
+		return n
+	}
+	merged := 0
+	for {
+		inner, ok := p.Input.(*logical.Project)
+		if !ok {
+			break
+		}
+		exprs := make([]expr.Expr, len(p.Exprs))
+		for i, e := range p.Exprs {
+			exprs[i] = inline(e, inner.Exprs)
+		}
+		p = &logical.Project{Input: inner.Input, Exprs: exprs, Cols: p.Cols, S: p.S}
+		merged++
+	}
+	if merged > 0 {
+		o.fire("project", p.S, "%d projection(s) merged into the one above", merged)
+	}
+	if isIdentity(p) {
+		o.fire("project", p.S, "a projection that passes every column through unchanged is dropped")
+		return p.Input
+	}
+	return p
 }
 
 // ---- projection pruning ----

@@ -1,9 +1,9 @@
 package main
 
 // The commands in this file take their final flags and arguments (the
-// command-line contract) but cannot do their work yet. run and explain check
-// their file first, exactly as check does, so a broken job fails today with
-// its diagnostics and exit status 1; only a clean job reaches "not available
+// command-line contract) but cannot do their work yet. run checks its file
+// first, exactly as check does, so a broken job fails today with its
+// diagnostics and exit status 1; only a clean job reaches "not available
 // yet" (exit 2).
 
 import (
@@ -46,32 +46,6 @@ Examples:
   streamsql run --state-dir /var/lib/streamsql/orders --set table.exec.state.ttl=24h jobs/orders.sql
 `,
 	run: runRun,
-}
-
-var explainCmd = &command{
-	name:    "explain",
-	summary: "show the plans with changelog modes, keys and state retention (not available yet)",
-	help: `usage: streamsql explain FILE.sql
-
-Explain plans the job in FILE.sql without running it and prints each plan,
-with what every operator knows about its rows: the changelog mode (+I, -U, +U,
--D), the unique keys, the time attributes, and how long its state is kept.
-
-Not available yet: the planner's plan output is being built (see
-docs/architecture.md). Today explain checks FILE.sql exactly as
-'streamsql check' does, printing the diagnostics to stderr, and exits 1 when
-the job has errors; a job without errors ends with "not available yet" and
-exit status 2.
-
-Exit status:
-  0  the plans were printed
-  1  the job has errors
-  2  usage error, FILE.sql could not be read, or explain is not available yet
-
-Example:
-  streamsql explain jobs/orders.sql
-`,
-	run: runExplain,
 }
 
 var shellCmd = &command{
@@ -130,18 +104,6 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		return exit
 	}
 	return notAvailable(c, file, stderr, "the executor is being built")
-}
-
-func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet(c)
-	file, exit, done := oneFile(c, fs, args, stdout, stderr)
-	if done {
-		return exit
-	}
-	if exit, done := precheck(c, file, stderr); done {
-		return exit
-	}
-	return notAvailable(c, file, stderr, "the planner's plan output is being built")
 }
 
 func runShell(c *command, args []string, stdout, stderr io.Writer) int {
