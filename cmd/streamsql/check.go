@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/planner"
@@ -21,6 +22,15 @@ file declares (names, types, connector options, settings). Nothing connects
 to Kafka or opens a file a table names. It reports every error and warning,
 each at the line and column it is about, with a stable code documented in
 docs/errors.md.
+
+Then it checks the contracts between the jobs given together: where one job
+writes a topic (the same 'topic' on the same 'properties.bootstrap.servers')
+or a file (the same 'path') that a job reads, the reader must read it as it
+is written. A topic written as a changelog ('debezium-json', or by
+'upsert-kafka') and read as plain 'json' rows is an error, reported in the
+reader's file with the writer's file and line, and so are readers that
+encode the topic differently or declare columns the writer does not write
+(docs/changelog.md). Give every job that meets at a topic in one check.
 
 Flags:
   --format text|json|github   how diagnostics are printed (default text)
@@ -94,17 +104,27 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	// One list for every file, in command-line order, each diagnostic
 	// naming its own source, so that json is one document for all files.
 	all := &diag.List{}
+	var jobs []*planner.Job
+	seen := map[string]bool{}
 	checked, unreadable := 0, 0
 	for _, path := range files {
-		l, err := checkFile(path)
+		j, err := checkJobFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "streamsql check: %v\n", err)
 			unreadable++
 			continue
 		}
 		checked++
-		all.Append(l.Items...)
+		all.Append(j.Diags.Items...)
+		if p := filepath.Clean(path); !seen[p] {
+			seen[p] = true
+			jobs = append(jobs, j)
+		}
 	}
+	// Then the contracts between the jobs (each file once): a topic or file
+	// one job writes must be read by the others, or by itself, as it is
+	// written. Each diagnostic is in the reader's file.
+	all.Append(planner.CheckContracts(jobs).Items...)
 
 	var err error
 	switch format {
@@ -143,22 +163,32 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 // list's default), so lists of several files can be merged. The error is
 // only ever an I/O error.
 func checkFile(path string) (*diag.List, error) {
+	j, err := checkJobFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return j.Diags, nil
+}
+
+// checkJobFile is checkFile that returns the checked job (its plans and
+// catalog too), for the contracts between jobs.
+func checkJobFile(path string) (*planner.Job, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	src := diag.NewSource(path, string(data))
-	l := planner.CheckSource(src)
-	def := l.Source
+	j := planner.CheckJob(src)
+	def := j.Diags.Source
 	if def == nil {
 		def = src
 	}
-	for _, d := range l.Items {
+	for _, d := range j.Diags.Items {
 		if d.Source == nil {
 			d.Source = def
 		}
 	}
-	return l, nil
+	return j, nil
 }
 
 // plural returns "1 file", "0 files", "2 files".
