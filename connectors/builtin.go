@@ -391,10 +391,16 @@ func checkKafkaSource(c *Config, l *diag.List) {
 		}
 		switch c.Get(m.key) {
 		case "group-offsets":
-			if !c.Has("properties.group.id") {
-				missing(c, l, "properties.group.id", mode(c, m.key)+
-					" needs option 'properties.group.id', the consumer group whose committed offsets to use", "my-group").
+			// Flink accepts this and generates a group id; so do we, but a
+			// group nobody committed for starts where Kafka's reset policy
+			// says (the latest offset), which is rarely what a join wants.
+			if !c.Has("properties.group.id") && m.key == "scan.startup.mode" && c.Has(m.key) {
+				l.Warnf(diag.MissingOption, c.With, "%s without 'properties.group.id': a generated consumer group is used, and with no committed offsets reading starts at the latest offset", mode(c, m.key)).
+					WithHint("add 'properties.group.id' = 'my-group' to resume from a group's committed offsets").
 					WithHint("or set '%s' = 'earliest-offset' to read the topic from the start", m.key)
+			} else if !c.Has("properties.group.id") && m.key != "scan.startup.mode" {
+				missing(c, l, "properties.group.id", mode(c, m.key)+
+					" needs option 'properties.group.id', the consumer group whose committed offsets to use", "my-group")
 			}
 		case "specific-offsets":
 			if !singleTopic(c) {

@@ -97,7 +97,7 @@ var (
 	NotVersioned       = def("SQL404", "temporal join against a table that is not versioned")
 	WindowInput        = def("SQL405", "window aggregate over an updating input")
 	TemporalProbe      = def("SQL406", "temporal join with an updating probe side")
-	SinkNotWritable    = def("SQL407", "connector cannot be written or read this way")
+	SinkNotWritable    = def("SQL407", "connector cannot be read or written this way")
 )
 
 // Planning warnings: plans that will hurt in production.

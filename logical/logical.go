@@ -156,11 +156,14 @@ func (a *AggCall) String() string {
 // Aggregate groups by Keys and computes Aggs; its columns are the keys then
 // the aggregates.
 type Aggregate struct {
-	Input Node
-	Keys  []expr.Expr
-	Aggs  []*AggCall
-	Cols  []Column
-	S     diag.Span
+	// Origin says what the aggregate was written as: "GROUP BY",
+	// "SELECT DISTINCT", "UNION" (distinct) or "" for a global aggregate.
+	Origin string
+	Input  Node
+	Keys   []expr.Expr
+	Aggs   []*AggCall
+	Cols   []Column
+	S      diag.Span
 }
 
 // Union is UNION ALL of inputs with the same columns.

@@ -21,6 +21,8 @@ type binder struct {
 	cat   *catalog.Catalog
 	l     *diag.List
 	views []string // views being expanded, to catch a view that names itself
+	// checked remembers the tables whose direction was checked.
+	checked map[directionKey]bool
 }
 
 // errorf reports and returns nil, for one-line bail-outs.
@@ -88,7 +90,7 @@ func (b *binder) setOp(q *ast.SetOp) logical.Node {
 		for i, c := range cols {
 			keys[i] = &expr.Column{Index: i, Name: c.Name, T: c.Type, S: q.S}
 		}
-		agg := &logical.Aggregate{Input: out, Keys: keys, S: q.S}
+		agg := &logical.Aggregate{Origin: "UNION", Input: out, Keys: keys, S: q.S}
 		for _, c := range cols {
 			agg.Cols = append(agg.Cols, logical.Column{Name: c.Name, Type: c.Type})
 		}
@@ -150,6 +152,9 @@ func (b *binder) tableRef(t *ast.TableRef) *rel {
 			// same table would only be noise.
 			return nil
 		}
+		if !b.direction(tbl, t.Name.S, true) {
+			return nil
+		}
 		cols := make([]logical.Column, len(tbl.Columns))
 		for i, c := range tbl.Columns {
 			cols[i] = logical.Column{Qualifier: alias, Name: c.Name, Type: c.Type, Time: c.Time}
@@ -182,6 +187,43 @@ func columnsWord(n int) string {
 		return "1 column"
 	}
 	return fmt.Sprintf("%d columns", n)
+}
+
+// direction checks that a table's connector can be read (source) or
+// written (sink), and the options that only matter one way. Each table is
+// checked once per direction.
+func (b *binder) direction(t *catalog.Table, at diag.Span, source bool) bool {
+	c := t.Config
+	if c == nil || c.Spec == nil {
+		return true
+	}
+	if source && !c.Spec.Source {
+		b.errorf(diag.SinkNotWritable, at, "table %s cannot be read: connector '%s' only writes", t.Name, c.Spec.Name).
+			WithNote(t.Def.Name.S, "%s is declared here", t.Name)
+		return false
+	}
+	if !source && !c.Spec.Sink {
+		b.errorf(diag.SinkNotWritable, at, "table %s cannot be written: connector '%s' only reads (it generates or reads rows)", t.Name, c.Spec.Name).
+			WithNote(t.Def.Name.S, "%s is declared here", t.Name)
+		return false
+	}
+	key := directionKey{t, source}
+	if b.checked == nil {
+		b.checked = map[directionKey]bool{}
+	}
+	if b.checked[key] {
+		return true
+	}
+	b.checked[key] = true
+	if source {
+		return c.ValidateSource(b.l)
+	}
+	return c.ValidateSink(b.l)
+}
+
+type directionKey struct {
+	t      *catalog.Table
+	source bool
 }
 
 // usable reports whether a table whose definition had errors still has
@@ -510,6 +552,12 @@ func qualIdent(q string, loc ast.Loc) *ast.Ident {
 // aggregateQuery binds SELECT ... GROUP BY / aggregates / HAVING / DISTINCT.
 func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) logical.Node {
 	agg := &logical.Aggregate{Input: node, S: q.S}
+	switch {
+	case len(q.GroupBy) > 0:
+		agg.Origin = "GROUP BY"
+	case q.Distinct:
+		agg.Origin = "SELECT DISTINCT"
+	}
 	in := &expr.Binder{Scope: scope, L: b.l, Clause: "GROUP BY"}
 	var keyText []string
 	for _, g := range q.GroupBy {
@@ -681,7 +729,7 @@ func (b *binder) insert(ins *ast.Insert) *logical.Sink {
 		return nil
 	}
 	q := b.query(ins.Query)
-	if q == nil || tbl.Invalid {
+	if q == nil || tbl.Invalid || !b.direction(tbl, ins.Table.S, false) {
 		return nil
 	}
 	var target []int

@@ -109,8 +109,8 @@ func TestContractsRefuseChangelogReadAsRows(t *testing.T) {
 	w := CheckJob(diag.NewSource("writer.sql", cdcWriter))
 	r := CheckJob(diag.NewSource("reader.sql", plainReader))
 	for _, j := range []*Job{w, r} {
-		if len(j.Diags.Items) > 0 {
-			t.Fatalf("%s alone: want no diagnostics, got:\n%v", j.Source.Name, j.Diags.Err())
+		if j.Diags.HasErrors() {
+			t.Fatalf("%s alone: want no errors, got:\n%v", j.Source.Name, j.Diags.Err())
 		}
 		if l := CheckContracts([]*Job{j}); len(l.Items) > 0 {
 			t.Errorf("%s alone: want no contract diagnostics, got:\n%v", j.Source.Name, l.Err())
@@ -207,7 +207,7 @@ func TestChangelogDocExample(t *testing.T) {
 		switch {
 		case strings.HasPrefix(first, "-- file: "):
 			j := CheckJob(diag.NewSource(strings.TrimPrefix(first, "-- file: "), block))
-			if len(j.Diags.Items) > 0 {
+			if j.Diags.HasErrors() {
 				t.Errorf("%s alone must pass:\n%v", j.Source.Name, j.Diags.Err())
 			}
 			if l := CheckContracts([]*Job{j}); len(l.Items) > 0 {

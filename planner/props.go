@@ -170,9 +170,13 @@ func (d *deriver) produce(n logical.Node) *Props {
 			p.Produced = changelogmode.All
 		}
 		p.Keys = [][]int{seq(len(x.Keys))}
-		p.Why = "a GROUP BY without a window updates each group's result as rows arrive: it retracts the old result (-U) and emits the new one (+U)"
-		if len(x.Keys) == 0 {
-			p.Why = "an aggregate without GROUP BY or window updates its single result row with every input row (-U/+U)"
+		switch x.Origin {
+		case "GROUP BY":
+			p.Why = "a GROUP BY without a window updates each group's result as rows arrive"
+		case "SELECT DISTINCT", "UNION":
+			p.Why = fmt.Sprintf("%s removes duplicates by remembering every distinct row, and retracts a row when its last copy is retracted", x.Origin)
+		default:
+			p.Why = "an aggregate without GROUP BY or window updates its single result row with every input row"
 		}
 	case *logical.Union:
 		for i := range x.Inputs {
@@ -390,7 +394,7 @@ func (d *deriver) origin(n logical.Node) logical.Node {
 
 // nodeSpan is where to point at a node in the user's text.
 func nodeSpan(n logical.Node) diag.Span {
-	var kw diag.Span
+	kw := diag.NoSpan
 	switch x := n.(type) {
 	case *logical.Join:
 		kw = x.Keyword
@@ -415,10 +419,13 @@ func nodeTitle(n logical.Node) string {
 	case *logical.Join:
 		return x.Kind.String() + " JOIN"
 	case *logical.Aggregate:
-		if len(x.Keys) == 0 {
+		switch x.Origin {
+		case "":
 			return "global aggregate"
+		case "GROUP BY":
+			return "GROUP BY aggregate"
 		}
-		return "GROUP BY aggregate"
+		return x.Origin
 	case *logical.Scan:
 		return "scan of " + x.Table.Name
 	}

@@ -91,7 +91,8 @@ func (d *deriver) walk(n logical.Node) {
 		if !d.props[x.Left].Produced.IsInsertOnly() {
 			o := d.origin(x.Left)
 			d.l.Errorf(diag.TemporalProbe, nodeSpan(x), "a temporal join needs an insert-only probe side, but %s emits updates", tableName(x.Left)).
-				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o))
+				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o)).
+				WithHint("a probe row is joined once, with the version valid at its time, and cannot be retracted; probe with an insert-only stream, or use a regular join with a state TTL")
 		}
 		p.State = []string{
 			"versioned side: each key's versions until the watermark passes the next version",
@@ -101,7 +102,8 @@ func (d *deriver) walk(n logical.Node) {
 		if in := d.props[x.Input]; !in.Produced.IsInsertOnly() {
 			o := d.origin(x.Input)
 			d.l.Errorf(diag.WindowInput, nodeSpan(x), "a window aggregate needs an insert-only input, but its input emits %s", in.Produced).
-				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o))
+				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o)).
+				WithHint("a window is emitted once, when the watermark passes its end, and cannot be corrected later; aggregate an insert-only stream, or use a GROUP BY without a window (an updating result)")
 		}
 		w, _, _ := windowOf(x.Input)
 		state := "per window and group: accumulators until watermark > window_end, then emitted once"
@@ -271,11 +273,7 @@ func (d *deriver) checkSink(s *logical.Sink) {
 		return
 	}
 	accepts := t.Config.SinkMode()
-	where := fmt.Sprintf("%s (connector '%s'", t.Name, t.Config.Spec.Name)
-	if t.Config.Format != nil {
-		where += fmt.Sprintf(", format '%s'", t.Config.Format.Name)
-	}
-	where += ")"
+	where := fmt.Sprintf("%s (%s)", t.Name, connectorText(t.Config))
 	o := d.origin(s.Input)
 	keys := d.keyNames(s, in.Keys)
 	switch accepts {
@@ -334,12 +332,15 @@ func (d *deriver) keyNames(s *logical.Sink, keys [][]int) []string {
 
 // fixes lists what would make the plan acceptable.
 func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node, keys []string) {
+	or := ""
 	if len(keys) > 0 {
 		diagn.WithHint("write to a keyed upsert sink: 'connector' = 'upsert-kafka' with PRIMARY KEY %s NOT ENFORCED (the query can upsert on %s)", keys[0], strings.Join(keys, " or "))
-	} else {
-		diagn.WithHint("a keyed upsert sink needs a key that identifies each result row, and this query has none: its inputs declare no PRIMARY KEY that survives the query")
+		or = "or "
 	}
-	diagn.WithHint("or write a changelog: 'format' = 'debezium-json' keeps every -U/+U/-D, and its readers must read it as debezium-json")
+	diagn.WithHint("%swrite a changelog: 'format' = 'debezium-json' keeps every -U/+U/-D, and its readers must read it as debezium-json", or)
+	if len(keys) == 0 {
+		diagn.WithHint("(an upsert sink would need a key that identifies each result row; this query has none, because no PRIMARY KEY of its inputs survives it)")
+	}
 	switch x := o.(type) {
 	case *logical.Join:
 		diagn.WithHint("or bound the join in time, e.g. AND %s: an interval join emits each row once, when no partner can arrive any more (append-only)", exampleBound(x))
