@@ -139,6 +139,8 @@ func (rw *rewriter) scan() {
 			rw.hint(k)
 		case t.kind == tDQString:
 			rw.errorf(diag.SyntaxError, t.span(), "double-quoted text \"%s\" is not valid here: write '%s' for a string or `%s` for a name", t.val, t.val, t.val)
+		case t.isOp("@"):
+			rw.errorf(diag.UnsupportedSyntax, t.span(), "variables (@name) are not supported in job files")
 		case t.kind == tParam:
 			rw.errorf(diag.UnsupportedSyntax, t.span(), "parameters (?) are not supported in job files")
 		case t.is("INTERVAL"):

@@ -167,7 +167,7 @@ func lex(src string, from, to int, l *diag.List) []token {
 
 func isIdentStart(src string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(src[i:])
-	return r == '_' || unicode.IsLetter(r) || r == '@'
+	return r == '_' || unicode.IsLetter(r)
 }
 
 var ops3 = []string{"<=>"}

@@ -937,6 +937,28 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	return nil
 }
 
+// synonyms are other names for functions; a call gets the canonical name.
+var synonyms = map[string]string{
+	"SUBSTR": "SUBSTRING", "CEILING": "CEIL", "LCASE": "LOWER", "UCASE": "UPPER",
+	"POW": "POWER", "LOCALTIMESTAMP": "CURRENT_TIMESTAMP", "LOCALTIME": "CURRENT_TIMESTAMP",
+}
+
+// tidbRenames maps the names TiDB gives some functions to the other names
+// users write for them. The call keeps TiDB's (canonical) name.
+var tidbRenames = map[string][]string{
+	"SUBSTRING":         {"SUBSTR", "MID"},
+	"CURRENT_TIMESTAMP": {"NOW", "LOCALTIMESTAMP", "LOCALTIME"},
+	"CURRENT_DATE":      {"CURDATE"},
+	"CURRENT_TIME":      {"CURTIME"},
+	"CEIL":              {"CEILING"},
+	"LOWER":             {"LCASE"},
+	"UPPER":             {"UCASE"},
+	"POW":               {"POWER"},
+	"DATE_ADD":          {"ADDDATE"},
+	"DATE_SUB":          {"SUBDATE"},
+	"CHAR_LENGTH":       {"CHARACTER_LENGTH"},
+}
+
 func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) ast.Expr {
 	upper := strings.ToUpper(name)
 	if upper == "CONCAT" && len(args) == 2 {
@@ -956,11 +978,21 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 	}
 	k := c.find(func(t token) bool { return t.kind == tIdent && strings.EqualFold(t.val, name) })
 	if k < 0 {
-		// TiDB renames a few functions (for example SUBSTR -> SUBSTRING).
-		k = c.find(func(t token) bool { return t.kind == tIdent })
-		if k >= 0 {
-			upper = strings.ToUpper(c.toks[k].val)
+		// TiDB renames a few functions; find the user's spelling.
+		for _, alias := range tidbRenames[upper] {
+			if k = c.find(func(t token) bool { return t.is(alias) }); k >= 0 {
+				if upper == "POW" {
+					upper = "POWER" // the name streamsql's registry uses
+				}
+				break
+			}
 		}
+	}
+	if k < 0 {
+		c.failf(diag.UnsupportedSyntax, c.here(), "unsupported function call %s", upper)
+	}
+	if canon, ok := synonyms[upper]; ok {
+		upper = canon
 	}
 	fc := &ast.FuncCall{Distinct: distinct}
 	fc.Name = &ast.Ident{Name: upper}
