@@ -6,7 +6,7 @@ TOOLS_BIN      := $(CURDIR)/.tools/bin
 GOLANGCI_VERSION := v2.15.0
 GOLANGCI_LINT  := $(TOOLS_BIN)/golangci-lint
 # Packages whose datadriven golden files `make rewrite` regenerates.
-REWRITE_PKGS   ?= ./parser/... ./catalog/... ./planner/...
+REWRITE_PKGS   ?= ./parser/... ./catalog/... ./planner/... ./docs
 
 .DEFAULT_GOAL := build
 

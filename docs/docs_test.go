@@ -11,10 +11,31 @@
 //	                        and no errors
 //
 // Any other tag after sql is a mistake in the docs and fails the test.
+//
+// A block that shows what the ```sql block just before it prints (only
+// blank lines may separate them) is tagged, and must match exactly, up to
+// trailing whitespace:
+//
+//	```text output          the diagnostics, as `streamsql check job.sql`
+//	                        prints them in text mode (diag.WriteText), the
+//	                        block being the whole of job.sql
+//	```text explain         the plans and then the diagnostics, in the
+//	                        format of the planner's golden files
+//	                        (explainOutput in planner/explain_test.go):
+//	                        "line N:" and the plan's tree for each INSERT
+//	                        and query, then the diagnostics; "ok" if none
+//
+// A plain ```text block directly after a ```sql block fails the test: tag
+// it, or put prose between them if it is not that block's output.
+//
+// go test ./docs -rewrite (or make rewrite) replaces the body of every
+// output and explain block with what the checker prints now; review the
+// diff, and the prose around it, like code.
 package docs_test
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,24 +47,43 @@ import (
 	"github.com/streamsql/streamsql/planner"
 )
 
+var rewrite = flag.Bool("rewrite", false, "rewrite the ```text output and ```text explain blocks of docs/*.md with what the checker prints")
+
+// fence is one fenced block of a markdown file.
+type fence struct {
+	file  string
+	line  int      // line of the opening fence, 1-based
+	end   int      // line of the closing fence, 1-based
+	info  []string // the info string's words: "sql", "error=SQL301"
+	text  string   // the body, each line ending in a newline
+	after *fence   // the ```sql block this one directly follows, if any
+}
+
+func (b *fence) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
+
+func (b *fence) lang() string {
+	if len(b.info) == 0 {
+		return ""
+	}
+	return b.info[0]
+}
+
 // block is one ```sql fenced block of a markdown file.
 type block struct {
-	file string
-	line int // line of the opening fence, 1-based
+	*fence
 	// want is "" for a block that must check cleanly, otherwise the severity
 	// ("error" or "warning") and code the block must produce.
 	wantSev  string
 	wantCode diag.Code
-	text     string
 	problem  string // a malformed fence
 }
 
-func (b block) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
-
 var tagRE = regexp.MustCompile(`^(error|warning)=(SQL\d{3})$`)
 
-// sqlBlocks extracts every ```sql block from the markdown file path.
-func sqlBlocks(t *testing.T, path string) []block {
+// fences extracts every fenced block of the markdown file path. A block
+// opens with ``` and an optional info string and closes with a line of
+// ``` alone, as in CommonMark.
+func fences(t *testing.T, path string) []*fence {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -51,11 +91,11 @@ func sqlBlocks(t *testing.T, path string) []block {
 	}
 	defer f.Close()
 	var (
-		out   []block
-		cur   *block
-		inAny bool // inside a fenced block of another language
-		body  strings.Builder
-		n     int
+		out  []*fence
+		cur  *fence
+		prev *fence // the last closed block, while only blank lines follow it
+		body strings.Builder
+		n    int
 	)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -64,41 +104,52 @@ func sqlBlocks(t *testing.T, path string) []block {
 		trim := strings.TrimSpace(line)
 		switch {
 		case cur != nil && trim == "```":
-			cur.text = body.String()
-			out = append(out, *cur)
-			cur = nil
+			cur.text, cur.end = body.String(), n
+			out = append(out, cur)
+			prev, cur = cur, nil
 		case cur != nil:
 			body.WriteString(line)
 			body.WriteByte('\n')
-		case inAny && strings.HasPrefix(trim, "```"):
-			inAny = false
-		case inAny:
 		case strings.HasPrefix(trim, "```"):
-			info := strings.Fields(strings.TrimPrefix(trim, "```"))
-			if len(info) == 0 || info[0] != "sql" {
-				inAny = true
-				continue
+			cur = &fence{file: path, line: n, info: strings.Fields(strings.TrimPrefix(trim, "```"))}
+			if prev != nil && prev.lang() == "sql" {
+				cur.after = prev
 			}
-			cur = &block{file: path, line: n}
 			body.Reset()
-			for _, tag := range info[1:] {
-				m := tagRE.FindStringSubmatch(tag)
-				switch {
-				case m == nil:
-					cur.problem = fmt.Sprintf("unknown fence tag %q (want error=SQLnnn or warning=SQLnnn)", tag)
-				case cur.wantSev != "":
-					cur.problem = "more than one expectation on the fence"
-				default:
-					cur.wantSev, cur.wantCode = m[1], diag.Code(m[2])
-				}
-			}
+		case trim != "":
+			prev = nil
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if cur != nil {
-		t.Errorf("%s: ```sql block is never closed", cur.where())
+		t.Errorf("%s: ```%s block is never closed", cur.where(), cur.lang())
+	}
+	return out
+}
+
+// sqlBlocks extracts every ```sql block from the markdown file path.
+func sqlBlocks(t *testing.T, path string) []block {
+	t.Helper()
+	var out []block
+	for _, f := range fences(t, path) {
+		if f.lang() != "sql" {
+			continue
+		}
+		b := block{fence: f}
+		for _, tag := range f.info[1:] {
+			m := tagRE.FindStringSubmatch(tag)
+			switch {
+			case m == nil:
+				b.problem = fmt.Sprintf("unknown fence tag %q (want error=SQLnnn or warning=SQLnnn)", tag)
+			case b.wantSev != "":
+				b.problem = "more than one expectation on the fence"
+			default:
+				b.wantSev, b.wantCode = m[1], diag.Code(m[2])
+			}
+		}
+		out = append(out, b)
 	}
 	return out
 }
@@ -173,6 +224,177 @@ func TestSQLExamples(t *testing.T) {
 		}
 	}
 	t.Logf("checked %d SQL examples in %d files", total, len(files))
+}
+
+// checkOutput is what `streamsql check` prints, in text mode, for the
+// job file job.sql holding sql.
+func checkOutput(sql string) string {
+	var b strings.Builder
+	if err := diag.WriteText(&b, planner.CheckSource(diag.NewSource("job.sql", sql))); err != nil {
+		return err.Error()
+	}
+	return b.String()
+}
+
+// explainOutput renders the plans and diagnostics of the job file job.sql
+// holding sql in the format of the planner's golden files; keep it the same
+// as explainOutput in planner/explain_test.go.
+func explainOutput(sql string) string {
+	src := diag.NewSource("job.sql", sql)
+	j := planner.CheckJob(src)
+	var b strings.Builder
+	for _, p := range j.Session.Plans {
+		line, _ := src.Position(p.Stmt.Span().Start)
+		fmt.Fprintf(&b, "line %d:\n%s", line, p.Text())
+	}
+	_ = diag.WriteText(&b, j.Diags)
+	if b.Len() == 0 {
+		return "ok\n"
+	}
+	return b.String()
+}
+
+// normalize drops trailing whitespace from every line and trailing blank
+// lines, and ends every line in a newline.
+func normalize(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// lineDiff renders a line diff of want and got: "-" lines are only in the
+// docs, "+" lines only in the real output.
+func lineDiff(want, got string) string {
+	a := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
+	b := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if want == "" {
+		a = nil
+	}
+	if got == "" {
+		b = nil
+	}
+	// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			fmt.Fprintf(&out, "  %s\n", a[i])
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			fmt.Fprintf(&out, "- %s\n", a[i])
+			i++
+		default:
+			fmt.Fprintf(&out, "+ %s\n", b[j])
+			j++
+		}
+	}
+	return out.String()
+}
+
+// TestOutputBlocks checks every ```text output and ```text explain block of
+// docs/*.md against what the ```sql block before it prints, and with
+// -rewrite replaces them with it.
+func TestOutputBlocks(t *testing.T) {
+	files, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, file := range files {
+		type edit struct {
+			f   *fence
+			got string
+		}
+		var edits []edit
+		for _, f := range fences(t, file) {
+			if f.lang() != "text" {
+				continue
+			}
+			if len(f.info) == 1 {
+				if f.after != nil {
+					t.Errorf("%s: a plain ```text block directly after the ```sql block of line %d: tag it "+
+						"```text output or ```text explain if it shows what that block prints, or put prose between them",
+						f.where(), f.after.line)
+				}
+				continue
+			}
+			if len(f.info) > 2 || (f.info[1] != "output" && f.info[1] != "explain") {
+				t.Errorf("%s: unknown fence tags %q (want ```text output or ```text explain)", f.where(), f.info[1:])
+				continue
+			}
+			if f.after == nil {
+				t.Errorf("%s: a ```text %s block must directly follow a ```sql block (only blank lines between them)",
+					f.where(), f.info[1])
+				continue
+			}
+			total++
+			var got string
+			if f.info[1] == "output" {
+				got = checkOutput(f.after.text)
+			} else {
+				got = explainOutput(f.after.text)
+			}
+			got = normalize(got)
+			if want := normalize(f.text); want != got {
+				if *rewrite {
+					edits = append(edits, edit{f, got})
+					continue
+				}
+				t.Errorf("%s: the ```text %s block is not what the ```sql block of line %d prints "+
+					"(- in the docs, + printed; go test ./docs -rewrite updates it):\n%s",
+					f.where(), f.info[1], f.after.line, lineDiff(want, got))
+			}
+		}
+		if len(edits) == 0 {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(data), "\n")
+		var out strings.Builder
+		next := 0 // index into lines
+		for _, e := range edits {
+			// Keep everything up to and including the opening fence, then
+			// the new body; the closing fence follows.
+			for ; next < e.f.line; next++ {
+				out.WriteString(lines[next])
+			}
+			out.WriteString(e.got)
+			next = e.f.end - 1
+		}
+		for ; next < len(lines); next++ {
+			out.WriteString(lines[next])
+		}
+		if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: rewrote %d output blocks", file, len(edits))
+	}
+	t.Logf("checked %d output blocks", total)
 }
 
 var headingRE = regexp.MustCompile(`^##\s+(SQL\d+)\s+—\s+(.+?)\s*$`)
