@@ -1,0 +1,325 @@
+package format
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/types"
+)
+
+func TestCSVDecode(t *testing.T) {
+	schema := []exec.Column{
+		col("id", types.New(types.BigInt)),
+		col("name", types.StringType()),
+		{Name: "line", Type: types.New(types.BigInt), MetadataKey: "line"},
+		col("price", types.DecimalOf(10, 2)),
+		col("ts", types.TimestampOf(3)),
+		col("ok", types.New(types.Boolean)),
+	}
+	cases := []struct {
+		opts Map
+		in   string
+		want []row.Value
+	}{
+		{nil, `1,abc,12.3,2026-01-01 00:00:00.250,true`,
+			[]row.Value{row.IntValue(1), row.StrValue("abc"), row.NullValue, row.IntValue(1230), row.IntValue(ms(2026, 1, 1, 0, 0, 0, 250)), row.BoolValue(true)}},
+		// Quotes hold delimiters and doubled quotes; an empty unquoted field
+		// is NULL, a quoted one the empty string; numbers are trimmed.
+		{nil, ` 2 ,"a,""b""",,2026-01-01T00:00:00Z,`,
+			[]row.Value{row.IntValue(2), row.StrValue(`a,"b"`), row.NullValue, row.NullValue, row.IntValue(ms(2026, 1, 1, 0, 0, 0, 0)), row.NullValue}},
+		{nil, `3,"",1,2026-01-01 00:00:00,FALSE`,
+			[]row.Value{row.IntValue(3), row.StrValue(""), row.NullValue, row.IntValue(100), row.IntValue(ms(2026, 1, 1, 0, 0, 0, 0)), row.BoolValue(false)}},
+		{nil, `4, x ,1,2026-01-01 00:00:00,true`, // strings are not trimmed
+			[]row.Value{row.IntValue(4), row.StrValue(" x "), row.NullValue, row.IntValue(100), row.IntValue(ms(2026, 1, 1, 0, 0, 0, 0)), row.BoolValue(true)}},
+		{Map{"csv.field-delimiter": "|", "csv.null-literal": "NULL"}, `5|NULL|NULL|NULL|true`,
+			[]row.Value{row.IntValue(5), row.NullValue, row.NullValue, row.NullValue, row.NullValue, row.BoolValue(true)}},
+		{Map{"csv.null-literal": "NULL"}, `5,"NULL",NULL,NULL,NULL`,
+			[]row.Value{row.IntValue(5), row.StrValue("NULL"), row.NullValue, row.NullValue, row.NullValue, row.NullValue}},
+		{Map{"csv.field-delimiter": "|", "csv.null-literal": "NULL"}, `6||1|NULL|true`,
+			[]row.Value{row.IntValue(6), row.StrValue(""), row.NullValue, row.IntValue(100), row.NullValue, row.BoolValue(true)}},
+		{Map{"csv.field-delimiter": `\t`}, "7\tx\t1\t\ttrue",
+			[]row.Value{row.IntValue(7), row.StrValue("x"), row.NullValue, row.IntValue(100), row.NullValue, row.BoolValue(true)}},
+		{Map{"csv.quote-character": "'", "csv.escape-character": `\`}, `8,'a\'b\\c,d',1,,`,
+			[]row.Value{row.IntValue(8), row.StrValue(`a'b\c,d`), row.NullValue, row.IntValue(100), row.NullValue, row.NullValue}},
+		{Map{"csv.disable-quote-character": "true"}, `9,"x",1,,`,
+			[]row.Value{row.IntValue(9), row.StrValue(`"x"`), row.NullValue, row.IntValue(100), row.NullValue, row.NullValue}},
+	}
+	for _, c := range cases {
+		got, err := decodeOne(t, CSV, schema, c.opts, c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if len(got) != 1 || got[0].Kind != changelogmode.Insert {
+			t.Errorf("%q: got %v", c.in, got)
+			continue
+		}
+		assertVals(t, got[0].Vals, c.want)
+	}
+	// Comments decode to no rows.
+	got, err := decodeOne(t, CSV, schema, Map{"csv.allow-comments": "true"}, "# a comment")
+	if err != nil || len(got) != 0 {
+		t.Errorf("comment: %v %v", got, err)
+	}
+}
+
+func TestCSVDecodeErrors(t *testing.T) {
+	schema := []exec.Column{
+		col("id", types.New(types.BigInt).NotNull()),
+		col("name", types.StringType()),
+		col("ts", types.TimestampOf(3)),
+	}
+	cases := []struct {
+		in     string
+		column string // "" when no single field is to blame
+		want   string
+	}{
+		{`1,a`, "", "the line has 2 fields, the table 3 columns"},
+		{`1,a,,x`, "", "the line has 4 fields"},
+		{`1,"a,`, "", "unterminated quoted field"},
+		{`1,"a"b,`, "", "after the closing quote"},
+		{`x,a,`, "id", `value x: expected an integer`},
+		{`1.5,a,`, "id", "not an integer"},
+		{`,a,`, "id", "NOT NULL"},
+		{`1,a,1767225600000`, "ts", "TO_TIMESTAMP_LTZ(field, 3)"},
+		{`1,a,10000-01-01 00:00:00`, "ts", "beyond year 9999"},
+		{`1,a,2026-01-01`, "ts", "time of day is missing"},
+	}
+	for _, c := range cases {
+		got, err := decodeOne(t, CSV, schema, nil, c.in)
+		if err == nil {
+			t.Errorf("%q: no error, got %v", c.in, got)
+			continue
+		}
+		var fe *FieldError
+		if isField := errors.As(err, &fe); isField != (c.column != "") || isField && fe.Column != c.column {
+			t.Errorf("%q: error %q should name column %q", c.in, err, c.column)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %q does not say %q", c.in, err, c.want)
+		}
+	}
+	for _, opts := range []Map{{"csv.field-delimiter": "ab"}, {"csv.field-delimiter": `"`}, {"csv.quote-character": ""}} {
+		if _, err := NewDecoder(CSV, schema, opts); err == nil && opts["csv.quote-character"] == "" && len(opts) == 1 {
+			continue // "" is the default
+		} else if err == nil {
+			t.Errorf("%v: accepted", opts)
+		}
+	}
+}
+
+func TestCSVEncode(t *testing.T) {
+	e, err := NewEncoder(CSV, allTypes(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Encode(nil, row.Insert(allValues()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "true,-8,1600,-32,1099511627776,1.25,-0.1,12.30,-7,\"a,\"\"b\"\"\n\té\x01\",AP8=,2026-03-01,12:34:56.789," +
+		"2026-01-01 00:00:00.000,1969-07-20 20:17:40,2026-01-01 12:00:00.005000,2026-06-30 23:59:59.999"
+	if string(got) != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	schema := []exec.Column{col("a", types.StringType()), col("b", types.StringType()), col("c", types.New(types.Int))}
+	cases := []struct {
+		opts Map
+		vals []row.Value
+		want string
+	}{
+		{nil, []row.Value{row.NullValue, row.StrValue(""), row.NullValue}, `,"",`},
+		{Map{"csv.null-literal": "NULL"}, []row.Value{row.NullValue, row.StrValue("NULL"), row.IntValue(1)}, `NULL,"NULL",1`},
+		{Map{"csv.field-delimiter": ";"}, []row.Value{row.StrValue("a;b"), row.StrValue("a,b"), row.IntValue(1)}, `"a;b";a,b;1`},
+		{Map{"csv.allow-comments": "true"}, []row.Value{row.StrValue("#x"), row.StrValue("#y"), row.IntValue(1)}, `"#x",#y,1`},
+	}
+	for _, c := range cases {
+		e, _ := NewEncoder(CSV, schema, c.opts)
+		got, err := e.Encode(nil, row.Insert(c.vals...))
+		if err != nil || string(got) != c.want {
+			t.Errorf("%v %v: got %q, %v; want %q", c.opts, c.vals, got, err, c.want)
+		}
+	}
+	e, _ = NewEncoder(CSV, schema, Map{"csv.disable-quote-character": "true"})
+	if _, err := e.Encode(nil, row.Insert(row.StrValue("a,b"), row.NullValue, row.NullValue)); err == nil || !strings.Contains(err.Error(), "column a") {
+		t.Errorf("unquotable value: %v", err)
+	}
+	if _, err := e.Encode(nil, row.Row{Kind: changelogmode.UpdateAfter, Vals: make([]row.Value, 3)}); err == nil {
+		t.Error("+U encoded as csv")
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	for _, opts := range []Map{nil, {"csv.field-delimiter": "|", "csv.null-literal": `\N`}, {"csv.quote-character": "'", "csv.escape-character": `\`}} {
+		e, err := NewEncoder(CSV, allTypes(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := NewDecoder(CSV, allTypes(), opts)
+		vals := allValues()
+		vals[9] = row.StrValue(`a,"b' \N |x`) // no line break: a csv record is one line
+		for _, in := range [][]row.Value{vals, make([]row.Value, len(vals))} {
+			enc, err := e.Encode(nil, row.Insert(in...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.Decode(nil, enc)
+			if err != nil {
+				t.Fatalf("%v: %s: %v", opts, enc, err)
+			}
+			assertVals(t, got[0].Vals, in)
+		}
+	}
+}
+
+func TestDebeziumDecode(t *testing.T) {
+	schema := []exec.Column{col("id", types.New(types.BigInt)), col("name", types.StringType())}
+	type kv struct {
+		kind changelogmode.Kind
+		id   int64
+		name string
+	}
+	cases := []struct {
+		opts Map
+		in   string
+		want []kv
+	}{
+		{nil, `{"before":null,"after":{"id":1,"name":"a"},"op":"c","ts_ms":1}`, []kv{{changelogmode.Insert, 1, "a"}}},
+		{nil, `{"op":"r","after":{"id":1,"name":"a"},"source":{"db":"x"}}`, []kv{{changelogmode.Insert, 1, "a"}}},
+		{nil, `{"before":{"id":1,"name":"a"},"after":{"id":1,"name":"b"},"op":"u"}`,
+			[]kv{{changelogmode.UpdateBefore, 1, "a"}, {changelogmode.UpdateAfter, 1, "b"}}},
+		{nil, `{"before":{"id":1,"name":"b"},"after":null,"op":"d"}`, []kv{{changelogmode.Delete, 1, "b"}}},
+		{nil, ``, nil},
+		{nil, "  \n", nil},
+		{Map{"debezium-json.schema-include": "true"},
+			`{"schema":{"type":"struct"},"payload":{"before":null,"after":{"id":2,"name":"x"},"op":"c"}}`,
+			[]kv{{changelogmode.Insert, 2, "x"}}},
+	}
+	for _, c := range cases {
+		got, err := decodeOne(t, DebeziumJSON, schema, c.opts, c.in)
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%s: got %v", c.in, got)
+			continue
+		}
+		for i, w := range c.want {
+			r := got[i]
+			if r.Kind != w.kind || r.Vals[0].Int() != w.id || r.Vals[1].Str() != w.name {
+				t.Errorf("%s: row %d is %v %v, want %v", c.in, i, r.Kind, r.Vals, w)
+			}
+		}
+	}
+	errs := []struct{ in, want string }{
+		{`{"before":null,"after":null,"op":"c"}`, "needs an 'after' image"},
+		{`{"after":{"id":1},"op":"u"}`, "REPLICA IDENTITY FULL"},
+		{`{"before":{"id":1},"op":"d"}x`, "unexpected text"},
+		{`{"after":{"id":1}}`, "no 'op'"},
+		{`{"after":{"id":1},"op":"t"}`, `unknown op "t"`},
+		{`{"after":{"id":1},"op":5}`, `unknown op`},
+		{`{"after":{"id":"x"},"op":"c"}`, `'after': column id BIGINT`},
+		{`{"after":[1],"op":"c"}`, `expected a JSON object`},
+		{`{"schema":{},"payload":{"op":"c","after":{}}}`, "schema-include"},
+		{`[]`, "expected a JSON object"},
+	}
+	for _, c := range errs {
+		got, err := decodeOne(t, DebeziumJSON, schema, nil, c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, %v; want an error saying %q", c.in, got, err, c.want)
+		}
+	}
+	if _, err := decodeOne(t, DebeziumJSON, schema, Map{"debezium-json.schema-include": "true"}, `{"op":"c","after":{}}`); err == nil {
+		t.Error("schema-include without payload")
+	}
+}
+
+func TestDebeziumEncode(t *testing.T) {
+	schema := []exec.Column{col("id", types.New(types.BigInt)), col("name", types.StringType())}
+	e, err := NewEncoder(DebeziumJSON, schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := NewDecoder(DebeziumJSON, schema, nil)
+	vals := []row.Value{row.IntValue(1), row.StrValue("a")}
+	want := map[changelogmode.Kind]string{
+		changelogmode.Insert:       `{"before":null,"after":{"id":1,"name":"a"},"op":"c"}`,
+		changelogmode.UpdateAfter:  `{"before":null,"after":{"id":1,"name":"a"},"op":"c"}`,
+		changelogmode.UpdateBefore: `{"before":{"id":1,"name":"a"},"after":null,"op":"d"}`,
+		changelogmode.Delete:       `{"before":{"id":1,"name":"a"},"after":null,"op":"d"}`,
+	}
+	for k, w := range want {
+		got, err := e.Encode(nil, row.Row{Kind: k, Vals: vals})
+		if err != nil || string(got) != w {
+			t.Errorf("%s: got %s, %v; want %s", k, got, err, w)
+		}
+		back, err := d.Decode(nil, got)
+		if err != nil || len(back) != 1 {
+			t.Fatalf("%s: %v %v", got, back, err)
+		}
+		wantKind := changelogmode.Insert
+		if k == changelogmode.UpdateBefore || k == changelogmode.Delete {
+			wantKind = changelogmode.Delete
+		}
+		if back[0].Kind != wantKind {
+			t.Errorf("%s read back as %s", k, back[0].Kind)
+		}
+		assertVals(t, back[0].Vals, vals)
+	}
+	if out, err := e.Encode([]byte("x"), row.Row{Kind: 9, Vals: vals}); err == nil || string(out) != "x" {
+		t.Errorf("bad kind: %q %v", out, err)
+	}
+	if out, err := e.Encode([]byte("x"), row.Insert(row.NullValue)); err == nil || string(out) != "x" {
+		t.Errorf("short row: %q %v", out, err)
+	}
+}
+
+func TestText(t *testing.T) {
+	dec := []struct {
+		u     int64
+		scale int
+		want  string
+	}{{0, 0, "0"}, {0, 2, "0.00"}, {5, 3, "0.005"}, {-5, 3, "-0.005"}, {1230, 2, "12.30"}, {-9223372036854775808, 2, "-92233720368547758.08"}, {7, 0, "7"}}
+	for _, c := range dec {
+		if got := string(AppendDecimal(nil, c.u, c.scale)); got != c.want {
+			t.Errorf("AppendDecimal(%d, %d) = %s, want %s", c.u, c.scale, got, c.want)
+		}
+		if c.u != -9223372036854775808 {
+			if back, err := ParseDecimal(c.want, 18, c.scale); err != nil || back != c.u {
+				t.Errorf("ParseDecimal(%s) = %d, %v", c.want, back, err)
+			}
+		}
+	}
+	if v, err := ParseDecimal("-9223372036854775808", 19, 0); err != nil || v != -9223372036854775808 {
+		t.Errorf("min int64: %d %v", v, err)
+	}
+	if _, err := ParseDecimal("9223372036854775808", 19, 0); err == nil {
+		t.Error("max int64 + 1 accepted")
+	}
+	// Dates across the whole range round-trip through text.
+	for days := int64(-719162); days <= 2932896; days += 997 {
+		txt := AppendDate(nil, days)
+		back, err := ParseDate(string(txt))
+		if err != nil || back != days {
+			t.Fatalf("%d -> %s -> %d, %v", days, txt, back, err)
+		}
+	}
+	for _, m := range []int64{MinMillis, -1, 0, 1, 86399999, MaxMillis} {
+		txt := AppendTimestamp(nil, m, 3, ' ')
+		back, err := ParseTimestamp(string(txt))
+		if err != nil || back != m {
+			t.Errorf("%d -> %s -> %d, %v", m, txt, back, err)
+		}
+	}
+	if got := string(AppendTimestamp(nil, MinMillis, 0, 'T')); got != "0001-01-01T00:00:00" {
+		t.Errorf("MinMillis: %s", got)
+	}
+	if v, err := ParseText(types.New(types.Null), "x"); err == nil {
+		t.Errorf("NULL type parsed: %v", v)
+	}
+}

@@ -1,0 +1,74 @@
+// Package format encodes and decodes rows: Flink's json, debezium-json and
+// csv formats, for the file and Kafka connectors. A Decoder turns one
+// record (a line, a Kafka record value) into rows of a schema; an Encoder
+// turns a row into one record.
+//
+//	record bytes ──Decoder.Decode──► row.Batch (+I; or -U/+U, -D for debezium-json)
+//	row.Row      ──Encoder.Encode──► record bytes (appended to a caller's buffer)
+//
+// # What a decoder promises
+//
+//   - Values follow the row package's encoding (DECIMAL a scaled int64,
+//     TIMESTAMP and TIMESTAMP_LTZ milliseconds since the epoch UTC, DATE
+//     days, BOOLEAN 0/1, strings and bytes Str), one per schema column, in
+//     schema order. Metadata columns (exec.Column.MetadataKey set) are not
+//     read or written by a format: they stay NULL for the connector to fill.
+//   - Nothing is guessed and nothing is dropped silently. A value that does
+//     not fit its column is an error naming the column, its type and the
+//     value (a *FieldError), never a NULL or a truncation: 1.5 for an INT,
+//     300 for a TINYINT, 123.456 for a DECIMAL(4, 2) (it has room for two
+//     digits before the point). Extra fraction digits of a DECIMAL are rounded
+//     half up, as a Flink cast does; decimals are read from their text,
+//     exactly, never through a float.
+//   - Time has an explicit unit. A TIMESTAMP(p) or TIMESTAMP_LTZ(p) value
+//     is text, 'yyyy-MM-dd HH:mm:ss[.fff]' or ISO-8601
+//     'yyyy-MM-ddTHH:mm:ss[.fff][Z|+hh:mm]' (an offset gives the UTC
+//     instant; without one the text is UTC). An epoch number is refused with
+//     a message saying to declare the field BIGINT and convert it with
+//     TO_TIMESTAMP_LTZ(field, 3) (milliseconds) or TO_TIMESTAMP_LTZ(field, 0)
+//     (seconds). Years outside 1..9999 are refused: they are how a
+//     seconds-versus-milliseconds mistake shows up. Fractions beyond
+//     milliseconds are truncated, as the row encoding keeps milliseconds.
+//   - Any input, however malformed, gives rows or an error, never a panic
+//     (FuzzJSONDecode checks this for json).
+//
+// # Formats
+//
+// json: one object per record; fields are matched to columns by name,
+// unknown fields are ignored, a missing field is NULL unless
+// 'json.fail-on-missing-field' is 'true' (or the column is NOT NULL).
+// Numbers and strings are both accepted for numeric columns ("42" reads as
+// 42, as in Flink); a nested object or array read into a STRING column is
+// its JSON text. Bytes are base64. Writing: timestamps as
+// 'yyyy-MM-dd HH:mm:ss.SSS' with as many fraction digits as the type's
+// precision ('json.timestamp-format.standard' = 'ISO-8601' writes
+// 'yyyy-MM-ddTHH:mm:ss.SSS', with 'Z' for TIMESTAMP_LTZ), decimals as
+// plain numbers with their scale (12.30), NaN and infinities as strings,
+// NULL as null (or left out with 'json.encode.ignore-null-fields').
+//
+// debezium-json: {"before":…,"after":…,"op":…}; op c and r read as +I of
+// after, u as -U of before and +U of after (Debezium must capture before
+// images), d as -D of before; an empty record (a tombstone) is no rows.
+// 'debezium-json.schema-include' unwraps {"schema":…,"payload":…}.
+// Writing follows Flink's DebeziumJsonSerializationSchema: +I and +U as
+// {"before":null,"after":ROW,"op":"c"}, -U and -D as
+// {"before":ROW,"after":null,"op":"d"}.
+//
+// csv: fields in the order of the physical columns, separated by
+// 'csv.field-delimiter' (','), optionally quoted with 'csv.quote-character'
+// ('"'; a quote inside is doubled). NULL is 'csv.null-literal'; without
+// one, an empty unquoted field, and the empty string is written quoted ("")
+// so that it reads back as itself. A record is one line: a quoted field
+// cannot span lines.
+//
+// # Performance
+//
+// The json reader is a scanner specialised for flat objects: it allocates
+// the record's text once (string values share it) and carves row values
+// from a slab, so a row costs about one allocation. Encoders append to the
+// caller's buffer and allocate nothing per row. BenchmarkJSONDecode
+// measures a 6-field event.
+//
+// ParseText and AppendText are the text forms of values (used by csv, by
+// json for values written as strings, and by the print connector).
+package format

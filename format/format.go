@@ -1,0 +1,187 @@
+package format
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Decoder turns one record (a file line, a Kafka record value) into rows.
+//
+// A Decoder is not safe for concurrent use; each source holds its own.
+type Decoder interface {
+	// Decode appends the rows that data encodes to dst and returns the
+	// extended batch: one +I row for json and csv, zero to two rows for
+	// debezium-json. Each row has one value per schema column, in schema
+	// order; metadata columns are left NULL for the connector to fill.
+	// Decode does not keep data. On error it returns dst unchanged and an
+	// error naming the column and the value (a *FieldError where one field
+	// is to blame); it never panics, whatever data holds.
+	Decode(dst row.Batch, data []byte) (row.Batch, error)
+}
+
+// Encoder turns a row into one record.
+//
+// An Encoder is not safe for concurrent use; each sink holds its own.
+type Encoder interface {
+	// Encode appends the encoding of r to buf, without a line terminator,
+	// and returns the extended buffer. Metadata columns are not written.
+	// An insert-only format refuses a row whose kind is not +I (the
+	// planner proves this cannot happen; the error keeps a bug from
+	// becoming silent data loss). On error buf is returned unchanged.
+	Encode(buf []byte, r row.Row) ([]byte, error)
+}
+
+// Options gives a format its options by full key, e.g.
+// "json.fail-on-missing-field", with defaults applied: *connectors.Config
+// is one. Map is another, for tests and tools.
+type Options interface {
+	Get(key string) string
+}
+
+// Map is Options from a map (no defaults: a missing key reads "").
+type Map map[string]string
+
+// Get returns m[key].
+func (m Map) Get(key string) string { return m[key] }
+
+// Prefixed returns Options that look keys up under prefix: Kafka's
+// 'key.format' reads its options as "key.json.…".
+func Prefixed(o Options, prefix string) Options { return prefixed{o, prefix} }
+
+type prefixed struct {
+	o      Options
+	prefix string
+}
+
+func (p prefixed) Get(key string) string { return p.o.Get(p.prefix + key) }
+
+// Names of the formats this package implements.
+const (
+	JSON         = "json"
+	DebeziumJSON = "debezium-json"
+	CSV          = "csv"
+)
+
+// NewDecoder returns a decoder of the named format for schema. It fails on
+// an unknown format, an invalid option, or a column type the format cannot
+// read.
+func NewDecoder(name string, schema []exec.Column, opts Options) (Decoder, error) {
+	if opts == nil {
+		opts = Map{}
+	}
+	switch name {
+	case JSON:
+		return newJSONDecoder(schema, opts, JSON)
+	case DebeziumJSON:
+		return newDebeziumDecoder(schema, opts)
+	case CSV:
+		return newCSVDecoder(schema, opts)
+	}
+	return nil, fmt.Errorf("format %q cannot be read (streamsql reads %s, %s and %s)", name, JSON, CSV, DebeziumJSON)
+}
+
+// NewEncoder returns an encoder of the named format for schema.
+func NewEncoder(name string, schema []exec.Column, opts Options) (Encoder, error) {
+	if opts == nil {
+		opts = Map{}
+	}
+	switch name {
+	case JSON:
+		return newJSONEncoder(schema, opts, JSON)
+	case DebeziumJSON:
+		return newDebeziumEncoder(schema, opts)
+	case CSV:
+		return newCSVEncoder(schema, opts)
+	}
+	return nil, fmt.Errorf("format %q cannot be written (streamsql writes %s, %s and %s)", name, JSON, CSV, DebeziumJSON)
+}
+
+// IgnoreParseErrors reports whether the named format was told to skip rows
+// it cannot decode ('json.ignore-parse-errors' and its csv and
+// debezium-json twins). Sources report such rows either way, as
+// *exec.BadRowError: the runtime counts and skips them when this is true,
+// and fails the job when it is false.
+func IgnoreParseErrors(name string, opts Options) bool {
+	if opts == nil {
+		return false
+	}
+	return strings.EqualFold(opts.Get(name+".ignore-parse-errors"), "true")
+}
+
+// FieldError is a value that could not be decoded.
+type FieldError struct {
+	// Column is the column (and field) name.
+	Column string
+	// Type is the column's type.
+	Type types.T
+	// Value is the offending value as it appeared (clipped to 64 bytes);
+	// "" when the field is missing.
+	Value string
+	// Reason says what was expected.
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("column %s %s: %s", e.Column, e.Type.WithNullable(true), e.Reason)
+	}
+	return fmt.Sprintf("column %s %s: value %s: %s", e.Column, e.Type.WithNullable(true), e.Value, e.Reason)
+}
+
+func fieldError(c *exec.Column, value string, err error) *FieldError {
+	return &FieldError{Column: c.Name, Type: c.Type, Value: clip(value), Reason: err.Error()}
+}
+
+// physical reports whether the format reads and writes column c (metadata
+// columns are the connector's).
+func physical(c *exec.Column) bool { return c.MetadataKey == "" }
+
+// readable reports whether a column of type t can be read and written by
+// the formats of this package.
+func readable(t types.T) error {
+	switch t.Kind {
+	case types.Boolean, types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Float, types.Double,
+		types.Decimal, types.Char, types.Varchar, types.Binary, types.Varbinary, types.Date, types.Time,
+		types.Timestamp, types.TimestampLTZ, types.Interval, types.IntervalYM:
+		return nil
+	default:
+		return fmt.Errorf("type %s is not supported by the formats", t)
+	}
+}
+
+func checkSchema(schema []exec.Column) error {
+	for i := range schema {
+		if !physical(&schema[i]) {
+			continue
+		}
+		if err := readable(schema[i].Type); err != nil {
+			return fmt.Errorf("column %s: %w", schema[i].Name, err)
+		}
+	}
+	return nil
+}
+
+// slab hands out value slices carved from larger allocations, so that a
+// decoded row costs no allocation of its own. Slices are never reused: a
+// row's values may be kept by the receiver (see row.Batch).
+type slab struct {
+	buf []row.Value
+	n   int // values per row
+}
+
+const slabRows = 256
+
+// keep copies vals into a fresh slice of the slab.
+func (s *slab) keep(vals []row.Value) []row.Value {
+	if len(s.buf) < s.n {
+		s.buf = make([]row.Value, s.n*slabRows)
+	}
+	v := s.buf[:s.n:s.n]
+	s.buf = s.buf[s.n:]
+	copy(v, vals)
+	return v
+}

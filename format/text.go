@@ -1,0 +1,678 @@
+package format
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Text forms of values, shared by csv, json (for values written as JSON
+// strings) and the print connector. See the package comment for the forms.
+
+const (
+	msPerSecond = 1000
+	msPerMinute = 60 * msPerSecond
+	msPerHour   = 60 * msPerMinute
+	msPerDay    = 24 * msPerHour
+
+	// MinMillis and MaxMillis bound the timestamps streamsql reads: from
+	// 0001-01-01 00:00:00.000 to 9999-12-31 23:59:59.999 UTC.
+	MinMillis = -62135596800000
+	MaxMillis = 253402300799999
+)
+
+// timestampHint is what a TIMESTAMP field's text must look like.
+const timestampHint = "'yyyy-MM-dd HH:mm:ss[.fff]' or ISO-8601 'yyyy-MM-ddTHH:mm:ss[.fff][Z|+hh:mm]'"
+
+// ParseText reads the text form of a value of type t. The empty string is
+// not NULL here: callers decide what NULL looks like in their format. The
+// error says what was expected; it does not name the column (callers wrap
+// it in a *FieldError).
+func ParseText(t types.T, s string) (row.Value, error) {
+	switch t.Kind {
+	case types.Char, types.Varchar:
+		return row.StrValue(s), nil
+	case types.Binary, types.Varbinary:
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return row.NullValue, errors.New("expected base64 text for a byte string")
+		}
+		return row.StrValue(string(b)), nil
+	case types.Boolean:
+		switch {
+		case strings.EqualFold(s, "true"):
+			return row.BoolValue(true), nil
+		case strings.EqualFold(s, "false"):
+			return row.BoolValue(false), nil
+		}
+		return row.NullValue, errors.New("expected true or false")
+	case types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Interval, types.IntervalYM:
+		return parseInteger(t, strings.TrimSpace(s))
+	case types.Float, types.Double:
+		return parseFloat(t, strings.TrimSpace(s))
+	case types.Decimal:
+		u, err := ParseDecimal(strings.TrimSpace(s), t.Precision, t.Scale)
+		if err != nil {
+			return row.NullValue, err
+		}
+		return row.IntValue(u), nil
+	case types.Date:
+		d, err := ParseDate(s)
+		if err != nil {
+			return row.NullValue, err
+		}
+		return row.IntValue(d), nil
+	case types.Time:
+		ms, err := ParseTime(s)
+		if err != nil {
+			return row.NullValue, err
+		}
+		return row.IntValue(ms), nil
+	case types.Timestamp, types.TimestampLTZ:
+		ms, err := ParseTimestamp(s)
+		if err != nil {
+			if isEpochNumber(s) {
+				return row.NullValue, epochError(t)
+			}
+			return row.NullValue, err
+		}
+		return row.IntValue(ms), nil
+	default:
+		return row.NullValue, fmt.Errorf("type %s cannot be read from text", t)
+	}
+}
+
+// isEpochNumber reports whether s looks like a bare integer (an epoch).
+func isEpochNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && s[i] != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// epochError is the error for a number where a timestamp belongs: the unit
+// of an epoch must be written down (DESIGN.md).
+func epochError(t types.T) error {
+	return fmt.Errorf("a %s field must be a string %s, not a number: an epoch number's unit (seconds or "+
+		"milliseconds) must be explicit: declare the field BIGINT and convert it in a computed column, "+
+		"ts AS TO_TIMESTAMP_LTZ(field, 3) for milliseconds or TO_TIMESTAMP_LTZ(field, 0) for seconds",
+		t.WithNullable(true), timestampHint)
+}
+
+func parseInteger(t types.T, s string) (row.Value, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return row.NullValue, fmt.Errorf("%s is out of range for %s", s, t.Kind)
+		}
+		if _, ferr := strconv.ParseFloat(s, 64); ferr == nil && s != "" {
+			return row.NullValue, fmt.Errorf("%s is not an integer; %s holds whole numbers only (declare DECIMAL(p, s) or DOUBLE for fractions)", s, t.Kind)
+		}
+		return row.NullValue, fmt.Errorf("expected an integer for %s", t.Kind)
+	}
+	lo, hi := intRange(t.Kind)
+	if n < lo || n > hi {
+		return row.NullValue, fmt.Errorf("%s is out of range for %s (%d to %d)", s, t.Kind, lo, hi)
+	}
+	return row.IntValue(n), nil
+}
+
+func intRange(k types.Kind) (lo, hi int64) {
+	switch k {
+	case types.TinyInt:
+		return math.MinInt8, math.MaxInt8
+	case types.SmallInt:
+		return math.MinInt16, math.MaxInt16
+	case types.Int:
+		return math.MinInt32, math.MaxInt32
+	default:
+		return math.MinInt64, math.MaxInt64
+	}
+}
+
+func parseFloat(t types.T, s string) (row.Value, error) {
+	bits := 64
+	if t.Kind == types.Float {
+		bits = 32
+	}
+	f, err := strconv.ParseFloat(s, bits)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return row.NullValue, fmt.Errorf("%s is out of range for %s", s, t.Kind)
+		}
+		return row.NullValue, fmt.Errorf("expected a number for %s", t.Kind)
+	}
+	return row.FloatValue(f), nil
+}
+
+// ParseDecimal reads a decimal number (an optional sign, digits with an
+// optional fraction, an optional exponent) exactly, and returns its
+// unscaled value at the given scale: "12.3" at scale 2 is 1230. Extra
+// fraction digits are rounded half up (as Flink's DECIMAL casts do); a
+// value with more than precision digits, or beyond 64 bits, is an error.
+func ParseDecimal(s string, precision, scale int) (int64, error) {
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	// Collect significant digits without leading zeros, and the exponent
+	// of the last digit.
+	var digits [40]byte
+	nd := 0    // significant digits kept in digits
+	extra := 0 // integer digits beyond the buffer: they only scale the value
+	exp := 0
+	sawDigit, sawDot := false, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			sawDigit = true
+			if sawDot {
+				exp--
+			}
+			if nd == 0 && c == '0' {
+				continue
+			}
+			if nd < len(digits) {
+				digits[nd] = c
+				nd++
+			} else if sawDot {
+				exp++ // a fraction digit beyond 40 significant ones never decides the rounding
+			} else {
+				extra++
+			}
+			continue
+		case c == '.' && !sawDot:
+			sawDot = true
+			continue
+		}
+		break
+	}
+	if !sawDigit {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			eneg = s[i] == '-'
+			i++
+		}
+		start := i
+		e := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if e < 100000 {
+				e = e*10 + int(s[i]-'0')
+			}
+		}
+		if i == start {
+			return 0, fmt.Errorf("%q is not a decimal number", s)
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != len(s) {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	exp += extra
+	// value = digits * 10^exp; unscaled = digits * 10^(exp+scale).
+	shift := exp + scale
+	var u uint64
+	overflow := false
+	keep := nd
+	if shift < 0 {
+		keep = nd + shift
+	}
+	for j := 0; j < keep && j < nd; j++ {
+		d := uint64(digits[j] - '0')
+		if u > (math.MaxUint64-d)/10 {
+			overflow = true
+			break
+		}
+		u = u*10 + d
+	}
+	if !overflow && shift > 0 && nd > 0 {
+		for k := 0; k < shift; k++ {
+			if u > math.MaxUint64/10 {
+				overflow = true
+				break
+			}
+			u *= 10
+		}
+	}
+	if !overflow && shift < 0 && keep >= 0 && keep < nd && digits[keep] >= '5' {
+		u++ // half up
+	}
+	limit := uint64(math.MaxInt64)
+	if neg {
+		limit++
+	}
+	if overflow || u > limit {
+		return 0, fmt.Errorf("%s does not fit DECIMAL(%d, %d): streamsql keeps decimals in 64 bits", s, precision, scale)
+	}
+	if precision < 19 && u >= pow10[precision] {
+		return 0, fmt.Errorf("%s does not fit DECIMAL(%d, %d): at most %d digits before the point", s, precision, scale, precision-scale)
+	}
+	if neg {
+		return int64(-u), nil //nolint:gosec // u <= 2^63 checked above
+	}
+	return int64(u), nil
+}
+
+var pow10 = func() [20]uint64 {
+	var p [20]uint64
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// AppendDecimal appends the unscaled value u at scale as a plain decimal
+// number: 1230 at scale 2 is "12.30".
+func AppendDecimal(b []byte, u int64, scale int) []byte {
+	if u < 0 {
+		b = append(b, '-')
+	}
+	mag := uint64(u)
+	if u < 0 {
+		mag = uint64(-(u + 1)) + 1
+	}
+	var tmp [24]byte
+	digits := strconv.AppendUint(tmp[:0], mag, 10)
+	if scale <= 0 {
+		return append(b, digits...)
+	}
+	if len(digits) <= scale {
+		b = append(b, '0', '.')
+		for k := len(digits); k < scale; k++ {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
+	}
+	b = append(b, digits[:len(digits)-scale]...)
+	b = append(b, '.')
+	return append(b, digits[len(digits)-scale:]...)
+}
+
+// daysFromCivil returns the days since 1970-01-01 of a proleptic
+// Gregorian date (Howard Hinnant's algorithm).
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// civilFromDays is the inverse of daysFromCivil.
+func civilFromDays(z int64) (y, m, d int64) {
+	z += 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = doy - (153*mp+2)/5 + 1
+	if mp < 10 {
+		m = mp + 3
+	} else {
+		m = mp - 9
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}
+
+func daysIn(y, m int64) int64 {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// digitsAt reads exactly n digits of s at i.
+func digitsAt(s string, i, n int) (int64, bool) {
+	if i+n > len(s) {
+		return 0, false
+	}
+	var v int64
+	for k := i; k < i+n; k++ {
+		if s[k] < '0' || s[k] > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(s[k]-'0')
+	}
+	return v, true
+}
+
+// parseDatePart reads yyyy-MM-dd at the start of s and returns the days
+// since the epoch and the length read.
+func parseDatePart(s string) (days int64, n int, err error) {
+	// The year: four digits; more is beyond 9999.
+	yl := 0
+	for yl < len(s) && s[yl] >= '0' && s[yl] <= '9' {
+		yl++
+	}
+	if yl > 4 {
+		return 0, 0, fmt.Errorf("%q is beyond year 9999", clip(s))
+	}
+	y, ok1 := digitsAt(s, 0, 4)
+	m, ok2 := digitsAt(s, 5, 2)
+	d, ok3 := digitsAt(s, 8, 2)
+	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' {
+		return 0, 0, errors.New("not a date")
+	}
+	if y < 1 {
+		return 0, 0, fmt.Errorf("%q is before year 1", clip(s))
+	}
+	if m < 1 || m > 12 {
+		return 0, 0, fmt.Errorf("%q has month %d", clip(s), m)
+	}
+	if d < 1 || d > daysIn(y, m) {
+		return 0, 0, fmt.Errorf("%q has no day %d in that month", clip(s), d)
+	}
+	return daysFromCivil(y, m, d), 10, nil
+}
+
+// parseTimePart reads HH:mm[:ss[.fffffffff]] at the start of s and returns
+// milliseconds of the day (fractions beyond milliseconds are truncated) and
+// the length read.
+func parseTimePart(s string) (ms int64, n int, err error) {
+	h, ok1 := digitsAt(s, 0, 2)
+	mi, ok2 := digitsAt(s, 3, 2)
+	if !ok1 || !ok2 || s[2] != ':' {
+		return 0, 0, errors.New("not a time")
+	}
+	n = 5
+	var sec, frac int64
+	if n < len(s) && s[n] == ':' {
+		v, ok := digitsAt(s, n+1, 2)
+		if !ok {
+			return 0, 0, errors.New("not a time")
+		}
+		sec = v
+		n += 3
+		if n < len(s) && s[n] == '.' {
+			n++
+			start := n
+			for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+				if n-start < 3 {
+					frac = frac*10 + int64(s[n]-'0')
+				}
+				n++
+			}
+			if n == start || n-start > 9 {
+				return 0, 0, errors.New("a fraction of a second has 1 to 9 digits")
+			}
+			for k := n - start; k < 3; k++ {
+				frac *= 10
+			}
+		}
+	}
+	if h > 23 || mi > 59 || sec > 59 {
+		return 0, 0, fmt.Errorf("%q is not a valid time of day", clip(s))
+	}
+	return h*msPerHour + mi*msPerMinute + sec*msPerSecond + frac, n, nil
+}
+
+// ParseDate reads 'yyyy-MM-dd' and returns days since 1970-01-01.
+func ParseDate(s string) (int64, error) {
+	d, n, err := parseDatePart(s)
+	if err == nil && n != len(s) {
+		err = errors.New("not a date")
+	}
+	if err != nil {
+		if err.Error() == "not a date" {
+			return 0, errors.New("expected a date 'yyyy-MM-dd'")
+		}
+		return 0, err
+	}
+	return d, nil
+}
+
+// ParseTime reads 'HH:mm[:ss[.fff]]' and returns milliseconds of the day.
+func ParseTime(s string) (int64, error) {
+	ms, n, err := parseTimePart(s)
+	if err == nil && n != len(s) {
+		err = errors.New("not a time")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("expected a time 'HH:mm:ss[.fff]': %w", err)
+	}
+	return ms, nil
+}
+
+// ParseTimestamp reads 'yyyy-MM-dd HH:mm[:ss[.f...]]' or ISO-8601
+// 'yyyy-MM-ddTHH:mm[:ss[.f...]][Z|±hh[:mm]]' and returns milliseconds since
+// the epoch, UTC. An offset is applied (the result is the UTC instant);
+// without one the text is read as UTC. Fractions beyond milliseconds are
+// truncated. Years outside 1..9999 are an error.
+func ParseTimestamp(s string) (int64, error) {
+	days, n, err := parseDatePart(s)
+	if err != nil {
+		if err.Error() == "not a date" {
+			return 0, fmt.Errorf("expected a timestamp %s", timestampHint)
+		}
+		return 0, err
+	}
+	if n >= len(s) || (s[n] != ' ' && s[n] != 'T' && s[n] != 't') {
+		return 0, fmt.Errorf("expected a timestamp %s (the time of day is missing)", timestampHint)
+	}
+	n++
+	tod, m, err := parseTimePart(s[n:])
+	if err != nil {
+		if err.Error() == "not a time" {
+			return 0, fmt.Errorf("expected a timestamp %s", timestampHint)
+		}
+		return 0, err
+	}
+	n += m
+	ms := days*msPerDay + tod
+	if n < len(s) {
+		switch c := s[n]; c {
+		case 'Z', 'z':
+			n++
+		case '+', '-':
+			oh, ok := digitsAt(s, n+1, 2)
+			if !ok {
+				return 0, fmt.Errorf("expected a time zone offset ±hh:mm in %q", clip(s))
+			}
+			n += 3
+			var om int64
+			if n < len(s) && s[n] == ':' {
+				n++
+			}
+			if n < len(s) {
+				v, ok := digitsAt(s, n, 2)
+				if !ok {
+					return 0, fmt.Errorf("expected a time zone offset ±hh:mm in %q", clip(s))
+				}
+				om = v
+				n += 2
+			}
+			if oh > 18 || om > 59 {
+				return 0, fmt.Errorf("time zone offset out of range in %q", clip(s))
+			}
+			off := oh*msPerHour + om*msPerMinute
+			if c == '+' {
+				ms -= off
+			} else {
+				ms += off
+			}
+		}
+	}
+	if n != len(s) {
+		return 0, fmt.Errorf("expected a timestamp %s, got trailing text in %q", timestampHint, clip(s))
+	}
+	if ms < MinMillis {
+		return 0, fmt.Errorf("%q is before year 1", clip(s))
+	}
+	if ms > MaxMillis {
+		return 0, fmt.Errorf("%q is beyond year 9999", clip(s))
+	}
+	return ms, nil
+}
+
+func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+
+// AppendDate appends days since the epoch as 'yyyy-MM-dd'.
+func AppendDate(b []byte, days int64) []byte {
+	y, m, d := civilFromDays(days)
+	if y < 0 {
+		b = append(b, '-')
+		y = -y
+	}
+	switch {
+	case y < 10:
+		b = append(b, "000"...)
+	case y < 100:
+		b = append(b, "00"...)
+	case y < 1000:
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, y, 10)
+	b = append(b, '-')
+	b = append2(b, m)
+	b = append(b, '-')
+	return append2(b, d)
+}
+
+// AppendTime appends milliseconds of the day as 'HH:mm:ss' with precision
+// fraction digits (at most milliseconds are known; further digits are 0).
+func AppendTime(b []byte, ms int64, precision int) []byte {
+	ms %= msPerDay
+	if ms < 0 {
+		ms += msPerDay
+	}
+	b = append2(b, ms/msPerHour)
+	b = append(b, ':')
+	b = append2(b, ms/msPerMinute%60)
+	b = append(b, ':')
+	b = append2(b, ms/msPerSecond%60)
+	if precision > 0 {
+		frac := ms % msPerSecond
+		b = append(b, '.')
+		digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+		for k := 0; k < precision; k++ {
+			if k < 3 {
+				b = append(b, digits[k])
+			} else {
+				b = append(b, '0')
+			}
+		}
+	}
+	return b
+}
+
+// AppendTimestamp appends milliseconds since the epoch as
+// 'yyyy-MM-dd HH:mm:ss[.fff]' with precision fraction digits; sep is the
+// separator between date and time (' ' or 'T').
+func AppendTimestamp(b []byte, ms int64, precision int, sep byte) []byte {
+	days := ms / msPerDay
+	if ms%msPerDay < 0 {
+		days--
+	}
+	b = AppendDate(b, days)
+	b = append(b, sep)
+	return AppendTime(b, ms-days*msPerDay, precision)
+}
+
+// AppendText appends the text form of v, a value of type t (NULL appends
+// nothing: callers choose how to show NULL). It is the inverse of
+// ParseText.
+func AppendText(b []byte, t types.T, v row.Value) []byte {
+	if v.IsNull() {
+		return b
+	}
+	switch t.Kind {
+	case types.Char, types.Varchar:
+		return append(b, v.Str()...)
+	case types.Binary, types.Varbinary:
+		return base64.StdEncoding.AppendEncode(b, []byte(v.Str()))
+	case types.Boolean:
+		return strconv.AppendBool(b, v.Bool())
+	case types.Float:
+		return appendFloat(b, v.Float(), 32)
+	case types.Double:
+		return appendFloat(b, v.Float(), 64)
+	case types.Decimal:
+		return AppendDecimal(b, v.Int(), t.Scale)
+	case types.Date:
+		return AppendDate(b, v.Int())
+	case types.Time:
+		return AppendTime(b, v.Int(), t.Precision)
+	case types.Timestamp, types.TimestampLTZ:
+		return AppendTimestamp(b, v.Int(), t.Precision, ' ')
+	default:
+		switch v.Kind() {
+		case row.Float:
+			return appendFloat(b, v.Float(), 64)
+		case row.Str:
+			return append(b, v.Str()...)
+		case row.Int, row.Null:
+		}
+		return strconv.AppendInt(b, v.Int(), 10)
+	}
+}
+
+// appendFloat writes the shortest text that reads back to f; NaN and
+// infinities as NaN, Infinity and -Infinity (Java's spelling, which
+// strconv.ParseFloat also reads).
+func appendFloat(b []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, bits)
+}
+
+// clip shortens a value for an error message.
+func clip(s string) string {
+	const max = 64
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
