@@ -1,0 +1,38 @@
+// Package filesystem is the runtime of the 'filesystem' connector: a source
+// that reads one file, line by line, and a sink that writes one.
+//
+//	file ──bufio, line by line──► format.Decoder ──► row.Batch (≤ 1024 lines) ──► runtime
+//	runtime ──► row.Batch ──► format.Encoder ──► bufio.Writer ──Flush: write + fsync──► file
+//
+// # Source
+//
+// The file at 'path' (relative to the job file's directory, exec.Spec.BaseDir)
+// is read once, from the start, as one split (split 0); Read returns the
+// rows of up to 1024 lines at a time, then io.EOF. Lines may be of any
+// length. A line ends at '\n' (a preceding '\r' is dropped; so is a UTF-8
+// byte order mark at the start of the file); blank lines carry no row. Lines
+// are decoded with the table's 'format' (json, csv, debezium-json; see
+// package format) and its options.
+//
+// Bad input never vanishes: a line that cannot be decoded ends the batch,
+// and Read returns the good rows before it together with an
+// *exec.BadRowError whose Where is "PATH:LINE" (1-based), whose Err says
+// which column and value, and whose Raw is the line. The source itself
+// never skips: the next Read continues after the bad line, and the runtime
+// decides, from '<format>.ignore-parse-errors', whether to count and skip
+// the row or to stop the job. An I/O error is returned as is.
+//
+// Metadata columns: 'file.path' (the path read, as resolved), 'file.name',
+// 'file.size' (bytes), 'file.modification-time' (TIMESTAMP_LTZ(3)) and
+// 'line' (the row's 1-based line number). 'source.monitor-interval' (an
+// unbounded, watching source) is not implemented: the factory refuses it.
+//
+// # Sink
+//
+// Open creates the file at 'path' (and its directory), truncating it; each
+// row is one line in the table's format, written through a bufio.Writer.
+// Flush writes the buffer and fsyncs the file, so everything before a Flush
+// is durable; Close flushes and closes. json and csv take +I rows only
+// (the planner proves nothing else reaches them); debezium-json takes
+// every kind.
+package filesystem
