@@ -1,0 +1,35 @@
+package blackhole
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/row"
+)
+
+func init() {
+	exec.RegisterSink("blackhole", func(exec.Spec) (exec.Sink, error) { return &Sink{}, nil })
+}
+
+// Sink discards rows.
+type Sink struct{ rows atomic.Int64 }
+
+// Open does nothing.
+func (s *Sink) Open(context.Context) error { return nil }
+
+// Write counts the rows and drops them.
+func (s *Sink) Write(_ context.Context, rows row.Batch) error {
+	s.rows.Add(int64(len(rows)))
+	return nil
+}
+
+// Flush does nothing.
+func (s *Sink) Flush(context.Context) error { return nil }
+
+// Close does nothing.
+func (s *Sink) Close() error { return nil }
+
+// Rows is the number of rows written so far; safe to call from any
+// goroutine.
+func (s *Sink) Rows() int64 { return s.rows.Load() }
