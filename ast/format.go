@@ -2,6 +2,7 @@ package ast
 
 import (
 	"fmt"
+	"unicode/utf8"
 	"strconv"
 	"strings"
 )
@@ -37,6 +38,9 @@ func isPlainIdent(s string) bool {
 		return false
 	}
 	for i, r := range s {
+		if r == utf8.RuneError {
+			return false
+		}
 		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f || i > 0 && r >= '0' && r <= '9' {
 			continue
 		}

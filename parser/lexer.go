@@ -144,7 +144,7 @@ func lex(src string, from, to int, l *diag.List) []token {
 			j := i + first
 			for j < to {
 				r, n := utf8.DecodeRuneInString(src[j:])
-				if r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+				if r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) || r >= 0x80 && r != utf8.RuneError {
 					j += n
 					continue
 				}
@@ -167,7 +167,8 @@ func lex(src string, from, to int, l *diag.List) []token {
 
 func isIdentStart(src string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(src[i:])
-	return r == '_' || unicode.IsLetter(r)
+	// Like TiDB and MySQL, any character beyond ASCII may be part of a name.
+	return r == '_' || unicode.IsLetter(r) || r >= 0x80 && r != utf8.RuneError
 }
 
 var ops3 = []string{"<=>"}
