@@ -1,0 +1,66 @@
+// Package eval compiles bound expressions (package expr) into closures that
+// the executor calls once per row:
+//
+//	expr.Expr ──Compile──► Func(vals []row.Value) (row.Value, error)
+//	          └─CompilePredicate──► func(vals []row.Value) (bool, error)
+//
+// Compilation does the work once: it resolves every operator to a
+// specialised closure for its operand types, converts constants to their
+// runtime encoding (and pre-scales them for comparisons), folds constant
+// sub-expressions, compiles constant LIKE patterns, regular expressions and
+// date formats, and refuses what the runtime does not support, naming it
+// (CURRENT_WATERMARK, for one, is "not supported at runtime yet").
+//
+// # Promises
+//
+//   - No panics. Bad data gives an *Error that wraps one of ErrOverflow,
+//     ErrDivisionByZero, ErrInvalidCast or ErrInvalidArgument and says what
+//     and where; the caller decides whether the row goes to a dead-letter
+//     destination or stops the job.
+//   - SQL's three-valued logic. NULL in, NULL out for operators and most
+//     functions; FALSE AND NULL is FALSE, TRUE OR NULL is TRUE; a comparison
+//     with NULL is NULL; x IN (..., NULL) is NULL when nothing matches;
+//     CompilePredicate counts NULL as false.
+//   - No silent wrap-around: integer results outside their type (INT,
+//     BIGINT ...) and DECIMAL results beyond 18 digits are ErrOverflow
+//     ("DECIMAL overflow"), as are integer and DECIMAL division by zero
+//     (ErrDivisionByZero). DOUBLE follows IEEE 754 (1.0 / 0 is Infinity), as
+//     in Flink.
+//   - Numbers compare mathematically across kinds: a DECIMAL(15, 2) holding
+//     100001 (1000.01) is greater than the INT 1000; exact kinds compare
+//     exactly, and a DOUBLE operand makes the comparison a DOUBLE one.
+//   - A Func is safe for concurrent use and does not retain vals. Numeric,
+//     boolean and time expressions allocate nothing per row.
+//
+// # Encodings
+//
+// Values are row.Values in the encoding of package row: BOOLEAN 0/1;
+// integers as int64; FLOAT and DOUBLE as float64; DECIMAL(p, s) as the
+// unscaled int64 (12.34 in DECIMAL(10, 2) is 1234), whatever p says, so at
+// most 18 digits at run time; DATE as days, TIME as milliseconds of the day,
+// TIMESTAMP and TIMESTAMP_LTZ as milliseconds since 1970-01-01 UTC;
+// day-time intervals as milliseconds, year-month intervals as months.
+//
+// DECIMAL arithmetic follows the types the binder derived
+// (types.ArithmeticResult): operands are rescaled to their common scale for
+// + - %, products and quotients are computed exactly in 128 bits (math/big
+// for extreme scales) and rounded half up to the result scale, as Flink's
+// BigDecimal arithmetic does. Casts from DOUBLE to DECIMAL round the
+// double's shortest decimal text, so 1.005 becomes 1.01 at scale 2.
+//
+// # Time zones
+//
+// streamsql has no session time zone yet: the local time zone is UTC.
+// TIMESTAMP_LTZ and TIMESTAMP hold the same milliseconds, CAST between them
+// does not shift, and DATE_FORMAT, EXTRACT, HOUR and friends read both in
+// UTC. A zone offset in parsed text ('2026-01-01T10:00:00+02:00') is
+// applied, giving UTC.
+//
+// # Not supported
+//
+// DECIMAL beyond 18 digits (the 64-bit encoding); CURRENT_WATERMARK;
+// sub-millisecond time precision (digits beyond milliseconds are dropped);
+// Java regular-expression features that Go's RE2 lacks (backreferences,
+// lookaround) in REGEXP_EXTRACT; date format letters other than y M d H m s
+// S and quoted literals.
+package eval
