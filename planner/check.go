@@ -15,10 +15,17 @@ type Job struct {
 
 // CheckJob parses, binds and plans one job file. It never panics on user
 // input.
-func CheckJob(src *diag.Source) *Job {
+func CheckJob(src *diag.Source) *Job { return CheckJobWith(src, nil) }
+
+// CheckJobWith is CheckJob with settings given before the file's own SET
+// statements (streamsql run --set).
+func CheckJobWith(src *diag.Source, settings map[string]string) *Job {
 	f := parser.Parse(src)
 	l := &f.Diags
 	s := NewSession()
+	for k, v := range settings {
+		s.Settings[k] = v
+	}
 	for _, st := range f.Stmts {
 		s.Apply(st, l)
 	}

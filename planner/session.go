@@ -108,6 +108,16 @@ var settings = map[string]settingSpec{
 	"execution.checkpointing.interval":        {durationSetting, "accepted for Flink compatibility"},
 }
 
+// CheckSetting tells whether key is a setting streamsql knows and, if its
+// value is invalid, why.
+func CheckSetting(key, value string) (known bool, problem string) {
+	spec, ok := settings[key]
+	if !ok {
+		return false, ""
+	}
+	return true, spec.validate(value)
+}
+
 // Apply runs one statement against the session.
 func (s *Session) Apply(st ast.Stmt, l *diag.List) {
 	b := &binder{cat: s.Catalog, l: l}

@@ -1,0 +1,636 @@
+package exec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/types"
+)
+
+// accumulator folds values of one aggregate call for one group. add with
+// retract=true takes a value back out (for changelog inputs).
+type accumulator interface {
+	add(v row.Value, retract bool) error
+	result() row.Value
+}
+
+// aggSpec builds accumulators for one AggCall.
+type aggSpec struct {
+	call *logical.AggCall
+	arg  scalarFunc // nil for COUNT(*)
+	argT types.T
+	new  func() accumulator
+}
+
+func newAggSpec(call *logical.AggCall, arg scalarFunc) (*aggSpec, error) {
+	s := &aggSpec{call: call, arg: arg}
+	if len(call.Args) > 0 {
+		s.argT = call.Args[0].Type()
+	}
+	k := s.argT.Kind
+	isFloat := k == types.Float || k == types.Double
+	switch call.Fn {
+	case "COUNT":
+		if call.Distinct {
+			s.new = func() accumulator { return &distinctCount{seen: map[string]int64{}} }
+		} else {
+			star := call.Star
+			s.new = func() accumulator { return &countAcc{star: star} }
+		}
+	case "SUM":
+		if isFloat {
+			s.new = func() accumulator { return &sumFloat{} }
+		} else {
+			s.new = func() accumulator { return &sumInt{} }
+		}
+	case "AVG":
+		switch {
+		case isFloat:
+			s.new = func() accumulator { return &avgFloat{} }
+		default:
+			s.new = func() accumulator { return &avgInt{} }
+		}
+	case "MIN", "MAX":
+		isMax := call.Fn == "MAX"
+		s.new = func() accumulator { return &minMax{max: isMax, vals: map[string]*mmEntry{}} }
+	case "FIRST_VALUE", "LAST_VALUE":
+		last := call.Fn == "LAST_VALUE"
+		s.new = func() accumulator { return &firstLast{last: last} }
+	case "LISTAGG":
+		s.new = func() accumulator { return &listAgg{sep: ","} }
+	default:
+		return nil, fmt.Errorf("aggregate %s is not supported at runtime yet", call.Fn)
+	}
+	return s, nil
+}
+
+type countAcc struct {
+	star bool
+	n    int64
+}
+
+func (a *countAcc) add(v row.Value, retract bool) error {
+	if !a.star && v.IsNull() {
+		return nil
+	}
+	if retract {
+		a.n--
+	} else {
+		a.n++
+	}
+	return nil
+}
+func (a *countAcc) result() row.Value { return row.IntValue(a.n) }
+
+type distinctCount struct {
+	seen map[string]int64
+	buf  []byte
+}
+
+func (a *distinctCount) add(v row.Value, retract bool) error {
+	if v.IsNull() {
+		return nil
+	}
+	a.buf = appendKey(a.buf[:0], v)
+	k := string(a.buf)
+	if retract {
+		if a.seen[k]--; a.seen[k] <= 0 {
+			delete(a.seen, k)
+		}
+	} else {
+		a.seen[k]++
+	}
+	return nil
+}
+func (a *distinctCount) result() row.Value { return row.IntValue(int64(len(a.seen))) }
+
+// sumInt sums integers and scaled decimals (same scale in and out).
+type sumInt struct {
+	sum int64
+	n   int64
+}
+
+func (a *sumInt) add(v row.Value, retract bool) error {
+	if v.IsNull() {
+		return nil
+	}
+	x := v.Int()
+	if retract {
+		x, a.n = -x, a.n-1
+	} else {
+		a.n++
+	}
+	s := a.sum + x
+	if (x > 0 && s < a.sum) || (x < 0 && s > a.sum) {
+		return fmt.Errorf("SUM overflows 64 bits")
+	}
+	a.sum = s
+	return nil
+}
+
+func (a *sumInt) result() row.Value {
+	if a.n == 0 {
+		return row.NullValue
+	}
+	return row.IntValue(a.sum)
+}
+
+type sumFloat struct {
+	sum float64
+	n   int64
+}
+
+func (a *sumFloat) add(v row.Value, retract bool) error {
+	if v.IsNull() {
+		return nil
+	}
+	if retract {
+		a.sum -= v.Float()
+		a.n--
+	} else {
+		a.sum += v.Float()
+		a.n++
+	}
+	return nil
+}
+
+func (a *sumFloat) result() row.Value {
+	if a.n == 0 {
+		return row.NullValue
+	}
+	return row.FloatValue(a.sum)
+}
+
+// avgInt averages integers (truncating, as Flink does for INT) and scaled
+// decimals (rounding half away from zero at the same scale).
+type avgInt struct{ sumInt }
+
+func (a *avgInt) result() row.Value {
+	if a.n == 0 {
+		return row.NullValue
+	}
+	q, r := a.sum/a.n, a.sum%a.n
+	if 2*abs64(r) >= a.n {
+		if a.sum < 0 {
+			q--
+		} else {
+			q++
+		}
+	}
+	return row.IntValue(q)
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+type avgFloat struct{ sumFloat }
+
+func (a *avgFloat) result() row.Value {
+	if a.n == 0 {
+		return row.NullValue
+	}
+	return row.FloatValue(a.sum / float64(a.n))
+}
+
+// minMax keeps every distinct value with its count, so a retraction of the
+// current minimum finds the next one.
+type minMax struct {
+	max  bool
+	vals map[string]*mmEntry
+	buf  []byte
+	cur  *row.Value
+}
+
+type mmEntry struct {
+	v row.Value
+	n int64
+}
+
+func (a *minMax) add(v row.Value, retract bool) error {
+	if v.IsNull() {
+		return nil
+	}
+	a.buf = appendKey(a.buf[:0], v)
+	k := string(a.buf)
+	e := a.vals[k]
+	if retract {
+		if e == nil {
+			return nil
+		}
+		if e.n--; e.n <= 0 {
+			delete(a.vals, k)
+			a.cur = nil
+		}
+		return nil
+	}
+	if e == nil {
+		e = &mmEntry{v: v}
+		a.vals[k] = e
+	}
+	e.n++
+	if a.cur != nil {
+		c := v.Compare(*a.cur)
+		if a.max && c > 0 || !a.max && c < 0 {
+			a.cur = &e.v
+		}
+	} else if len(a.vals) == 1 {
+		a.cur = &e.v
+	}
+	return nil
+}
+
+func (a *minMax) result() row.Value {
+	if len(a.vals) == 0 {
+		return row.NullValue
+	}
+	if a.cur == nil {
+		for _, e := range a.vals {
+			if a.cur == nil {
+				a.cur = &e.v
+				continue
+			}
+			c := e.v.Compare(*a.cur)
+			if a.max && c > 0 || !a.max && c < 0 {
+				a.cur = &e.v
+			}
+		}
+	}
+	return *a.cur
+}
+
+type firstLast struct {
+	last bool
+	set  bool
+	v    row.Value
+}
+
+func (a *firstLast) add(v row.Value, retract bool) error {
+	if retract || v.IsNull() {
+		return nil
+	}
+	if !a.set || a.last {
+		a.v, a.set = v, true
+	}
+	return nil
+}
+func (a *firstLast) result() row.Value { return a.v }
+
+type listAgg struct {
+	sep   string
+	parts []string
+}
+
+func (a *listAgg) add(v row.Value, retract bool) error {
+	if v.IsNull() {
+		return nil
+	}
+	if retract {
+		for i, p := range a.parts {
+			if p == v.Str() {
+				a.parts = append(a.parts[:i], a.parts[i+1:]...)
+				break
+			}
+		}
+		return nil
+	}
+	a.parts = append(a.parts, v.Str())
+	return nil
+}
+func (a *listAgg) result() row.Value {
+	if len(a.parts) == 0 {
+		return row.NullValue
+	}
+	return row.StrValue(strings.Join(a.parts, a.sep))
+}
+
+// group is the state of one group.
+type group struct {
+	keys  []row.Value
+	accs  []accumulator
+	count int64 // rows accumulated minus rows retracted
+	last  []row.Value
+	dirty bool
+	// end is the window end of a window aggregate's group.
+	end int64
+}
+
+func (g *group) fold(specs []*aggSpec, r row.Row) error {
+	retract := !isAccumulate(r.Kind)
+	if retract {
+		g.count--
+	} else {
+		g.count++
+	}
+	for i, s := range specs {
+		v := row.NullValue
+		if s.arg != nil {
+			var err error
+			if v, err = s.arg(r.Vals); err != nil {
+				return err
+			}
+		}
+		if err := g.accs[i].add(v, retract); err != nil {
+			return fmt.Errorf("%s: %w", s.call.String(), err)
+		}
+	}
+	g.dirty = true
+	return nil
+}
+
+func (g *group) output() []row.Value {
+	out := make([]row.Value, 0, len(g.keys)+len(g.accs))
+	out = append(out, g.keys...)
+	for _, a := range g.accs {
+		out = append(out, a.result())
+	}
+	return out
+}
+
+func newGroup(keys []row.Value, specs []*aggSpec) *group {
+	g := &group{keys: keys, accs: make([]accumulator, len(specs))}
+	for i, s := range specs {
+		g.accs[i] = s.new()
+	}
+	return g
+}
+
+// groupAggOp is a non-windowed GROUP BY: an updating result per group. Its
+// output for a group is +I the first time, then -U old and +U new when the
+// result changes (once per batch), and -D when the group empties.
+type groupAggOp struct {
+	name   string
+	key    keyer
+	specs  []*aggSpec
+	groups map[string]*group
+	order  []string // groups changed in this batch, in first-change order
+	out    collector
+	c      *Counters
+	clock  func() int64
+	ttl    int64
+	access map[string]int64
+	sweepAt int64
+	global bool // no GROUP BY: one group, that exists even when empty
+	buf    row.Batch
+}
+
+func (o *groupAggOp) process(_ int, b row.Batch) error {
+	o.c.In.Add(int64(len(b)))
+	o.order = o.order[:0]
+	now := o.clock()
+	for _, r := range b {
+		k, _, err := o.key.key(r.Vals)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.name, err)
+		}
+		g := o.groups[k]
+		if g == nil {
+			if !isAccumulate(r.Kind) {
+				continue // retracting a group we never saw (or that expired)
+			}
+			keys, err := o.key.values(r.Vals)
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.name, err)
+			}
+			g = newGroup(keys, o.specs)
+			o.groups[k] = g
+		}
+		if !g.dirty {
+			o.order = append(o.order, k)
+		}
+		if err := g.fold(o.specs, r); err != nil {
+			return fmt.Errorf("%s: %w", o.name, err)
+		}
+		if o.ttl > 0 {
+			o.access[k] = now
+		}
+	}
+	o.buf = o.buf[:0]
+	for _, k := range o.order {
+		g := o.groups[k]
+		g.dirty = false
+		if g.count <= 0 && !o.global {
+			if g.last != nil {
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: g.last})
+			}
+			delete(o.groups, k)
+			delete(o.access, k)
+			continue
+		}
+		cur := g.output()
+		switch {
+		case g.last == nil:
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
+		case !sameVals(g.last, cur):
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: g.last},
+				row.Row{Kind: changelogmode.UpdateAfter, Vals: cur})
+		}
+		g.last = cur
+	}
+	o.expire(now)
+	o.c.StateRows.Store(int64(len(o.groups)))
+	if len(o.buf) == 0 {
+		return nil
+	}
+	o.c.Out.Add(int64(len(o.buf)))
+	return o.out.push(o.buf)
+}
+
+// expire forgets groups idle for the TTL, as Flink's state TTL does: the
+// result already emitted stays; a later row starts the group afresh.
+func (o *groupAggOp) expire(now int64) {
+	if o.ttl <= 0 || now < o.sweepAt {
+		return
+	}
+	o.sweepAt = now + max(o.ttl/10, 1)
+	for k, t := range o.access {
+		if now-t >= o.ttl {
+			delete(o.groups, k)
+			delete(o.access, k)
+		}
+	}
+}
+
+func (o *groupAggOp) watermark(_ int, wm int64) error {
+	o.c.Watermark.Store(wm)
+	return o.out.watermark(wm)
+}
+func (o *groupAggOp) end(int) error { return o.out.end() }
+
+// windowOp is a window table-valued function: it appends window_start,
+// window_end and window_time to each row, once per window the row is in.
+type windowOp struct {
+	fn                        string
+	timeCol                   int
+	size, slide, step, offset int64
+	out                       collector
+	c                         *Counters
+	buf                       row.Batch
+}
+
+// windows returns the [start, end) windows containing t.
+func (o *windowOp) windows(t int64, each func(start, end int64)) {
+	switch o.fn {
+	case "TUMBLE":
+		s := floorDiv(t-o.offset, o.size)*o.size + o.offset
+		each(s, s+o.size)
+	case "HOP":
+		last := floorDiv(t-o.offset, o.slide)*o.slide + o.offset
+		for s := last; s > t-o.size; s -= o.slide {
+			each(s, s+o.size)
+		}
+	case "CUMULATE":
+		s := floorDiv(t-o.offset, o.size)*o.size + o.offset
+		for e := s + o.step; e <= s+o.size; e += o.step {
+			if t < e {
+				each(s, e)
+			}
+		}
+	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func (o *windowOp) process(_ int, b row.Batch) error {
+	o.c.In.Add(int64(len(b)))
+	o.buf = o.buf[:0]
+	for _, r := range b {
+		tv := r.Vals[o.timeCol]
+		if tv.IsNull() {
+			continue // a row without time is in no window
+		}
+		o.windows(tv.Int(), func(s, e int64) {
+			vals := make([]row.Value, len(r.Vals)+3)
+			copy(vals, r.Vals)
+			n := len(r.Vals)
+			vals[n], vals[n+1], vals[n+2] = row.IntValue(s), row.IntValue(e), row.IntValue(e-1)
+			o.buf = append(o.buf, row.Row{Kind: r.Kind, Vals: vals})
+		})
+	}
+	if len(o.buf) == 0 {
+		return nil
+	}
+	o.c.Out.Add(int64(len(o.buf)))
+	return o.out.push(o.buf)
+}
+
+func (o *windowOp) watermark(_ int, wm int64) error {
+	o.c.Watermark.Store(wm)
+	return o.out.watermark(wm)
+}
+func (o *windowOp) end(int) error { return o.out.end() }
+
+// windowAggOp aggregates each window and emits it once, when the watermark
+// reaches the window's last millisecond (window_end - 1). A row for a window
+// that has already fired is late: counted, written to the dead-letter file
+// when there is one, and not aggregated.
+type windowAggOp struct {
+	name      string
+	key       keyer
+	endCol    int // window_end in the input
+	timeCol   int // the row time (window_time) in the input, for late rows
+	specs     []*aggSpec
+	groups    map[string]*group
+	ends      endHeap
+	byEnd     map[int64][]string
+	wm        int64
+	out       collector
+	c         *Counters
+	late      *lateWriter
+	lateNames []string
+	buf       row.Batch
+}
+
+type endHeap []int64
+
+func (h endHeap) Len() int           { return len(h) }
+func (h endHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h endHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+
+func (o *windowAggOp) process(_ int, b row.Batch) error {
+	o.c.In.Add(int64(len(b)))
+	for _, r := range b {
+		end := r.Vals[o.endCol].Int()
+		if end-1 <= o.wm {
+			o.c.Late.Add(1)
+			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateNames); err != nil {
+				return err
+			}
+			continue
+		}
+		k, _, err := o.key.key(r.Vals)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.name, err)
+		}
+		g := o.groups[k]
+		if g == nil {
+			keys, err := o.key.values(r.Vals)
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.name, err)
+			}
+			g = newGroup(keys, o.specs)
+			g.end = end
+			o.groups[k] = g
+			if _, ok := o.byEnd[end]; !ok {
+				o.ends = append(o.ends, end)
+				sort.Slice(o.ends, func(i, j int) bool { return o.ends[i] < o.ends[j] })
+			}
+			o.byEnd[end] = append(o.byEnd[end], k)
+		}
+		if err := g.fold(o.specs, r); err != nil {
+			return fmt.Errorf("%s: %w", o.name, err)
+		}
+	}
+	o.c.StateRows.Store(int64(len(o.groups)))
+	return nil
+}
+
+func (o *windowAggOp) watermark(_ int, wm int64) error {
+	if wm <= o.wm {
+		return nil
+	}
+	o.wm = wm
+	o.c.Watermark.Store(wm)
+	o.buf = o.buf[:0]
+	for len(o.ends) > 0 && o.ends[0]-1 <= wm {
+		end := o.ends[0]
+		o.ends = o.ends[1:]
+		for _, k := range o.byEnd[end] {
+			g := o.groups[k]
+			if g.count > 0 {
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
+			}
+			delete(o.groups, k)
+		}
+		delete(o.byEnd, end)
+	}
+	o.c.StateRows.Store(int64(len(o.groups)))
+	if len(o.buf) > 0 {
+		o.c.Out.Add(int64(len(o.buf)))
+		if err := o.out.push(o.buf); err != nil {
+			return err
+		}
+	}
+	return o.out.watermark(wm)
+}
+
+func (o *windowAggOp) end(int) error {
+	if err := o.watermark(0, MaxWatermark); err != nil {
+		return err
+	}
+	return o.out.end()
+}
+

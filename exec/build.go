@@ -1,0 +1,602 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Options configure building a job.
+type Options struct {
+	// Settings are the job's settings (SET and --set).
+	Settings map[string]string
+	// BaseDir resolves relative file paths (the job file's directory).
+	BaseDir string
+	// Clock is processing time in ms (state TTL, PROCTIME()); nil: the
+	// system clock.
+	Clock func() int64
+	// QuerySink makes the sink of a SELECT (the shell's view, or stdout for
+	// `streamsql run`). Required when plans include a SELECT.
+	QuerySink func(name string, cols []Column) Sink
+}
+
+type builder struct {
+	opts  Options
+	job   *Job
+	evalO eval.Options
+	ctx   context.Context
+}
+
+// Build turns plans into a job. Every INSERT and SELECT becomes a pipeline;
+// they run together, as a statement set.
+func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, error) {
+	if opts.Clock == nil {
+		opts.Clock = func() int64 { return time.Now().UnixMilli() }
+	}
+	b := &builder{opts: opts, job: &Job{}, evalO: eval.Options{Now: opts.Clock}, ctx: ctx}
+	for i, p := range plans {
+		var err error
+		if s, ok := p.Root.(*logical.Sink); ok {
+			err = b.sink(s)
+		} else {
+			err = b.query(i, p.Root)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b.job, nil
+}
+
+func (b *builder) counters(name string, list *[]*Counters) *Counters {
+	c := newCounters(name)
+	*list = append(*list, c)
+	return c
+}
+
+func (b *builder) compile(e expr.Expr) (scalarFunc, error) {
+	f, err := eval.CompileWith(e, b.evalO)
+	if err != nil {
+		return nil, err
+	}
+	return scalarFunc(f), nil
+}
+
+func (b *builder) predicate(e expr.Expr) (predFunc, error) {
+	if e == nil {
+		return nil, nil
+	}
+	f, err := eval.CompilePredicateWith(e, b.evalO)
+	if err != nil {
+		return nil, err
+	}
+	return predFunc(f), nil
+}
+
+func (b *builder) spec(t *catalog.Table, schema []Column) Spec {
+	return Spec{Table: t, Schema: schema, Settings: b.opts.Settings, BaseDir: b.opts.BaseDir}
+}
+
+func (b *builder) sink(s *logical.Sink) error {
+	conn := s.Table.Connector()
+	f, ok := LookupSink(conn)
+	if !ok {
+		return fmt.Errorf("table %s: connector '%s' cannot be written by this build of streamsql yet", s.Table.Name, conn)
+	}
+	schema := SinkSchema(s.Table)
+	sk, err := f(b.spec(s.Table, schema))
+	if err != nil {
+		return fmt.Errorf("sink %s: %w", s.Table.Name, err)
+	}
+	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(s.Table.Name, &b.job.Sinks),
+		dropBefore: s.Table.Config != nil && s.Table.Config.SinkMode() == connectors.Upsert}
+	// Implicit conversions from the query's types to the sink's.
+	in := s.Input.Columns()
+	for i, col := range schema {
+		if i >= len(in) || types.SameIgnoringNull(in[i].Type, col.Type) {
+			continue
+		}
+		if op.casts == nil {
+			op.casts = make([]scalarFunc, len(schema))
+		}
+		cast := &expr.Call{Fn: "CAST", Args: []expr.Expr{&expr.Column{Index: i, Name: in[i].Name, T: in[i].Type}}, T: col.Type}
+		if op.casts[i], err = b.compile(cast); err != nil {
+			return fmt.Errorf("sink %s: column %s: %w", s.Table.Name, col.Name, err)
+		}
+	}
+	b.job.sinks = append(b.job.sinks, op)
+	b.job.closers = append(b.job.closers, sk.Close)
+	return b.node(s.Input, portOf{op, 0})
+}
+
+func (b *builder) query(i int, root logical.Node) error {
+	if b.opts.QuerySink == nil {
+		return fmt.Errorf("a SELECT needs somewhere to show its rows")
+	}
+	var cols []Column
+	for _, c := range root.Columns() {
+		cols = append(cols, Column{Name: c.Name, Type: c.Type})
+	}
+	name := fmt.Sprintf("query %d", i+1)
+	sk := b.opts.QuerySink(name, cols)
+	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(name, &b.job.Sinks)}
+	b.job.sinks = append(b.job.sinks, op)
+	b.job.closers = append(b.job.closers, sk.Close)
+	return b.node(root, portOf{op, 0})
+}
+
+// node builds the operator for n, sending its output to out, and then its
+// inputs.
+func (b *builder) node(n logical.Node, out collector) error {
+	switch x := n.(type) {
+	case *logical.Scan:
+		return b.scan(x, nil, out)
+	case *logical.WatermarkAssigner:
+		s, ok := x.Input.(*logical.Scan)
+		if !ok {
+			return fmt.Errorf("internal: a watermark assigner must sit on a scan, not %T", x.Input)
+		}
+		return b.scan(s, x, out)
+	case *logical.Filter:
+		f, err := b.predicate(x.Cond)
+		if err != nil {
+			return fmt.Errorf("WHERE %s: %w", x.Cond, err)
+		}
+		op := &calcOp{name: "filter", filter: f, out: out, c: b.counters("Filter", &b.job.Operators)}
+		return b.node(x.Input, portOf{op, 0})
+	case *logical.Project:
+		op := &calcOp{name: "projection", out: out, c: b.counters("Project", &b.job.Operators)}
+		for _, e := range x.Exprs {
+			f, err := b.compile(e)
+			if err != nil {
+				return err
+			}
+			op.exprs = append(op.exprs, f)
+		}
+		return b.node(x.Input, portOf{op, 0})
+	case *logical.Union:
+		op := &unionOp{wm: newWMTracker(len(x.Inputs)), out: out, c: b.counters("UnionAll", &b.job.Operators)}
+		for i, in := range x.Inputs {
+			if err := b.node(in, portOf{op, i}); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *logical.Join:
+		return b.join(x, out)
+	case *logical.IntervalJoin:
+		return b.intervalJoin(x, out)
+	case *logical.TemporalJoin:
+		return b.temporalJoin(x, out)
+	case *logical.Window:
+		op := &windowOp{fn: x.Func, timeCol: x.TimeCol, size: x.Size, slide: x.Slide, step: x.Step, offset: x.Offset,
+			out: out, c: b.counters("Window "+x.Func, &b.job.Operators)}
+		return b.node(x.Input, portOf{op, 0})
+	case *logical.WindowAggregate:
+		return b.windowAgg(x, out)
+	case *logical.Aggregate:
+		return b.groupAgg(x, out)
+	case *logical.Sink:
+		return fmt.Errorf("internal: a sink inside a plan")
+	}
+	return fmt.Errorf("internal: no operator for %T", n)
+}
+
+// scan adds a source runner for a table.
+func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out collector) error {
+	t := s.Table
+	f, ok := LookupSource(t.Connector())
+	if !ok {
+		return fmt.Errorf("table %s: connector '%s' cannot be read by this build of streamsql yet", t.Name, t.Connector())
+	}
+	schema := SourceSchema(t)
+	src, err := f(b.spec(t, schema))
+	if err != nil {
+		return fmt.Errorf("source %s: %w", t.Name, err)
+	}
+	prep, err := b.prepare(t)
+	if err != nil {
+		return err
+	}
+	r := &sourceRunner{idx: len(b.job.sources), name: t.Name, src: src, prepare: prep, timeCol: -1,
+		counters: b.counters(t.Name, &b.job.Sources)}
+	if wm != nil {
+		r.timeCol, r.delay = wm.TimeCol, wm.DelayMillis
+	}
+	if c := t.Config; c != nil {
+		fmtName := ""
+		if c.Format != nil {
+			fmtName = c.Format.Name
+		}
+		r.skipBad = c.Get(fmtName+".ignore-parse-errors") == "true"
+	}
+	b.job.sources = append(b.job.sources, r)
+	b.job.entry = append(b.job.entry, out)
+	return nil
+}
+
+// prepare places the columns a source reads at their table positions and
+// computes the computed columns.
+func (b *builder) prepare(t *catalog.Table) (func(row.Batch) (row.Batch, error), error) {
+	var pos []int
+	type computed struct {
+		at int
+		f  scalarFunc
+	}
+	var comps []computed
+	for i, c := range t.Columns {
+		if c.Expr == nil {
+			pos = append(pos, i)
+			continue
+		}
+		f, err := b.compile(c.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("table %s, computed column %s: %w", t.Name, c.Name, err)
+		}
+		comps = append(comps, computed{i, f})
+	}
+	n := len(t.Columns)
+	if len(comps) == 0 {
+		return func(b row.Batch) (row.Batch, error) { return b, nil }, nil
+	}
+	return func(in row.Batch) (row.Batch, error) {
+		for k, r := range in {
+			vals := make([]row.Value, n)
+			for j, p := range pos {
+				if j < len(r.Vals) {
+					vals[p] = r.Vals[j]
+				}
+			}
+			for _, c := range comps {
+				v, err := c.f(vals)
+				if err != nil {
+					return nil, fmt.Errorf("table %s, computed column %s: %w", t.Name, t.Columns[c.at].Name, err)
+				}
+				vals[c.at] = v
+			}
+			in[k] = row.Row{Kind: r.Kind, Vals: vals}
+		}
+		return in, nil
+	}, nil
+}
+
+// equi splits a join condition into equi-join keys (one expression per side)
+// and what remains.
+func equi(cond expr.Expr, nl int) (lk, rk []expr.Expr, rest expr.Expr) {
+	var others []expr.Expr
+	for _, c := range expr.Conjuncts(cond) {
+		call, ok := c.(*expr.Call)
+		if ok && call.Fn == "=" {
+			a, bb := call.Args[0], call.Args[1]
+			sa, sb := sideOf(a, nl), sideOf(bb, nl)
+			if sa == 1 && sb == 2 {
+				lk, rk = append(lk, a), append(rk, shift(bb, nl))
+				continue
+			}
+			if sa == 2 && sb == 1 {
+				lk, rk = append(lk, bb), append(rk, shift(a, nl))
+				continue
+			}
+		}
+		others = append(others, c)
+	}
+	return lk, rk, expr.And(others...)
+}
+
+func sideOf(e expr.Expr, nl int) int {
+	s := 0
+	for _, i := range expr.Columns(e) {
+		if i < nl {
+			s |= 1
+		} else {
+			s |= 2
+		}
+	}
+	return s
+}
+
+func shift(e expr.Expr, n int) expr.Expr { return expr.Remap(e, func(i int) int { return i - n }) }
+
+func (b *builder) keyer(es []expr.Expr) (keyer, error) {
+	var k keyer
+	cols := make([]int, 0, len(es))
+	for _, e := range es {
+		if c, ok := e.(*expr.Column); ok {
+			cols = append(cols, c.Index)
+		}
+	}
+	if len(cols) == len(es) {
+		k.cols = cols
+		return k, nil
+	}
+	for _, e := range es {
+		f, err := b.compile(e)
+		if err != nil {
+			return k, err
+		}
+		k.fns = append(k.fns, f)
+	}
+	return k, nil
+}
+
+func joinName(kind ast.JoinKind, what string, l, r logical.Node) string {
+	return fmt.Sprintf("%s %s(%s, %s)", what, kind, sideName(l), sideName(r))
+}
+
+func sideName(n logical.Node) string {
+	for {
+		switch x := n.(type) {
+		case *logical.Scan:
+			return x.Alias
+		case *logical.WatermarkAssigner:
+			n = x.Input
+		case *logical.Filter:
+			n = x.Input
+		case *logical.Project:
+			n = x.Input
+		default:
+			return "…"
+		}
+	}
+}
+
+func baseTable(n logical.Node) *catalog.Table {
+	for {
+		switch x := n.(type) {
+		case *logical.Scan:
+			return x.Table
+		case *logical.Window:
+			n = x.Input
+		case *logical.WatermarkAssigner:
+			n = x.Input
+		case *logical.Filter:
+			n = x.Input
+		case *logical.Project:
+			n = x.Input
+		default:
+			return nil
+		}
+	}
+}
+
+// lateFor is the dead-letter writer of the table under n, if it has one.
+func (b *builder) lateFor(n logical.Node) *lateWriter {
+	t := baseTable(n)
+	if t == nil || t.Config == nil || !t.Config.Has("scan.late-rows.path") {
+		return nil
+	}
+	p := t.Config.Get("scan.late-rows.path")
+	if !filepath.IsAbs(p) && b.opts.BaseDir != "" {
+		p = filepath.Join(b.opts.BaseDir, p)
+	}
+	w := &lateWriter{path: p}
+	b.job.closers = append(b.job.closers, w.close)
+	return w
+}
+
+func names(cols []logical.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func (b *builder) ttl(hints map[string]string, side logical.Node) int64 {
+	v := ""
+	if s := sideName(side); hints != nil && hints[s] != "" {
+		v = hints[s]
+	} else if t := baseTable(side); t != nil && hints != nil && hints[t.Name] != "" {
+		v = hints[t.Name]
+	} else {
+		v = b.opts.Settings["table.exec.state.ttl"]
+	}
+	if v == "" {
+		return 0
+	}
+	d, err := connectors.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return d.Milliseconds()
+}
+
+func (b *builder) join(x *logical.Join, out collector) error {
+	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
+	lk, rk, rest := equi(x.Cond, nl)
+	op := &joinOp{name: joinName(x.Kind, "Join", x.Left, x.Right), nl: nl, nr: nr, wm: newWMTracker(2), out: out,
+		clock: b.opts.Clock, inner: x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin}
+	op.c = b.counters(op.name, &b.job.Operators)
+	var err error
+	if op.cond, err = b.predicate(rest); err != nil {
+		return err
+	}
+	for i, ks := range [][]expr.Expr{lk, rk} {
+		k, err := b.keyer(ks)
+		if err != nil {
+			return err
+		}
+		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
+		op.side[i] = &joinSide{key: k, outer: outer, recs: map[string][]*joinRec{}}
+	}
+	op.ttl = [2]int64{b.ttl(x.Hints, x.Left), b.ttl(x.Hints, x.Right)}
+	if err := b.node(x.Left, portOf{op, 0}); err != nil {
+		return err
+	}
+	return b.node(x.Right, portOf{op, 1})
+}
+
+func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) error {
+	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
+	lk, rk, rest := equi(x.Cond, nl)
+	op := &intervalJoinOp{name: joinName(x.Kind, "IntervalJoin", x.Left, x.Right), nl: nl, nr: nr,
+		lower: x.Lower, upper: x.Upper, timeCol: [2]int{x.LeftTime, x.RightTime}, wm: newWMTracker(2), out: out,
+		delay: max(-x.Lower, x.Upper, 0)}
+	op.c = b.counters(op.name, &b.job.Operators)
+	op.late = b.lateFor(x.Left)
+	if op.late == nil {
+		op.late = b.lateFor(x.Right)
+	}
+	op.lateNames = [2][]string{names(x.Left.Columns()), names(x.Right.Columns())}
+	var err error
+	if op.cond, err = b.predicate(rest); err != nil {
+		return err
+	}
+	for i, ks := range [][]expr.Expr{lk, rk} {
+		k, err := b.keyer(ks)
+		if err != nil {
+			return err
+		}
+		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
+		op.side[i] = &ijSide{key: k, outer: outer, recs: map[string][]*ijRec{}}
+	}
+	if err := b.node(x.Left, portOf{op, 0}); err != nil {
+		return err
+	}
+	return b.node(x.Right, portOf{op, 1})
+}
+
+func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) error {
+	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
+	lk, rk, rest := equi(x.Cond, nl)
+	op := &temporalJoinOp{name: joinName(x.Kind, "TemporalJoin", x.Left, x.Right), nl: nl, nr: nr,
+		leftTime: x.LeftTime, ltime: -1, left: x.Kind == ast.LeftJoin, wm: newWMTracker(2),
+		versions: map[string][]version{}, out: out, lnames: names(x.Left.Columns())}
+	op.c = b.counters(op.name, &b.job.Operators)
+	op.late = b.lateFor(x.Left)
+	for i, c := range x.Right.Columns() {
+		if c.Time == expr.RowTime {
+			op.ltime = i
+			break
+		}
+	}
+	if op.ltime < 0 {
+		return fmt.Errorf("%s: the versioned side has no event-time column", op.name)
+	}
+	var err error
+	if op.lkey, err = b.keyer(lk); err != nil {
+		return err
+	}
+	if op.rkey, err = b.keyer(rk); err != nil {
+		return err
+	}
+	if op.cond, err = b.predicate(rest); err != nil {
+		return err
+	}
+	if err := b.node(x.Left, portOf{op, 0}); err != nil {
+		return err
+	}
+	return b.node(x.Right, portOf{op, 1})
+}
+
+func (b *builder) aggSpecs(aggs []*logical.AggCall) ([]*aggSpec, error) {
+	var specs []*aggSpec
+	for _, a := range aggs {
+		var arg scalarFunc
+		if len(a.Args) > 0 {
+			f, err := b.compile(a.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			arg = f
+		}
+		s, err := newAggSpec(a, arg)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, s)
+	}
+	return specs, nil
+}
+
+func (b *builder) groupAgg(x *logical.Aggregate, out collector) error {
+	specs, err := b.aggSpecs(x.Aggs)
+	if err != nil {
+		return err
+	}
+	k, err := b.keyer(x.Keys)
+	if err != nil {
+		return err
+	}
+	var keys []string
+	for _, c := range x.Cols[:len(x.Keys)] {
+		keys = append(keys, c.Name)
+	}
+	op := &groupAggOp{name: "GroupAggregate(" + strings.Join(keys, ", ") + ")", key: k, specs: specs,
+		groups: map[string]*group{}, access: map[string]int64{}, out: out, clock: b.opts.Clock,
+		global: len(x.Keys) == 0}
+	op.c = b.counters(op.name, &b.job.Operators)
+	if v := b.opts.Settings["table.exec.state.ttl"]; v != "" {
+		if d, err := connectors.ParseDuration(v); err == nil {
+			op.ttl = d.Milliseconds()
+		}
+	}
+	return b.node(x.Input, portOf{op, 0})
+}
+
+// windowCols finds window_end and window_time in n's columns, through
+// filters and column projections above the window TVF.
+func windowCols(n logical.Node) (end, wtime int, ok bool) {
+	switch x := n.(type) {
+	case *logical.Window:
+		k := len(x.Cols)
+		return k - 2, k - 1, true
+	case *logical.Filter:
+		return windowCols(x.Input)
+	case *logical.Project:
+		e, t, ok := windowCols(x.Input)
+		if !ok {
+			return 0, 0, false
+		}
+		ne, nt := -1, -1
+		for i, ex := range x.Exprs {
+			if c, isCol := ex.(*expr.Column); isCol {
+				if c.Index == e {
+					ne = i
+				}
+				if c.Index == t {
+					nt = i
+				}
+			}
+		}
+		return ne, nt, ne >= 0
+	}
+	return 0, 0, false
+}
+
+func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) error {
+	end, wtime, ok := windowCols(x.Input)
+	if !ok {
+		return fmt.Errorf("internal: window aggregate without window_end")
+	}
+	if wtime < 0 {
+		wtime = end
+	}
+	specs, err := b.aggSpecs(x.Aggs)
+	if err != nil {
+		return err
+	}
+	k, err := b.keyer(x.Keys)
+	if err != nil {
+		return err
+	}
+	op := &windowAggOp{name: "WindowAggregate", key: k, endCol: end, timeCol: wtime, specs: specs,
+		groups: map[string]*group{}, byEnd: map[int64][]string{}, wm: MinWatermark, out: out,
+		lateNames: names(x.Input.Columns())}
+	op.c = b.counters(op.name, &b.job.Operators)
+	op.late = b.lateFor(x.Input)
+	return b.node(x.Input, portOf{op, 0})
+}
+

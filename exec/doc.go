@@ -1,0 +1,29 @@
+// Package exec runs planned jobs: it turns a planner.Plan into operators,
+// wires them push-style, reads the sources, moves event time forward with
+// watermarks, and writes the sinks.
+//
+//	source goroutines ──msg──► task goroutine: calc ─► join ─► aggregate ─► sink
+//	(read, computed columns,   (operators call each other synchronously;
+//	 per-split watermarks)      one batch at a time)
+//
+// Promises:
+//   - Operators are synchronous inside the task; only typed messages (a
+//     batch, a watermark, the end of a source) cross goroutines, in order, on
+//     one channel. No goroutine hop per row.
+//   - A watermark W means no more rows with time <= W are expected on that
+//     input. A source's watermark is the minimum over its active splits; a
+//     multi-input operator's is the minimum over its inputs; watermarks never
+//     go backwards.
+//   - A bounded source ends with a final watermark (MaxWatermark) that fires
+//     every timer and flushes every buffered row, then End. The job ends when
+//     every sink has seen End.
+//   - A row whose time is at or below its operator's watermark is late: it is
+//     counted per operator and source, and written to the job's dead-letter
+//     destination when one is configured ('scan.late-rows.path'); it is never
+//     dropped without a trace.
+//   - Bad input (a row a source cannot decode) fails the job with where and
+//     why, unless the table says to skip it ('json.ignore-parse-errors'); a
+//     skipped row is counted. Nothing already accepted is lost.
+//   - No panic escapes on user input: an operator error stops the job with
+//     the operator and the reason.
+package exec

@@ -1,0 +1,228 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/row"
+)
+
+// The semantic tests are scripts: a job (its tables use the 'datagen'
+// connector, which this test replaces by scripted input), then after a line
+// "=== events" the input, one event a line, in the order it reaches the
+// job:
+//
+//	o +I a, 2026-01-01 00:00:01, 10    a row for table o (values as text)
+//	o -D a, 2026-01-01 00:00:01, 10    a retraction (changelog inputs)
+//	o wm 2026-01-01 00:00:05           a watermark from table o
+//	o end                              the end of o (final watermark, then end)
+//	clock 5000                         processing time (ms) for state TTL
+//
+// The expected output is the changelog of the query's sink, one change a
+// line, then the late-row counts of the operators that have any.
+
+func TestSemantics(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "run" {
+				t.Fatalf("unknown command %q", d.Cmd)
+			}
+			out, err := runScript(d.Input)
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			return out
+		})
+	})
+}
+
+// scriptSource is a source whose rows the test pushes directly.
+type scriptSource struct{}
+
+func (scriptSource) Open(context.Context) error { return nil }
+func (scriptSource) Read(context.Context) (int, row.Batch, error) {
+	return 0, nil, io.EOF
+}
+func (scriptSource) Splits() int  { return 1 }
+func (scriptSource) Close() error { return nil }
+
+
+// captureSink records what a query emits.
+type captureSink struct {
+	cols  []Column
+	lines []string
+}
+
+func (s *captureSink) Open(context.Context) error { return nil }
+func (s *captureSink) Write(_ context.Context, rows row.Batch) error {
+	for _, r := range rows {
+		parts := make([]string, len(r.Vals))
+		for i, v := range r.Vals {
+			parts[i] = eval.FormatValue(v, s.cols[i].Type)
+		}
+		s.lines = append(s.lines, fmt.Sprintf("%s[%s]", r.Kind, strings.Join(parts, ", ")))
+	}
+	return nil
+}
+func (s *captureSink) Flush(context.Context) error { return nil }
+func (s *captureSink) Close() error                { return nil }
+
+func runScript(input string) (string, error) {
+	sql, events, ok := strings.Cut(input, "=== events\n")
+	if !ok {
+		return "", fmt.Errorf("no === events section")
+	}
+	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	if j.Diags.HasErrors() {
+		return "", fmt.Errorf("the job has errors:\n%v", j.Diags.Err())
+	}
+	var plans []*planner.Plan
+	for _, p := range j.Session.Plans {
+		if p.Explain == nil {
+			plans = append(plans, p)
+		}
+	}
+	if len(plans) != 1 {
+		return "", fmt.Errorf("want one query, got %d", len(plans))
+	}
+	var clock int64
+	var sink *captureSink
+	job, err := Build(context.Background(), plans, Options{
+		Settings: j.Session.Settings,
+		Clock:    func() int64 { return clock },
+		QuerySink: func(_ string, cols []Column) Sink {
+			sink = &captureSink{cols: cols}
+			return sink
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	// Sources by table name (a table scanned twice gets the first).
+	byName := map[string][]int{}
+	for i, s := range job.sources {
+		byName[s.name] = append(byName[s.name], i)
+	}
+	ended := map[int]bool{}
+	var b strings.Builder
+	seen := 0
+	for n, line := range strings.Split(strings.TrimSpace(events), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.SplitN(line, " ", 3)
+		if fields[0] == "clock" {
+			if _, err := fmt.Sscan(fields[1], &clock); err != nil {
+				return "", fmt.Errorf("event %d: %v", n+1, err)
+			}
+			continue
+		}
+		idx, ok := byName[fields[0]]
+		if !ok {
+			return "", fmt.Errorf("event %d: no source reads table %s", n+1, fields[0])
+		}
+		for _, i := range idx {
+			src := job.sources[i]
+			entry := job.entry[i]
+			var err error
+			switch {
+			case len(fields) >= 2 && fields[1] == "end":
+				ended[i] = true
+				if err = entry.watermark(MaxWatermark); err == nil {
+					err = entry.end()
+				}
+			case len(fields) == 3 && fields[1] == "wm":
+				var ms int64
+				if ms, err = eval.ParseTimestamp(fields[2]); err == nil {
+					err = entry.watermark(ms)
+				}
+			case len(fields) == 3:
+				var kind changelogmode.Kind
+				if kind, err = changelogmode.ParseKind(fields[1]); err != nil {
+					break
+				}
+				var r row.Row
+				if r, err = parseRow(src, kind, fields[2]); err == nil {
+					var b row.Batch
+					if b, err = src.prepare(row.Batch{r}); err == nil {
+						err = entry.push(b)
+					}
+				}
+			default:
+				err = fmt.Errorf("cannot read %q", line)
+			}
+			if err != nil {
+				return "", fmt.Errorf("event %d (%s): %w", n+1, line, err)
+			}
+		}
+		// Show what each event made the query emit, so the timing of
+		// emissions is part of the expectation.
+		if len(sink.lines) > seen {
+			b.WriteString(line + "\n")
+			for _, l := range sink.lines[seen:] {
+				b.WriteString("  " + l + "\n")
+			}
+			seen = len(sink.lines)
+		}
+	}
+	var lates []string
+	for _, o := range job.Operators {
+		if n := o.Late.Load(); n > 0 {
+			lates = append(lates, fmt.Sprintf("late rows at %s: %d", o.Name, n))
+		}
+	}
+	sort.Strings(lates)
+	for _, l := range lates {
+		b.WriteString(l + "\n")
+	}
+	if b.Len() == 0 {
+		return "<no output>\n", nil
+	}
+	return b.String(), nil
+}
+
+// parseRow reads comma-separated values for a source's schema.
+func parseRow(src *sourceRunner, kind changelogmode.Kind, text string) (row.Row, error) {
+	parts := strings.Split(text, ",")
+	var schema []Column
+	for _, s := range sourceSchemas[src.name] {
+		schema = append(schema, s)
+	}
+	if len(parts) != len(schema) {
+		return row.Row{}, fmt.Errorf("table %s has %d columns to fill, got %d values", src.name, len(schema), len(parts))
+	}
+	vals := make([]row.Value, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if strings.EqualFold(p, "null") {
+			continue
+		}
+		v, err := eval.ParseValue(p, schema[i].Type)
+		if err != nil {
+			return row.Row{}, err
+		}
+		vals[i] = v
+	}
+	return row.Row{Kind: kind, Vals: vals}, nil
+}
+
+// sourceSchemas is filled by the scripted factory (by table name).
+var sourceSchemas = map[string][]Column{}
+
+func init() {
+	RegisterSource("datagen", func(s Spec) (Source, error) {
+		sourceSchemas[s.Table.Name] = s.Schema
+		return scriptSource{}, nil
+	})
+}

@@ -1,0 +1,207 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/row"
+)
+
+// scalarFunc computes one value from a row's values.
+type scalarFunc func([]row.Value) (row.Value, error)
+
+// predFunc decides whether a row passes; NULL is false.
+type predFunc func([]row.Value) (bool, error)
+
+// calcOp filters and projects, one row at a time.
+type calcOp struct {
+	name   string
+	filter predFunc     // nil: keep all
+	exprs  []scalarFunc // nil: pass the row through
+	out    collector
+	c      *Counters
+	buf    row.Batch
+}
+
+func (o *calcOp) process(_ int, b row.Batch) error {
+	o.c.In.Add(int64(len(b)))
+	out := o.buf[:0]
+	for _, r := range b {
+		if o.filter != nil {
+			ok, err := o.filter(r.Vals)
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.name, err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		if o.exprs != nil {
+			vals := make([]row.Value, len(o.exprs))
+			for i, f := range o.exprs {
+				v, err := f(r.Vals)
+				if err != nil {
+					return fmt.Errorf("%s: %w", o.name, err)
+				}
+				vals[i] = v
+			}
+			r = row.Row{Kind: r.Kind, Vals: vals}
+		}
+		out = append(out, r)
+	}
+	o.buf = out[:0]
+	if len(out) == 0 {
+		return nil
+	}
+	o.c.Out.Add(int64(len(out)))
+	return o.out.push(out)
+}
+
+func (o *calcOp) watermark(_ int, wm int64) error {
+	o.c.Watermark.Store(wm)
+	return o.out.watermark(wm)
+}
+func (o *calcOp) end(int) error { return o.out.end() }
+
+// unionOp merges inputs; its watermark is the minimum of theirs.
+type unionOp struct {
+	wm  *wmTracker
+	out collector
+	c   *Counters
+}
+
+func (o *unionOp) process(_ int, b row.Batch) error {
+	o.c.In.Add(int64(len(b)))
+	o.c.Out.Add(int64(len(b)))
+	return o.out.push(b)
+}
+
+func (o *unionOp) watermark(port int, wm int64) error {
+	if w, ok := o.wm.update(port, wm); ok {
+		o.c.Watermark.Store(w)
+		return o.out.watermark(w)
+	}
+	return nil
+}
+
+func (o *unionOp) end(port int) error {
+	if !o.wm.finish(port) {
+		// An ended input no longer holds the watermark back.
+		return o.watermark(port, MaxWatermark)
+	}
+	return o.out.end()
+}
+
+// sinkOp hands rows to a connector's sink.
+type sinkOp struct {
+	sink     Sink
+	casts    []scalarFunc // per column, nil when the value is written as is
+	ctx      context.Context
+	c        *Counters
+	counters *Counters
+	ended    bool
+	// upsert sinks drop -U: the +U that follows carries the row.
+	dropBefore bool
+}
+
+func (o *sinkOp) process(_ int, b row.Batch) error {
+	o.c.In.Add(int64(len(b)))
+	out := make(row.Batch, 0, len(b))
+	for _, r := range b {
+		if o.dropBefore && r.Kind == changelogmode.UpdateBefore {
+			continue
+		}
+		if o.casts != nil {
+			vals := make([]row.Value, len(r.Vals))
+			for i, v := range r.Vals {
+				if f := o.casts[i]; f != nil {
+					cv, err := f(r.Vals)
+					if err != nil {
+						return fmt.Errorf("sink %s: column %d: %w", o.c.Name, i+1, err)
+					}
+					v = cv
+				}
+				vals[i] = v
+			}
+			r = row.Row{Kind: r.Kind, Vals: vals}
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	if err := o.sink.Write(o.ctx, out); err != nil {
+		return fmt.Errorf("sink %s: %w", o.c.Name, err)
+	}
+	o.c.Out.Add(int64(len(out)))
+	return nil
+}
+
+func (o *sinkOp) watermark(_ int, wm int64) error {
+	o.c.Watermark.Store(wm)
+	return nil
+}
+
+func (o *sinkOp) end(int) error {
+	if err := o.sink.Flush(o.ctx); err != nil {
+		return fmt.Errorf("sink %s: %w", o.c.Name, err)
+	}
+	o.ended = true
+	return nil
+}
+
+// lateWriter records late rows: it counts them and, when a dead-letter
+// path is configured, writes each with the reason as one JSON line.
+type lateWriter struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	err  error
+}
+
+func (w *lateWriter) write(operator string, r row.Row, t, wm int64, names []string) error {
+	if w == nil || w.path == "" {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil {
+		f, err := os.OpenFile(w.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			w.err = fmt.Errorf("late-rows file: %w", err)
+			return w.err
+		}
+		w.f = f
+	}
+	rec := map[string]any{"operator": operator, "reason": "late: event time at or below the watermark",
+		"time": FormatMillis(t), "watermark": FormatMillis(wm)}
+	vals := map[string]string{}
+	for i, v := range r.Vals {
+		name := fmt.Sprintf("$%d", i)
+		if i < len(names) {
+			name = names[i]
+		}
+		vals[name] = v.String()
+	}
+	rec["row"] = vals
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = w.f.Write(append(b, '\n'))
+	return err
+}
+
+func (w *lateWriter) close() error {
+	if w == nil || w.f == nil {
+		return nil
+	}
+	return w.f.Close()
+}
