@@ -366,19 +366,19 @@ func newGroup(keys []row.Value, specs []*aggSpec) *group {
 // output for a group is +I the first time, then -U old and +U new when the
 // result changes (once per batch), and -D when the group empties.
 type groupAggOp struct {
-	name   string
-	key    keyer
-	specs  []*aggSpec
-	groups map[string]*group
-	order  []string // groups changed in this batch, in first-change order
-	out    collector
-	c      *Counters
-	clock  func() int64
-	ttl    int64
-	access map[string]int64
+	name    string
+	key     keyer
+	specs   []*aggSpec
+	groups  map[string]*group
+	order   []string // groups changed in this batch, in first-change order
+	out     collector
+	c       *Counters
+	clock   func() int64
+	ttl     int64
+	access  map[string]int64
 	sweepAt int64
-	global bool // no GROUP BY: one group, that exists even when empty
-	buf    row.Batch
+	global  bool // no GROUP BY: one group, that exists even when empty
+	buf     row.Batch
 }
 
 func (o *groupAggOp) process(_ int, b row.Batch) error {
@@ -633,4 +633,3 @@ func (o *windowAggOp) end(int) error {
 	}
 	return o.out.end()
 }
-

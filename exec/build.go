@@ -599,4 +599,3 @@ func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) error {
 	op.late = b.lateFor(x.Input)
 	return b.node(x.Input, portOf{op, 0})
 }
-

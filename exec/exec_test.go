@@ -56,7 +56,6 @@ func (scriptSource) Read(context.Context) (int, row.Batch, error) {
 func (scriptSource) Splits() int  { return 1 }
 func (scriptSource) Close() error { return nil }
 
-
 // captureSink records what a query emits.
 type captureSink struct {
 	cols  []Column
