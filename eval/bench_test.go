@@ -47,7 +47,9 @@ func BenchmarkEvalCase(b *testing.B) {
 	benchExpr(b, "CASE WHEN amount > 100 THEN amount * 1.1 WHEN amount > 10 THEN amount ELSE 0 END")
 }
 
-func BenchmarkEvalTimestamp(b *testing.B) { benchExpr(b, "ts - INTERVAL '5' SECOND > TIMESTAMP '2026-01-01 00:00:00'") }
+func BenchmarkEvalTimestamp(b *testing.B) {
+	benchExpr(b, "ts - INTERVAL '5' SECOND > TIMESTAMP '2026-01-01 00:00:00'")
+}
 
 func TestArithDoesNotAllocate(t *testing.T) {
 	for _, src := range []string{
