@@ -48,6 +48,25 @@
 // BigDecimal arithmetic does. Casts from DOUBLE to DECIMAL round the
 // double's shortest decimal text, so 1.005 becomes 1.01 at scale 2.
 //
+// # Functions worth knowing
+//
+//   - CAST fails on bad input (ErrInvalidCast, naming the text and the
+//     type); TRY_CAST gives NULL. Casts to VARCHAR(n) truncate, to CHAR(n)
+//     pad, as in Flink 1.15+; DECIMAL and DOUBLE cast to integers by
+//     truncation toward zero.
+//   - TO_TIMESTAMP, TO_DATE and UNIX_TIMESTAMP(s) give NULL for text that
+//     does not parse, as Flink does. Without a format TO_TIMESTAMP reads
+//     what ParseTimestamp does; formats are Java patterns (see Not
+//     supported).
+//   - TO_TIMESTAMP_LTZ(n, 0) reads seconds, (n, 3) milliseconds; DECIMAL
+//     and DOUBLE inputs keep their millisecond fraction.
+//   - LIKE: % and _ with backslash as the escape; a constant pattern is
+//     compiled once into a prefix, suffix, infix or general matcher.
+//   - HASH_CODE is Java's hashCode for numbers, booleans and strings
+//     (String.hashCode over UTF-16), not Flink's internal binary hash.
+//   - PROCTIME(), NOW() and CURRENT_TIMESTAMP read Options.Now on every
+//     row; they are never folded.
+//
 // # Time zones
 //
 // streamsql has no session time zone yet: the local time zone is UTC.
