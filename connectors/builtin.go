@@ -156,6 +156,9 @@ var datagenSpec = &ConnectorSpec{
 	Options: concat([]OptionSpec{
 		{Key: "rows-per-second", Default: "10000", Validate: wholeNumber(1), Doc: "Rows generated per second."},
 		{Key: "number-of-rows", Validate: wholeNumber(0), Doc: "Rows to generate in all; the source is then bounded."},
+		{Key: "seed", Validate: wholeNumber(0),
+			Doc: "streamsql: seed of the random values, so that runs with the same seed generate the same rows " +
+				"(timestamps still follow the clock). Without it every run differs."},
 		{Key: "fields.#.kind", Default: "random", Choices: []string{"random", "sequence"},
 			Doc: "How the column's values are made."},
 		{Key: "fields.#.min", Validate: number, Doc: "Smallest random value of a numeric column."},

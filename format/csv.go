@@ -177,7 +177,7 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 			continue
 		}
 		text := f.text
-		if !c.Type.Kind.IsString() && !f.quoted {
+		if !c.Type.IsString() && !f.quoted {
 			text = strings.TrimSpace(text)
 		}
 		v, err := ParseText(c.Type, text)
@@ -245,7 +245,7 @@ func (e *csvEncoder) Encode(buf []byte, r row.Row) ([]byte, error) {
 }
 
 func (e *csvEncoder) appendField(b, text []byte, t types.T, first bool) ([]byte, error) {
-	needQuote := len(text) == 0 && t.Kind.IsString() ||
+	needQuote := len(text) == 0 && t.IsString() ||
 		string(text) == e.o.null ||
 		first && e.o.comments && len(text) > 0 && text[0] == '#'
 	for _, c := range text {

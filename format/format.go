@@ -57,6 +57,7 @@ type prefixed struct {
 	prefix string
 }
 
+// Get looks key up under the prefix.
 func (p prefixed) Get(key string) string { return p.o.Get(p.prefix + key) }
 
 // Names of the formats this package implements.

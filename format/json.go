@@ -375,7 +375,7 @@ func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, err
 		if err != nil {
 			return row.NullValue, 0, err
 		}
-		if t.Kind.IsString() {
+		if t.IsString() {
 			return row.StrValue(str), j, nil
 		}
 		v, err := ParseText(t, str)
@@ -421,7 +421,7 @@ func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, err
 		switch {
 		case t.Kind == types.Boolean:
 			return row.BoolValue(ch == 't'), j, nil
-		case t.Kind.IsString():
+		case t.IsString():
 			return row.StrValue(lit), j, nil
 		}
 		return row.NullValue, 0, fieldError(c, lit, fmt.Errorf("expected %s, got a boolean", expected(t)))
@@ -439,7 +439,7 @@ func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, err
 		if err != nil {
 			return row.NullValue, 0, err
 		}
-		if t.Kind.IsString() {
+		if t.IsString() {
 			// As Flink: a nested value read into a string column is its
 			// JSON text.
 			return row.StrValue(s[i:j]), j, nil

@@ -21,9 +21,11 @@ const (
 	msPerHour   = 60 * msPerMinute
 	msPerDay    = 24 * msPerHour
 
-	// MinMillis and MaxMillis bound the timestamps streamsql reads: from
-	// 0001-01-01 00:00:00.000 to 9999-12-31 23:59:59.999 UTC.
+	// MinMillis is the first timestamp streamsql reads,
+	// 0001-01-01 00:00:00.000 UTC.
 	MinMillis = -62135596800000
+	// MaxMillis is the last timestamp streamsql reads,
+	// 9999-12-31 23:59:59.999 UTC.
 	MaxMillis = 253402300799999
 )
 
@@ -670,9 +672,9 @@ func appendFloat(b []byte, f float64, bits int) []byte {
 
 // clip shortens a value for an error message.
 func clip(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "..."
+	const limit = 64
+	if len(s) > limit {
+		return s[:limit] + "..."
 	}
 	return s
 }

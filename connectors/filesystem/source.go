@@ -109,7 +109,7 @@ func (s *Source) Open(context.Context) error {
 // textOrInt is a metadata value in the column's declared type: its text
 // for a string column, else the integer.
 func textOrInt(t types.T, text string, n int64) row.Value {
-	if t.Kind.IsString() {
+	if t.IsString() {
 		return row.StrValue(text)
 	}
 	return row.IntValue(n)
