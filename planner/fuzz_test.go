@@ -16,6 +16,8 @@ import (
 // never panic, and every diagnostic must point inside the input.
 func FuzzFrontEnd(f *testing.F) {
 	seeds, _ := filepath.Glob("../testdata/*.sql")
+	examples, _ := filepath.Glob("../examples/*.sql")
+	seeds = append(seeds, examples...)
 	more, _ := filepath.Glob("testdata/*")
 	for _, p := range append(seeds, more...) {
 		b, err := os.ReadFile(p)

@@ -84,7 +84,9 @@ func (o *optimizer) pushdown(n logical.Node) logical.Node {
 			merged := &logical.Filter{Input: in.Input, Cond: expr.And(in.Cond, f.Cond), S: f.S}
 			return o.pushdown(merged)
 		case *logical.Join:
-			return o.pushdown(o.filterIntoJoin(f, in))
+			if moved := o.filterIntoJoin(f, in); moved != n {
+				return o.pushdown(moved)
+			}
 		case *logical.Project:
 			if sub, ok := substitute(f.Cond, in.Exprs); ok {
 				o.fire("pushdown", f.S, "the filter reads only columns passed through unchanged, so it runs below the projection")
