@@ -23,9 +23,9 @@
 //     CompilePredicate counts NULL as false.
 //   - No silent wrap-around: integer results outside their type (INT,
 //     BIGINT ...) and DECIMAL results beyond 18 digits are ErrOverflow
-//     ("DECIMAL overflow"), as are integer and DECIMAL division by zero
-//     (ErrDivisionByZero). DOUBLE follows IEEE 754 (1.0 / 0 is Infinity), as
-//     in Flink.
+//     ("DECIMAL overflow"); integer and DECIMAL division by zero is
+//     ErrDivisionByZero. DOUBLE follows IEEE 754 (1.0 / 0 is Infinity), as in
+//     Flink.
 //   - Numbers compare mathematically across kinds: a DECIMAL(15, 2) holding
 //     100001 (1000.01) is greater than the INT 1000; exact kinds compare
 //     exactly, and a DOUBLE operand makes the comparison a DOUBLE one.
@@ -77,7 +77,10 @@
 //
 // # Not supported
 //
-// DECIMAL beyond 18 digits (the 64-bit encoding); CURRENT_WATERMARK;
+// DECIMAL beyond 18 digits (the 64-bit encoding). Beware of division: Flink
+// gives DECIMAL(15, 2) / INT the scale 13, which leaves 5 integer digits, so
+// 200000.00 / 2 is a DECIMAL overflow here; CAST an operand to DOUBLE or to
+// a smaller DECIMAL first. CURRENT_WATERMARK;
 // sub-millisecond time precision (digits beyond milliseconds are dropped);
 // Java regular-expression features that Go's RE2 lacks (backreferences,
 // lookaround) in REGEXP_EXTRACT; date format letters other than y M d H m s

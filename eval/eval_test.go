@@ -584,3 +584,13 @@ func TestUnsupportedFunction(t *testing.T) {
 		t.Errorf("Compile(SOUNDEX) error = %v, want unsupported function SOUNDEX", err)
 	}
 }
+
+// TestDecimalDivisionScaleLimit pins down the documented limit: Flink's
+// division scale leaves few integer digits in 18.
+func TestDecimalDivisionScaleLimit(t *testing.T) {
+	runCases(t, []evalCase{
+		{"da / 2", "500.0050000000000"},
+		{"CAST(200000.00 AS DECIMAL(15, 2)) / 2", "error: DECIMAL overflow"},
+		{"CAST(CAST(200000.00 AS DECIMAL(15, 2)) AS DOUBLE) / 2", "100000.0"},
+	})
+}
