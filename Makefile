@@ -49,8 +49,8 @@ golangci-lint: $(GOLANGCI_LINT) ## Install the pinned golangci-lint only.
 rewrite: ## Regenerate datadriven golden files (-rewrite); review the diff like code.
 	$(GO) test -count=1 $(REWRITE_PKGS) -args -rewrite
 
-fuzz: ## Fuzz the parser for FUZZTIME (default 60s).
-	$(GO) test ./parser -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
+fuzz: ## Fuzz the whole front end (parse, bind, plan) for FUZZTIME (default 60s).
+	$(GO) test ./planner -run='^$$' -fuzz=FuzzFrontEnd -fuzztime=$(FUZZTIME)
 
 bench: ## Run all benchmarks with allocation counts.
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -27,6 +28,8 @@ type Options struct {
 	// Clock is processing time in ms (state TTL, PROCTIME()); nil: the
 	// system clock.
 	Clock func() int64
+	// Stdout and Stderr are given to console connectors (print).
+	Stdout, Stderr io.Writer
 	// QuerySink makes the sink of a SELECT (the shell's view, or stdout for
 	// `streamsql run`). Required when plans include a SELECT.
 	QuerySink func(name string, cols []Column) Sink
@@ -86,7 +89,8 @@ func (b *builder) predicate(e expr.Expr) (predFunc, error) {
 }
 
 func (b *builder) spec(t *catalog.Table, schema []Column) Spec {
-	return Spec{Table: t, Schema: schema, Settings: b.opts.Settings, BaseDir: b.opts.BaseDir}
+	return Spec{Table: t, Schema: schema, Settings: b.opts.Settings, BaseDir: b.opts.BaseDir,
+		Stdout: b.opts.Stdout, Stderr: b.opts.Stderr}
 }
 
 func (b *builder) sink(s *logical.Sink) error {

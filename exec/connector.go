@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 
@@ -90,6 +91,9 @@ type Spec struct {
 	Settings map[string]string
 	// BaseDir resolves relative paths (the job file's directory).
 	BaseDir string
+	// Stdout and Stderr are where console connectors (print) write; nil
+	// means the process's own.
+	Stdout, Stderr io.Writer
 }
 
 // SourceFactory creates a source for a table.

@@ -1,10 +1,7 @@
 package main
 
 // The commands in this file take their final flags and arguments (the
-// command-line contract) but cannot do their work yet. run checks its file
-// first, exactly as check does, so a broken job fails today with its
-// diagnostics and exit status 1; only a clean job reaches "not available
-// yet" (exit 2).
+// command-line contract) but cannot do their work yet.
 
 import (
 	"errors"
@@ -15,38 +12,6 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 )
-
-var runCmd = &command{
-	name:    "run",
-	summary: "execute a job; bounded jobs exit 0 when done (not available yet)",
-	help: `usage: streamsql run [--state-dir DIR] [--set key=value]... FILE.sql
-
-Run plans the job in FILE.sql and executes it: it reads the sources, keeps
-operator state (joins, aggregations) in DIR, and writes every INSERT INTO to
-its sink. A job whose sources are all bounded (files, bounded Kafka reads)
-exits 0 when every row has been written.
-
-Not available yet: the executor is being built (see docs/architecture.md).
-Today run checks FILE.sql exactly as 'streamsql check' does, printing the
-diagnostics to stderr, and exits 1 when the job has errors; a job without
-errors ends with "not available yet" and exit status 2.
-
-Flags:
-  --state-dir DIR     directory for durable operator state
-  --set key=value     a configuration setting, as SET 'key' = 'value' in the
-                      file would make it; repeat for several
-
-Exit status:
-  0  the job finished (bounded sources only)
-  1  the job has errors
-  2  usage error, FILE.sql could not be read, or run is not available yet
-
-Examples:
-  streamsql run jobs/orders.sql
-  streamsql run --state-dir /var/lib/streamsql/orders --set table.exec.state.ttl=24h jobs/orders.sql
-`,
-	run: runRun,
-}
 
 var shellCmd = &command{
 	name:    "shell",
@@ -86,24 +51,6 @@ func (s *setFlag) Set(v string) error {
 	}
 	*s = append(*s, setting{k, strings.TrimSpace(val)})
 	return nil
-}
-
-func runRun(c *command, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet(c)
-	stateDir := fs.String("state-dir", "", "directory for durable operator state")
-	var sets setFlag
-	fs.Var(&sets, "set", "configuration `key=value`; repeatable")
-	file, exit, done := oneFile(c, fs, args, stdout, stderr)
-	if done {
-		return exit
-	}
-	if *stateDir == "" && given(fs, "state-dir") {
-		return usageError(c, stderr, "--state-dir needs a directory")
-	}
-	if exit, done := precheck(c, file, stderr); done {
-		return exit
-	}
-	return notAvailable(c, file, stderr, "the executor is being built")
 }
 
 func runShell(c *command, args []string, stdout, stderr io.Writer) int {

@@ -39,8 +39,14 @@ type Sink struct {
 // 'standard-error' = 'true'.
 func NewSink(spec exec.Spec) (*Sink, error) {
 	w := Stdout
+	if spec.Stdout != nil {
+		w = spec.Stdout
+	}
 	if spec.Table != nil && spec.Table.Config != nil && strings.EqualFold(spec.Table.Config.Get("standard-error"), "true") {
 		w = Stderr
+		if spec.Stderr != nil {
+			w = spec.Stderr
+		}
 	}
 	return NewSinkTo(spec, w), nil
 }

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/row"
+
+	// Connector runtimes register themselves.
+	_ "github.com/streamsql/streamsql/connectors/blackhole"
+	_ "github.com/streamsql/streamsql/connectors/datagen"
+	_ "github.com/streamsql/streamsql/connectors/filesystem"
+	_ "github.com/streamsql/streamsql/connectors/print"
+)
+
+var runCmd = &command{
+	name:    "run",
+	summary: "execute a job; bounded jobs exit 0 when done",
+	help: `usage: streamsql run [--state-dir DIR] [--set key=value]... FILE.sql
+
+Run plans the job in FILE.sql and executes it: it reads the sources, keeps
+operator state (joins, aggregations), and writes every INSERT INTO to its
+sink; every INSERT and SELECT of the file runs together, as one job. A SELECT
+prints its changes (+I, -U, +U, -D) on stdout. A job whose sources are all
+bounded (files, datagen with 'number-of-rows') ends with a final watermark
+that fires every timer and flushes every buffered row, and exits 0.
+
+The job is checked first, exactly as 'streamsql check' checks it: a job with
+errors is not run. While it runs, a progress line on stderr shows rows in and
+out and where event time stands; at the end a summary lists every source,
+operator and sink with its rows, late rows and watermark. Ctrl-C stops it.
+
+Flags:
+  --state-dir DIR     directory for durable operator state (state is kept in
+                      memory for now; the directory is created and reserved)
+  --set key=value     a configuration setting, as SET 'key' = 'value' at the
+                      top of the file would make it; repeat for several
+
+Exit status:
+  0  the job finished (bounded sources only)
+  1  the job has errors, or failed while running
+  2  usage error, or FILE.sql could not be read
+
+Examples:
+  streamsql run examples/orders_shipments.sql
+  streamsql run --set table.exec.state.ttl=24h jobs/orders.sql
+`,
+	run: runRun,
+}
+
+func runRun(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet(c)
+	stateDir := fs.String("state-dir", "", "directory for durable operator state")
+	var sets setFlag
+	fs.Var(&sets, "set", "configuration `key=value`; repeatable")
+	file, exit, done := oneFile(c, fs, args, stdout, stderr)
+	if done {
+		return exit
+	}
+	if *stateDir == "" && given(fs, "state-dir") {
+		return usageError(c, stderr, "--state-dir needs a directory")
+	}
+	settings := map[string]string{}
+	for _, kv := range sets {
+		known, problem := planner.CheckSetting(kv.key, kv.value)
+		if problem != "" {
+			return usageError(c, stderr, fmt.Sprintf("--set %s=%s: %s", kv.key, kv.value, problem))
+		}
+		if !known {
+			fmt.Fprintf(stderr, "streamsql run: warning: unknown setting %q is ignored\n", kv.key)
+		}
+		settings[kv.key] = kv.value
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql %s: %v\n", c.name, err)
+		return exitUsage
+	}
+	src := diag.NewSource(file, string(data))
+	j := planner.CheckJobWith(src, settings)
+	if err := diag.WriteText(stderr, j.Diags); err != nil {
+		return exitUsage
+	}
+	if n := j.Diags.Errors(); n > 0 {
+		fmt.Fprintf(stderr, "streamsql run: %s has %s; nothing was run\n", file, plural(n, "error"))
+		return exitError
+	}
+	if *stateDir != "" {
+		if err := os.MkdirAll(*stateDir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "streamsql run: --state-dir: %v\n", err)
+			return exitUsage
+		}
+	}
+	var plans []*planner.Plan
+	for _, p := range j.Session.Plans {
+		if p.Explain != nil {
+			line, _ := src.Position(p.Stmt.Span().Start)
+			fmt.Fprintf(stdout, "-- EXPLAIN at line %d\n%s", line, p.Text())
+			continue
+		}
+		plans = append(plans, p)
+	}
+	if len(plans) == 0 {
+		fmt.Fprintf(stderr, "streamsql run: %s has no INSERT INTO or SELECT to run\n", file)
+		return 0
+	}
+	for k, v := range j.Session.Settings {
+		settings[k] = v
+	}
+	out := &syncWriter{w: bufio.NewWriter(stdout)}
+	defer out.flush()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	console := &lockedWriter{w: out}
+	job, err := exec.Build(ctx, plans, exec.Options{
+		Settings: settings,
+		BaseDir:  filepath.Dir(file),
+		Stdout:   console,
+		Stderr:   stderr,
+		QuerySink: func(name string, cols []exec.Column) exec.Sink {
+			return &changelogSink{w: out, cols: cols}
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql run: %v\n", err)
+		return exitError
+	}
+	start := time.Now()
+	done2 := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		progress(job, stderr, start, done2)
+	}()
+	err = job.Run(ctx)
+	close(done2)
+	wg.Wait()
+	out.flush()
+	summary(job, stderr, time.Since(start))
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql run: the job failed: %v\n", err)
+		return exitError
+	}
+	return 0
+}
+
+// progress prints one status line every few seconds while the job runs.
+func progress(job *exec.Job, w io.Writer, start time.Time, done <-chan struct{}) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			var in, out int64
+			var wms []string
+			for _, s := range job.Sources {
+				in += s.In.Load()
+				wms = append(wms, s.Name+"="+exec.FormatMillis(s.Watermark.Load()))
+			}
+			for _, s := range job.Sinks {
+				out += s.Out.Load()
+			}
+			fmt.Fprintf(w, "streamsql run: %s: %d rows in, %d out; watermarks %s\n",
+				time.Since(start).Round(time.Second), in, out, strings.Join(wms, ", "))
+		}
+	}
+}
+
+func summary(job *exec.Job, w io.Writer, took time.Duration) {
+	fmt.Fprintf(w, "streamsql run: %s\n", took.Round(time.Millisecond))
+	for _, s := range job.Sources {
+		fmt.Fprintf(w, "  source %-28s %8d rows  watermark %s  max event time %s", s.Name, s.In.Load(),
+			exec.FormatMillis(s.Watermark.Load()), exec.FormatMillis(s.MaxTime.Load()))
+		if b := s.Bad.Load(); b > 0 {
+			fmt.Fprintf(w, "  %d bad rows skipped", b)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, o := range job.Operators {
+		if o.Late.Load() == 0 && o.StateRows.Load() == 0 && !stateful(o.Name) {
+			continue
+		}
+		fmt.Fprintf(w, "  %-35s in %8d  out %8d  late %d  state rows %d\n", o.Name, o.In.Load(), o.Out.Load(), o.Late.Load(), o.StateRows.Load())
+	}
+	for _, s := range job.Sinks {
+		fmt.Fprintf(w, "  sink %-30s %8d rows written\n", s.Name, s.Out.Load())
+	}
+}
+
+func stateful(name string) bool {
+	for _, p := range []string{"Join", "IntervalJoin", "TemporalJoin", "GroupAggregate", "WindowAggregate"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// syncWriter serialises writes from several query sinks.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+}
+
+func (s *syncWriter) write(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := s.w.Write(b)
+	return err
+}
+
+func (s *syncWriter) flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.w.Flush()
+}
+
+// lockedWriter lets connectors (print) write through the same buffered,
+// serialised stdout as the query sinks.
+type lockedWriter struct{ w *syncWriter }
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	if err := l.w.write(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// changelogSink prints a SELECT's changes as Flink's print connector does:
+// +I[a, b, c].
+type changelogSink struct {
+	w    *syncWriter
+	cols []exec.Column
+	buf  []byte
+}
+
+func (s *changelogSink) Open(context.Context) error { return nil }
+
+func (s *changelogSink) Write(_ context.Context, rows row.Batch) error {
+	s.buf = s.buf[:0]
+	for _, r := range rows {
+		s.buf = append(s.buf, r.Kind.String()...)
+		s.buf = append(s.buf, '[')
+		for i, v := range r.Vals {
+			if i > 0 {
+				s.buf = append(s.buf, ", "...)
+			}
+			if i < len(s.cols) {
+				s.buf = append(s.buf, eval.FormatValue(v, s.cols[i].Type)...)
+			} else {
+				s.buf = append(s.buf, v.String()...)
+			}
+		}
+		s.buf = append(s.buf, "]\n"...)
+	}
+	return s.w.write(s.buf)
+}
+
+func (s *changelogSink) Flush(context.Context) error { s.w.flush(); return nil }
+func (s *changelogSink) Close() error                { return nil }

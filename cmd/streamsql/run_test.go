@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyExample copies examples/ into a temporary directory, so a run writes
+// its outputs there and not into the repository.
+func copyExample(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := filepath.WalkDir("../../examples", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("../../examples", p)
+		if rel == "out" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestRunBundledExample runs the README's first command: the payments
+// example. O1-S1 and O2-S2 settle within four hours; O3-S3 (4.5 h) does
+// not, nor does S4 for O1 at 15:00; O3 goes to the exceptions file, once.
+func TestRunBundledExample(t *testing.T) {
+	dir := copyExample(t)
+	r := invoke("run", filepath.Join(dir, "payments.sql"))
+	if r.code != 0 {
+		t.Fatalf("run failed:\n%s", r)
+	}
+	want := []string{
+		"settled> +I[O1, acct-1, 120.00, S1, 2026-01-01 10:30:00.000]",
+		"settled> +I[O2, acct-2, 75.50, S2, 2026-01-01 13:45:00.000]",
+	}
+	if got := strings.TrimSpace(r.stdout); got != strings.Join(want, "\n") {
+		t.Errorf("settled rows:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "unsettled_orders.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEx := `{"order_id":"O3","account_id":"acct-1","amount":1999.99,"order_time":"2026-01-01 10:30:00.000"}`
+	if got := strings.TrimSpace(string(b)); got != wantEx {
+		t.Errorf("exceptions file:\n%s\nwant:\n%s", got, wantEx)
+	}
+	for _, s := range []string{"sink settled", "2 rows written", "sink unsettled_orders", "IntervalJoin LEFT"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("summary lacks %q:\n%s", s, r.stderr)
+		}
+	}
+}
+
+func TestRunRefusesBadJobAndBadSettings(t *testing.T) {
+	bad := writeJob(t, "bad.sql", badJob)
+	if r := invoke("run", bad); r.code != 1 || !strings.Contains(r.stderr, "nothing was run") {
+		t.Errorf("a job with errors: want exit 1, got:\n%s", r)
+	}
+	dir := copyExample(t)
+	if r := invoke("run", "--set", "table.exec.state.ttl=forever", filepath.Join(dir, "payments.sql")); r.code != 2 {
+		t.Errorf("an invalid --set: want exit 2, got:\n%s", r)
+	}
+}
+
+func TestRunFailsOnABadRowWithItsLine(t *testing.T) {
+	dir := copyExample(t)
+	p := filepath.Join(dir, "data", "payment_orders.json")
+	b, _ := os.ReadFile(p)
+	lines := strings.Split(string(b), "\n")
+	lines[1] = `{"order_id": "O2", "account_id": "acct-2", "amount": 75.50, "order_time": 1767262500000}`
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := invoke("run", filepath.Join(dir, "payments.sql"))
+	if r.code != 1 || !strings.Contains(r.stderr, "payment_orders.json:2") || !strings.Contains(r.stderr, "TO_TIMESTAMP_LTZ") {
+		t.Errorf("want exit 1 naming payment_orders.json:2 and TO_TIMESTAMP_LTZ, got:\n%s", r)
+	}
+}
