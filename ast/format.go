@@ -2,9 +2,9 @@ package ast
 
 import (
 	"fmt"
-	"unicode/utf8"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Format prints a node as canonical SQL: keywords upper-case, identifiers
