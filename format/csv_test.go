@@ -85,7 +85,7 @@ func TestCSVDecodeErrors(t *testing.T) {
 		{`x,a,`, "id", `value x: expected an integer`},
 		{`1.5,a,`, "id", "not an integer"},
 		{`,a,`, "id", "NOT NULL"},
-		{`1,a,1767225600000`, "ts", "TO_TIMESTAMP_LTZ(field, 3)"},
+		{`1,a,1767225600000`, "ts", "TO_TIMESTAMP_LTZ(ts, 3)"},
 		{`1,a,10000-01-01 00:00:00`, "ts", "beyond year 9999"},
 		{`1,a,2026-01-01`, "ts", "time of day is missing"},
 	}

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -134,6 +135,10 @@ func (e *FieldError) Error() string {
 }
 
 func fieldError(c *exec.Column, value string, err error) *FieldError {
+	var ee *epochErr
+	if errors.As(err, &ee) {
+		ee.name = c.Name
+	}
 	return &FieldError{Column: c.Name, Type: c.Type, Value: clip(value), Reason: err.Error()}
 }
 

@@ -106,12 +106,20 @@ func isEpochNumber(s string) bool {
 }
 
 // epochError is the error for a number where a timestamp belongs: the unit
-// of an epoch must be written down (DESIGN.md).
-func epochError(t types.T) error {
-	return fmt.Errorf("a %s field must be a string %s, not a number: an epoch number's unit (seconds or "+
-		"milliseconds) must be explicit: declare the field BIGINT and convert it in a computed column, "+
-		"ts AS TO_TIMESTAMP_LTZ(field, 3) for milliseconds or TO_TIMESTAMP_LTZ(field, 0) for seconds",
-		t.WithNullable(true), timestampHint)
+// of an epoch must be written down (DESIGN.md). fieldError fills in the
+// column's name.
+func epochError(t types.T) error { return &epochErr{t: t, name: "field"} }
+
+type epochErr struct {
+	t    types.T
+	name string
+}
+
+func (e *epochErr) Error() string {
+	return fmt.Sprintf("a %s field must be a string %s, not a number: an epoch number's unit (seconds or "+
+		"milliseconds) must be explicit: declare the field BIGINT (%s BIGINT) and convert it in a computed column, "+
+		"e.g. %s_time AS TO_TIMESTAMP_LTZ(%s, 3) for milliseconds or TO_TIMESTAMP_LTZ(%s, 0) for seconds",
+		e.t.WithNullable(true), timestampHint, e.name, e.name, e.name, e.name)
 }
 
 func parseInteger(t types.T, s string) (row.Value, error) {
