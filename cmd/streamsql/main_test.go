@@ -315,9 +315,10 @@ func TestVersion(t *testing.T) {
 func TestNotAvailableYet(t *testing.T) {
 	clean := writeJob(t, "clean.sql", cleanJob)
 	bad := writeJob(t, "bad.sql", badJob)
-	// Kafka arrives with its own issue: a clean Kafka job says so and fails.
-	if r := invoke("run", clean); r.code != 1 || !strings.Contains(r.stderr, "connector 'kafka' cannot be read by this build of streamsql yet") {
-		t.Errorf("run of a Kafka job: want exit 1 saying Kafka cannot be read yet, got:\n%s", r)
+	// A clean Kafka job with no broker at its address fails, naming the
+	// table and the broker.
+	if r := invoke("run", clean); r.code != 1 || !strings.Contains(r.stderr, "kafka: table orders") {
+		t.Errorf("run of a Kafka job without a broker: want exit 1 naming the table and the broker, got:\n%s", r)
 	}
 	for _, tc := range []struct {
 		args []string

@@ -1,0 +1,98 @@
+// Package kafka is the runtime of the 'kafka' and 'upsert-kafka'
+// connectors, on franz-go (kgo for the clients, kadm for offsets).
+//
+//	partitions ──kgo fetch──► records of one partition ──format.Decoder──► row.Batch (split = partition) ──► runtime
+//	runtime ──► row.Batch ──format.Encoder (key, value)──► kgo.Produce ──Flush: wait for acks──► topic
+//
+// # Source
+//
+// Open lists the partitions of 'topic' (several separated by ';') or of
+// every topic matching 'topic-pattern' (the whole name must match), and
+// numbers them: topics in name order, then partitions in number order. A
+// split is one partition, so the runtime keeps a watermark per partition
+// and the source's watermark is the minimum over partitions still running.
+// Partitions added later are not picked up
+// ('scan.topic-partition-discovery.interval' is accepted and has no effect).
+//
+// Open then resolves where each partition starts, with kadm:
+// 'scan.startup.mode' earliest-offset (the log start), latest-offset (the
+// end at Open), timestamp (the first record at or after
+// 'scan.startup.timestamp-millis', or the end), specific-offsets
+// ('scan.startup.specific-offsets' = 'partition:0,offset:42;partition:1,offset:300';
+// partitions not named start at the earliest offset), or group-offsets (the
+// offsets committed by 'properties.group.id'; where there is none,
+// 'properties.auto.offset.reset': latest, the default, earliest, or none,
+// which fails). upsert-kafka always reads from the earliest offset, as in
+// Flink. A bounded read ('scan.bounded.mode') resolves the end of each
+// partition the same way at Open: latest-offset (the end offsets at Open),
+// timestamp (the first offset at or after 'scan.bounded.timestamp-millis'),
+// group-offsets (the group's committed offsets) or specific-offsets
+// (partitions not named end at their latest offset). Records at or beyond
+// the end are not returned; a partition that reached its end is reported by
+// DoneSplits (so it stops holding the watermark back) and no longer
+// fetched; Read returns io.EOF once every partition has. Transaction
+// markers are fetched too (kgo.KeepControlRecords), so a partition whose
+// last offset is a marker still ends.
+//
+// Read returns the rows of up to BatchRecords records of one partition.
+// Values are decoded with 'format' / 'value.format' (json, debezium-json,
+// csv; see package format). With 'key.format' and 'key.fields' (kafka) or
+// the PRIMARY KEY (upsert-kafka) the key columns are decoded from the record
+// key ('key.fields-prefix' is stripped from the column names) and the value
+// is not read for them. upsert-kafka turns a record into +U (its value) and
+// a tombstone (null value) into -D with the key columns set and the others
+// NULL; a record without a key is a bad row. Metadata columns: 'topic',
+// 'partition', 'offset', 'timestamp' (the record time, milliseconds),
+// 'timestamp-type', 'leader-epoch', 'key' (the raw key bytes; NULL without
+// a key). 'headers' is refused.
+//
+// A record that cannot be decoded ends the batch: Read returns the rows
+// before it with an *exec.BadRowError whose Where is "topic/partition/offset"
+// and whose Raw is the value; the next Read continues after it, and the
+// runtime decides ('<format>.ignore-parse-errors') whether to skip or stop.
+// A null value in a json topic is such a bad row, not a silent skip; for
+// debezium-json it is Debezium's tombstone and carries no change.
+//
+// Offsets are never committed, on Close or otherwise: the runtime closes a
+// source as soon as it has read its last rows, before the sinks have
+// flushed them, so a commit there could acknowledge rows that were never
+// written. A restarted job starts from its 'scan.startup.mode'.
+// group-offsets reads offsets committed by others. Committing safely needs
+// a hook from the runtime after the sinks flushed (see the Kafka issue).
+//
+// Open gives the brokers OpenTimeout to answer; a fetch error that franz-go
+// does not retry fails the job with the topic and partition.
+//
+// # Sink
+//
+// Each row is one record on the single 'topic'. kafka takes +I with json
+// and every kind with debezium-json; with 'key.format' and 'key.fields' the
+// key is encoded from those columns. upsert-kafka encodes the key from the
+// PRIMARY KEY with 'key.format' and the row with 'value.format' (without
+// the key columns when 'value.fields-include' = 'EXCEPT_KEY'): +I and +U are
+// written as the row, -D as a tombstone (null value) for the key, -U is
+// dropped. Records are partitioned by franz-go's default partitioner, which
+// hashes the key as Kafka's Java client does, so one key's history stays in
+// order in one partition; 'sink.partitioner' = 'round-robin' spreads them,
+// 'fixed' writes everything to partition 0. A 'timestamp' metadata column
+// that is not VIRTUAL sets the record time.
+//
+// The producer is idempotent (franz-go's default; 'properties.acks' other
+// than all turns that off). Write hands records to it and returns the first
+// error any record met so far; Flush waits until every record is
+// acknowledged and returns an error naming the table, the topic and the
+// reason if any failed. A record not acknowledged within DeliveryTimeout
+// ('properties.delivery.timeout.ms') fails. 'sink.delivery-guarantee' =
+// 'exactly-once' and upsert-kafka's 'sink.buffer-flush.*' are refused: not
+// implemented yet.
+//
+// # Client properties
+//
+// 'properties.*' are mapped onto franz-go options: bootstrap.servers,
+// group.id, client.id, auto.offset.reset, isolation.level,
+// security.protocol (PLAINTEXT, SSL), enable.auto.commit (false only),
+// fetch.max.wait.ms, fetch.max.bytes, max.partition.fetch.bytes, linger.ms,
+// batch.size, request.timeout.ms, delivery.timeout.ms, acks,
+// enable.idempotence, compression.type. Any other property is refused
+// rather than ignored.
+package kafka

@@ -1,0 +1,670 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/format"
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/types"
+)
+
+// BatchRecords is the most records one Read decodes.
+const BatchRecords = 1024
+
+// OpenTimeout bounds how long Open waits for the brokers to answer the
+// metadata and offset requests that find the partitions and where to start
+// and end.
+var OpenTimeout = 30 * time.Second
+
+// Source reads Kafka topics. See the package comment.
+type Source struct {
+	set       *settings
+	connector string
+	schema    []exec.Column
+	width     int
+	dec       format.Decoder
+	keyDec    format.Decoder
+	meta      []metaCol
+
+	startMode, boundMode string
+	startMillis          int64
+	boundMillis          int64
+	startOffsets         map[int32]int64 // 'scan.startup.specific-offsets'
+	boundOffsets         map[int32]int64 // 'scan.bounded.specific-offsets'
+
+	cl     *kgo.Client
+	parts  []part
+	index  map[string]map[int32]int
+	queue  []piece
+	doneQ  []int
+	left   int // bounded: partitions not done
+	opened bool
+	keyBuf row.Batch
+}
+
+// part is one split: a partition, where reading started and where it ends.
+type part struct {
+	topic     string
+	partition int32
+	start     int64
+	end       int64 // exclusive; -1: unbounded
+	done      bool
+}
+
+// piece is fetched records of one partition not yet returned.
+type piece struct {
+	split int
+	recs  []*kgo.Record
+}
+
+type metaCol struct {
+	idx int
+	key string
+	t   types.T
+}
+
+// NewSource returns the source of spec.Table. It checks the options, the
+// formats and the metadata columns, but does not connect: Open does.
+func NewSource(spec exec.Spec) (*Source, error) {
+	set, err := readSettings(spec)
+	if err != nil {
+		return nil, err
+	}
+	c := spec.Table.Config
+	s := &Source{set: set, connector: c.Spec.Name, schema: spec.Schema, width: len(spec.Schema),
+		startMode: c.Get("scan.startup.mode"), boundMode: c.Get("scan.bounded.mode")}
+	fail := func(f string, args ...any) (*Source, error) {
+		return nil, fmt.Errorf("%s: table %s: %s", s.connector, set.table, fmt.Sprintf(f, args...))
+	}
+	if set.upsert {
+		// upsert-kafka reads the whole compacted topic, as Flink does.
+		s.startMode = "earliest-offset"
+	}
+	if s.dec, err = format.NewDecoder(set.valueFormat, set.valueSchema(spec.Schema, true), set.valueOpts); err != nil {
+		return fail("value format: %v", err)
+	}
+	if set.keyFormat != "" {
+		if s.keyDec, err = format.NewDecoder(set.keyFormat, set.keySchema(spec.Schema), set.keyOpts); err != nil {
+			return fail("key format: %v", err)
+		}
+	}
+	for i, col := range spec.Schema {
+		switch col.MetadataKey {
+		case "":
+		case "topic", "partition", "offset", "timestamp", "timestamp-type", "leader-epoch", "key":
+			s.meta = append(s.meta, metaCol{idx: i, key: col.MetadataKey, t: col.Type})
+		default:
+			return fail("metadata '%s' of column %s is not supported yet", col.MetadataKey, col.Name)
+		}
+	}
+	num := func(key string) (int64, error) {
+		n, err := strconv.ParseInt(c.Get(key), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("'%s' = '%s' is not a whole number", key, c.Get(key))
+		}
+		return n, nil
+	}
+	switch s.startMode {
+	case "timestamp":
+		if s.startMillis, err = num("scan.startup.timestamp-millis"); err != nil {
+			return fail("%v", err)
+		}
+	case "specific-offsets":
+		if s.startOffsets, err = parseOffsets(c.Get("scan.startup.specific-offsets")); err != nil {
+			return fail("'scan.startup.specific-offsets': %v", err)
+		}
+	}
+	switch s.boundMode {
+	case "timestamp":
+		if s.boundMillis, err = num("scan.bounded.timestamp-millis"); err != nil {
+			return fail("%v", err)
+		}
+	case "specific-offsets":
+		if s.boundOffsets, err = parseOffsets(c.Get("scan.bounded.specific-offsets")); err != nil {
+			return fail("'scan.bounded.specific-offsets': %v", err)
+		}
+	}
+	if (s.startMode == "specific-offsets" || s.boundMode == "specific-offsets") && len(set.topics) != 1 {
+		return fail("'specific-offsets' works with a single 'topic' only")
+	}
+	if (s.startMode == "group-offsets" && set.resetNo || s.boundMode == "group-offsets") && set.group == "" {
+		return fail("'group-offsets' needs 'properties.group.id'")
+	}
+	return s, nil
+}
+
+// parseOffsets reads 'partition:0,offset:42;partition:1,offset:300'.
+func parseOffsets(v string) (map[int32]int64, error) {
+	out := map[int32]int64{}
+	for _, item := range strings.Split(v, ";") {
+		if strings.TrimSpace(item) == "" {
+			continue
+		}
+		var p, o int64 = -1, -1
+		for _, kv := range strings.Split(item, ",") {
+			k, val, ok := strings.Cut(strings.TrimSpace(kv), ":")
+			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			if !ok || err != nil || n < 0 {
+				return nil, fmt.Errorf("%q: want 'partition:N,offset:N'", item)
+			}
+			switch strings.TrimSpace(k) {
+			case "partition":
+				p = n
+			case "offset":
+				o = n
+			default:
+				return nil, fmt.Errorf("%q: want 'partition:N,offset:N'", item)
+			}
+		}
+		if p < 0 || o < 0 || p > 1<<31-1 {
+			return nil, fmt.Errorf("%q: want 'partition:N,offset:N'", item)
+		}
+		out[int32(p)] = o
+	}
+	return out, nil
+}
+
+// Open finds the partitions, resolves where each starts (and, for a
+// bounded read, ends), and starts fetching.
+func (s *Source) Open(ctx context.Context) error {
+	if s.opened {
+		return errors.New("kafka: Open called twice")
+	}
+	s.opened = true
+	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
+	defer cancel()
+	admCl, err := kgo.NewClient(s.set.opts...)
+	if err != nil {
+		return s.errorf("%v", err)
+	}
+	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
+	if err := s.discover(octx, adm); err != nil {
+		return s.wrapOpen(octx, err)
+	}
+	if err := s.resolve(octx, adm); err != nil {
+		return s.wrapOpen(octx, err)
+	}
+	consume := map[string]map[int32]kgo.Offset{}
+	for i := range s.parts {
+		p := &s.parts[i]
+		if p.end >= 0 && p.start >= p.end {
+			p.done = true
+			s.doneQ = append(s.doneQ, i)
+			continue
+		}
+		if consume[p.topic] == nil {
+			consume[p.topic] = map[int32]kgo.Offset{}
+		}
+		consume[p.topic][p.partition] = kgo.NewOffset().At(p.start)
+		if p.end >= 0 {
+			s.left++
+		}
+	}
+	if len(consume) == 0 {
+		return nil
+	}
+	opts := append(slices.Clone(s.set.opts), kgo.ConsumePartitions(consume), kgo.KeepControlRecords())
+	s.cl, err = kgo.NewClient(opts...)
+	if err != nil {
+		return s.errorf("%v", err)
+	}
+	return nil
+}
+
+func (s *Source) errorf(f string, args ...any) error {
+	return fmt.Errorf("%s: table %s: %s", s.connector, s.set.table, fmt.Sprintf(f, args...))
+}
+
+func (s *Source) wrapOpen(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return s.errorf("no answer from the brokers %s within %s: %v", s.set.props["bootstrap.servers"], OpenTimeout, err)
+	}
+	return s.errorf("%v", err)
+}
+
+// discover lists the partitions of the topics read. Split numbers follow
+// topics in name order, then partitions in number order, so a split is the
+// same (topic, partition) in every run over the same topics.
+func (s *Source) discover(ctx context.Context, adm *kadm.Client) error {
+	var tds kadm.TopicDetails
+	var err error
+	if s.set.pattern != nil {
+		tds, err = adm.ListTopics(ctx)
+	} else {
+		tds, err = adm.ListTopics(ctx, s.set.topics...)
+	}
+	if err != nil {
+		return fmt.Errorf("listing topics: %w", err)
+	}
+	var names []string
+	if s.set.pattern != nil {
+		for _, n := range tds.Names() {
+			if s.set.pattern.MatchString(n) {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("no topic matches 'topic-pattern' %s", s.set.pattern)
+		}
+	} else {
+		for _, n := range s.set.topics {
+			td, ok := tds[n]
+			if !ok || td.Err != nil {
+				why := "it does not exist"
+				if ok {
+					why = td.Err.Error()
+				}
+				return fmt.Errorf("topic %s: %s", n, why)
+			}
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		names = slices.Compact(names)
+	}
+	s.index = map[string]map[int32]int{}
+	for _, n := range names {
+		ps := tds[n].Partitions.Numbers()
+		slices.Sort(ps)
+		s.index[n] = map[int32]int{}
+		for _, p := range ps {
+			s.index[n][p] = len(s.parts)
+			s.parts = append(s.parts, part{topic: n, partition: p, start: -1, end: -1})
+		}
+	}
+	return nil
+}
+
+// resolve sets each partition's start and end offsets.
+func (s *Source) resolve(ctx context.Context, adm *kadm.Client) error {
+	topics := make([]string, 0, len(s.index))
+	for t := range s.index {
+		topics = append(topics, t)
+	}
+	var starts, ends, committed map[string]map[int32]int64
+	list := func(what string, f func() (kadm.ListedOffsets, error)) (map[string]map[int32]int64, error) {
+		l, err := f()
+		if err == nil {
+			err = l.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing %s offsets: %w", what, err)
+		}
+		out := map[string]map[int32]int64{}
+		l.Each(func(o kadm.ListedOffset) {
+			if out[o.Topic] == nil {
+				out[o.Topic] = map[int32]int64{}
+			}
+			out[o.Topic][o.Partition] = o.Offset
+		})
+		return out, nil
+	}
+	earliest := func() (map[string]map[int32]int64, error) {
+		return list("start", func() (kadm.ListedOffsets, error) { return adm.ListStartOffsets(ctx, topics...) })
+	}
+	latest := func() (map[string]map[int32]int64, error) {
+		return list("end", func() (kadm.ListedOffsets, error) { return adm.ListEndOffsets(ctx, topics...) })
+	}
+	group := func() (map[string]map[int32]int64, error) {
+		if committed != nil || s.set.group == "" {
+			return committed, nil
+		}
+		rs, err := adm.FetchOffsets(ctx, s.set.group)
+		if err == nil {
+			err = rs.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fetching the offsets of group %s: %w", s.set.group, err)
+		}
+		committed = map[string]map[int32]int64{}
+		rs.Each(func(o kadm.OffsetResponse) {
+			if o.At >= 0 {
+				if committed[o.Topic] == nil {
+					committed[o.Topic] = map[int32]int64{}
+				}
+				committed[o.Topic][o.Partition] = o.At
+			}
+		})
+		return committed, nil
+	}
+	var err error
+	var startAt map[string]map[int32]int64
+	switch s.startMode {
+	case "earliest-offset", "specific-offsets":
+		startAt, err = earliest()
+	case "latest-offset":
+		startAt, err = latest()
+	case "timestamp":
+		startAt, err = list("start", func() (kadm.ListedOffsets, error) {
+			return adm.ListOffsetsAfterMilli(ctx, s.startMillis, topics...)
+		})
+	case "group-offsets":
+		var g map[string]map[int32]int64
+		if g, err = group(); err != nil {
+			return err
+		}
+		if s.set.resetEnd {
+			startAt, err = latest()
+		} else {
+			startAt, err = earliest()
+		}
+		if err == nil {
+			for i := range s.parts {
+				p := &s.parts[i]
+				if o, ok := g[p.topic][p.partition]; ok {
+					startAt[p.topic][p.partition] = o
+				} else if s.set.resetNo {
+					return fmt.Errorf("group %s has no committed offset for %s/%d and 'properties.auto.offset.reset' is 'none'",
+						s.set.group, p.topic, p.partition)
+				}
+			}
+		}
+	default:
+		return fmt.Errorf("'scan.startup.mode' = '%s' is not supported", s.startMode)
+	}
+	if err != nil {
+		return err
+	}
+	starts = startAt
+	if s.startMode == "specific-offsets" {
+		for p, o := range s.startOffsets {
+			if _, ok := s.index[s.set.topics[0]][p]; !ok {
+				return fmt.Errorf("'scan.startup.specific-offsets' names partition %d, but topic %s has %d partitions",
+					p, s.set.topics[0], len(s.index[s.set.topics[0]]))
+			}
+			starts[s.set.topics[0]][p] = o
+		}
+	}
+	switch s.boundMode {
+	case "unbounded":
+	case "latest-offset":
+		ends, err = latest()
+	case "timestamp":
+		ends, err = list("end", func() (kadm.ListedOffsets, error) {
+			return adm.ListOffsetsAfterMilli(ctx, s.boundMillis, topics...)
+		})
+	case "group-offsets":
+		ends, err = group()
+		for i := range s.parts {
+			p := &s.parts[i]
+			if _, ok := ends[p.topic][p.partition]; !ok && err == nil {
+				err = fmt.Errorf("'scan.bounded.mode' = 'group-offsets': group %s has no committed offset for %s/%d",
+					s.set.group, p.topic, p.partition)
+			}
+		}
+	case "specific-offsets":
+		if ends, err = latest(); err == nil {
+			for p, o := range s.boundOffsets {
+				if _, ok := s.index[s.set.topics[0]][p]; !ok {
+					return fmt.Errorf("'scan.bounded.specific-offsets' names partition %d, but topic %s has %d partitions",
+						p, s.set.topics[0], len(s.index[s.set.topics[0]]))
+				}
+				ends[s.set.topics[0]][p] = o
+			}
+		}
+	default:
+		return fmt.Errorf("'scan.bounded.mode' = '%s' is not supported", s.boundMode)
+	}
+	if err != nil {
+		return err
+	}
+	for i := range s.parts {
+		p := &s.parts[i]
+		o, ok := starts[p.topic][p.partition]
+		if !ok || o < 0 {
+			return fmt.Errorf("no start offset for %s/%d", p.topic, p.partition)
+		}
+		p.start = o
+		if ends != nil {
+			e, ok := ends[p.topic][p.partition]
+			if !ok || e < 0 {
+				return fmt.Errorf("no end offset for %s/%d", p.topic, p.partition)
+			}
+			p.end = e
+		}
+	}
+	return nil
+}
+
+// Splits is the number of partitions found at Open.
+func (s *Source) Splits() int { return len(s.parts) }
+
+// Partition returns the topic and partition of a split.
+func (s *Source) Partition(split int) (string, int32) {
+	return s.parts[split].topic, s.parts[split].partition
+}
+
+// Offsets returns where each split started and where it ends (-1:
+// unbounded), as resolved by Open.
+func (s *Source) Offsets(split int) (start, end int64) {
+	return s.parts[split].start, s.parts[split].end
+}
+
+// DoneSplits returns the partitions that reached their end offset since
+// the last call.
+func (s *Source) DoneSplits() []int {
+	d := s.doneQ
+	s.doneQ = nil
+	return d
+}
+
+// Read returns the rows of up to BatchRecords records of one partition.
+// See the package comment.
+func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
+	if !s.opened {
+		return 0, nil, errors.New("kafka: Read before Open")
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, nil, err
+		}
+		if len(s.queue) > 0 {
+			return s.next()
+		}
+		if s.cl == nil || s.bounded() && s.left == 0 {
+			return 0, nil, io.EOF
+		}
+		fetches := s.cl.PollRecords(ctx, 4*BatchRecords)
+		if err := ctx.Err(); err != nil {
+			return 0, nil, err
+		}
+		var ferr error
+		fetches.EachError(func(t string, p int32, err error) {
+			if ferr == nil {
+				ferr = fmt.Errorf("%s: table %s: fetching %s/%d: %w", s.connector, s.set.table, t, p, err)
+			}
+		})
+		if ferr != nil {
+			return 0, nil, ferr
+		}
+		fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
+			if len(fp.Records) == 0 {
+				return
+			}
+			split, ok := s.index[fp.Topic][fp.Partition]
+			if !ok {
+				return
+			}
+			s.queue = append(s.queue, piece{split: split, recs: fp.Records})
+		})
+	}
+}
+
+func (s *Source) bounded() bool { return s.boundMode != "unbounded" }
+
+// next decodes records of the first queued piece.
+func (s *Source) next() (int, row.Batch, error) {
+	pc := &s.queue[0]
+	split := pc.split
+	p := &s.parts[split]
+	var batch row.Batch
+	n := 0
+	for n < len(pc.recs) && n < BatchRecords {
+		r := pc.recs[n]
+		n++
+		if p.done || p.end >= 0 && r.Offset >= p.end {
+			continue
+		}
+		last := p.end >= 0 && r.Offset >= p.end-1
+		if last {
+			s.finish(split)
+		}
+		if r.Attrs.IsControl() {
+			continue
+		}
+		if batch == nil {
+			batch = make(row.Batch, 0, min(len(pc.recs), BatchRecords))
+		}
+		var err error
+		batch, err = s.decode(batch, r)
+		if err != nil {
+			s.advance(n)
+			return split, batch, &exec.BadRowError{
+				Where: r.Topic + "/" + strconv.Itoa(int(r.Partition)) + "/" + strconv.FormatInt(r.Offset, 10),
+				Err:   err,
+				Raw:   slices.Clone(r.Value),
+			}
+		}
+	}
+	s.advance(n)
+	return split, batch, nil
+}
+
+// advance drops the first n records of the first queued piece.
+func (s *Source) advance(n int) {
+	pc := &s.queue[0]
+	pc.recs = pc.recs[n:]
+	if len(pc.recs) == 0 {
+		s.queue[0] = piece{}
+		s.queue = s.queue[1:]
+	}
+}
+
+// finish marks a partition done and stops fetching it.
+func (s *Source) finish(split int) {
+	p := &s.parts[split]
+	if p.done {
+		return
+	}
+	p.done = true
+	s.left--
+	s.doneQ = append(s.doneQ, split)
+	s.cl.PauseFetchPartitions(map[string][]int32{p.topic: {p.partition}})
+}
+
+// decode appends the rows of record r.
+func (s *Source) decode(dst row.Batch, r *kgo.Record) (row.Batch, error) {
+	n := len(dst)
+	var key []row.Value
+	if s.keyDec != nil && r.Key != nil {
+		var err error
+		s.keyBuf, err = s.keyDec.Decode(s.keyBuf[:0], r.Key)
+		if err != nil {
+			return dst, fmt.Errorf("record key: %w", err)
+		}
+		if len(s.keyBuf) != 1 {
+			return dst, errors.New("record key: it holds no row")
+		}
+		key = s.keyBuf[0].Vals
+	}
+	if s.set.upsert {
+		if key == nil {
+			return dst, errors.New("an upsert-kafka record needs a key (the primary key), and this one has none")
+		}
+		if r.Value == nil {
+			vals := make([]row.Value, s.width)
+			for _, i := range s.set.keyCols {
+				vals[i] = key[i]
+			}
+			dst = append(dst, row.Row{Kind: changelogmode.Delete, Vals: vals})
+		} else {
+			var err error
+			if dst, err = s.dec.Decode(dst, r.Value); err != nil {
+				return dst, err
+			}
+			for k := n; k < len(dst); k++ {
+				dst[k].Kind = changelogmode.UpdateAfter
+			}
+		}
+	} else {
+		var err error
+		if dst, err = s.dec.Decode(dst, r.Value); err != nil {
+			if r.Value == nil {
+				err = fmt.Errorf("the record has no value (a tombstone), which format '%s' cannot read: %w", s.set.valueFormat, err)
+			}
+			return dst, err
+		}
+	}
+	for k := n; k < len(dst); k++ {
+		vals := dst[k].Vals
+		if key != nil {
+			for _, i := range s.set.keyCols {
+				vals[i] = key[i]
+			}
+		}
+		for _, m := range s.meta {
+			vals[m.idx] = metaValue(m, r)
+		}
+	}
+	return dst, nil
+}
+
+// metaValue is the value of a metadata column for record r, in the
+// column's declared type (text for a string column).
+func metaValue(m metaCol, r *kgo.Record) row.Value {
+	num := func(n int64) row.Value {
+		if m.t.IsString() {
+			return row.StrValue(strconv.FormatInt(n, 10))
+		}
+		return row.IntValue(n)
+	}
+	switch m.key {
+	case "topic":
+		return row.StrValue(r.Topic)
+	case "partition":
+		return num(int64(r.Partition))
+	case "offset":
+		return num(r.Offset)
+	case "leader-epoch":
+		return num(int64(r.LeaderEpoch))
+	case "timestamp":
+		ms := r.Timestamp.UnixMilli()
+		if m.t.IsString() {
+			return row.StrValue(string(format.AppendTimestamp(nil, ms, 3, ' ')))
+		}
+		return row.IntValue(ms)
+	case "timestamp-type":
+		if r.Attrs.TimestampType() == 1 {
+			return row.StrValue("LogAppendTime")
+		}
+		return row.StrValue("CreateTime")
+	case "key":
+		if r.Key == nil {
+			return row.NullValue
+		}
+		return row.StrValue(string(r.Key))
+	}
+	return row.NullValue
+}
+
+// Close stops fetching. Offsets are not committed: see the package
+// comment.
+func (s *Source) Close() error {
+	if s.cl != nil {
+		s.cl.Close()
+		s.cl = nil
+	}
+	return nil
+}
