@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// buildBinary builds streamsql into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "streamsql")
+	cmd := osexec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startDev runs `streamsql dev kafka` as a process and returns the address
+// it printed on its first line. It is stopped with SIGINT at the end of the
+// test, and must then exit 0.
+func startDev(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := osexec.Command(bin, append([]string{"dev", "kafka", "--listen", "127.0.0.1:0"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("streamsql dev kafka: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("streamsql dev kafka did not stop on SIGINT")
+		}
+	})
+	var first string
+	var rest []string
+	timeout := time.After(10 * time.Second)
+	for len(rest) < 2 {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("streamsql dev kafka ended: %s", stderr.String())
+			}
+			if first == "" {
+				first = l
+			} else {
+				rest = append(rest, l)
+			}
+		case <-timeout:
+			t.Fatalf("streamsql dev kafka printed no address: %s", stderr.String())
+		}
+	}
+	addr, ok := strings.CutPrefix(first, "streamsql dev kafka: listening on ")
+	if !ok {
+		t.Fatalf("first line %q", first)
+	}
+	if !strings.Contains(rest[0], "keeps nothing, for development only") {
+		t.Errorf("the broker does not say it is for development: %q", rest[0])
+	}
+	go func() {
+		for range lines { // keep the pipe drained
+		}
+	}()
+	return addr
+}
+
+// TestDevKafka: the development broker listens where it says and has the
+// topics asked for.
+func TestDevKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr := startDev(t, bin, "--topics", "a:3,b")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tds, err := kadm.NewClient(cl).ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tds["a"].Partitions) != 3 || len(tds["b"].Partitions) != 1 {
+		t.Errorf("topics %v", tds.Names())
+	}
+	if r := invoke("dev", "kafka", "--topics", "a:0"); r.code != 2 || !strings.Contains(r.stderr, "at least one partition") {
+		t.Errorf("--topics a:0: %s", r)
+	}
+	if r := invoke("dev", "zookeeper"); r.code != 2 {
+		t.Errorf("dev zookeeper: %s", r)
+	}
+}
+
+// TestKcatInterop: kcat (librdkafka, a client nobody here wrote) produces the
+// input of a real `streamsql run` against `streamsql dev kafka`, and
+// consumes its output.
+func TestKcatInterop(t *testing.T) {
+	kcat, err := osexec.LookPath("kcat")
+	if err != nil {
+		t.Skip("kcat is not on PATH: install the Debian package kcat (.ci/run does) to run the Kafka interop test")
+	}
+	bin := buildBinary(t)
+	addr := startDev(t, bin, "--topics", "orders:2,big:2,totals:2")
+	var in strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&in, "o%d:{\"id\": %d, \"customer\": \"c%d\", \"amount\": %d, \"ts\": \"2026-01-01 00:00:%02d\"}\n", i, i, i%3, i*10, i)
+	}
+	kc := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := osexec.Command(kcat, append([]string{"-b", addr}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("kcat %v: %v\n%s", args, err, stderr.String())
+		}
+		return string(out)
+	}
+	kc(in.String(), "-t", "orders", "-P", "-K:")
+
+	job := filepath.Join(t.TempDir(), "job.sql")
+	sql := fmt.Sprintf(`CREATE TABLE orders (
+  id BIGINT, customer STRING, amount BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = '%[1]s',
+  'format' = 'json', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');
+
+CREATE TABLE big (id BIGINT, amount BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'big', 'properties.bootstrap.servers' = '%[1]s',
+  'format' = 'json', 'key.format' = 'json', 'key.fields' = 'id');
+
+CREATE TABLE totals (customer STRING, total BIGINT, n BIGINT, PRIMARY KEY (customer) NOT ENFORCED)
+WITH ('connector' = 'upsert-kafka', 'topic' = 'totals', 'properties.bootstrap.servers' = '%[1]s',
+  'key.format' = 'json', 'value.format' = 'json');
+
+INSERT INTO big SELECT id, amount FROM orders WHERE amount >= 150;
+INSERT INTO totals SELECT customer, SUM(amount), COUNT(*) FROM orders GROUP BY customer;
+`, addr)
+	if err := os.WriteFile(job, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := osexec.Command(bin, "run", job)
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("streamsql run: %v\n%s", err, out)
+	}
+
+	got := strings.Split(strings.TrimSpace(kc("", "-t", "big", "-C", "-e", "-q", "-f", `%k %s\n`)), "\n")
+	slices.Sort(got)
+	var want []string
+	for i := 15; i <= 20; i++ {
+		want = append(want, fmt.Sprintf(`{"id":%d} {"id":%d,"amount":%d}`, i, i, i*10))
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("topic big:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The upsert topic, compacted by key, holds one total per customer.
+	last := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(kc("", "-t", "totals", "-C", "-e", "-q", "-f", `%k %s\n`)), "\n") {
+		k, v, _ := strings.Cut(l, " ")
+		last[k] = v
+	}
+	sums, counts := map[int]int{}, map[int]int{}
+	for i := 1; i <= 20; i++ {
+		sums[i%3] += i * 10
+		counts[i%3]++
+	}
+	for c := range 3 {
+		k := fmt.Sprintf(`{"customer":"c%d"}`, c)
+		if v := fmt.Sprintf(`{"customer":"c%d","total":%d,"n":%d}`, c, sums[c], counts[c]); last[k] != v {
+			t.Errorf("totals %s = %s, want %s", k, last[k], v)
+		}
+	}
+	if len(last) != 3 {
+		t.Errorf("totals: %v", last)
+	}
+}
