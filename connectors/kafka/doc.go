@@ -60,6 +60,11 @@
 // group-offsets reads offsets committed by others. Committing safely needs
 // a hook from the runtime after the sinks flushed (see the Kafka issue).
 //
+// 'scan.watermark.idle-timeout', 'scan.watermark.alignment.*' and
+// 'scan.late-rows.path' are refused by the source for now: idleness and
+// alignment need hooks in exec's runtime (a split that becomes idle and
+// active again; pausing a source), which DoneSplits cannot express.
+//
 // Open gives the brokers OpenTimeout to answer; a fetch error that franz-go
 // does not retry fails the job with the topic and partition.
 //

@@ -88,6 +88,11 @@ func NewSource(spec exec.Spec) (*Source, error) {
 	fail := func(f string, args ...any) (*Source, error) {
 		return nil, fmt.Errorf("%s: table %s: %s", s.connector, set.table, fmt.Sprintf(f, args...))
 	}
+	for _, k := range []string{"scan.watermark.idle-timeout", "scan.watermark.alignment.group", "scan.late-rows.path"} {
+		if c.Has(k) {
+			return fail("'%s' is not supported by the Kafka source yet", k)
+		}
+	}
 	if set.upsert {
 		// upsert-kafka reads the whole compacted topic, as Flink does.
 		s.startMode = "earliest-offset"
