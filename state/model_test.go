@@ -1,0 +1,353 @@
+package state
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/streamsql/streamsql/row"
+)
+
+// The model: a plain Go map of record lists.
+type model struct {
+	recs map[string][]Record
+	seq  uint64
+}
+
+func newModel() *model { return &model{recs: map[string][]Record{}} }
+
+func (m *model) len() int64 {
+	n := 0
+	for _, rs := range m.recs {
+		n += len(rs)
+	}
+	return int64(n)
+}
+
+func (m *model) reopen() {
+	m.seq = 0
+	for _, rs := range m.recs {
+		for _, r := range rs {
+			m.seq = max(m.seq, r.seq+1)
+		}
+	}
+}
+
+type expired struct {
+	key string
+	rec Record
+}
+
+func (m *model) expire(upTo int64) []expired {
+	if upTo >= NoExpiry {
+		upTo = NoExpiry - 1
+	}
+	var out []expired
+	for k, rs := range m.recs {
+		kept := rs[:0]
+		for _, r := range rs {
+			if r.Expiry <= upTo {
+				out = append(out, expired{k, r})
+			} else {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == 0 {
+			delete(m.recs, k)
+		} else {
+			m.recs[k] = kept
+		}
+	}
+	slices.SortFunc(out, func(a, b expired) int {
+		if a.rec.Expiry != b.rec.Expiry {
+			return cmpInt(a.rec.Expiry, b.rec.Expiry)
+		}
+		return cmpInt(int64(a.rec.seq), int64(b.rec.seq))
+	})
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func randValue(r *rand.Rand) row.Value {
+	switch r.IntN(6) {
+	case 0:
+		return row.NullValue
+	case 1:
+		return row.IntValue(r.Int64N(1000) - 500)
+	case 2:
+		return row.IntValue(int64(r.Uint64()))
+	case 3:
+		return row.FloatValue(r.NormFloat64())
+	case 4:
+		return row.StrValue("")
+	default:
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		return row.StrValue(string(b))
+	}
+}
+
+func randVals(r *rand.Rand) []row.Value {
+	v := make([]row.Value, r.IntN(5))
+	for i := range v {
+		v[i] = randValue(r)
+	}
+	return v
+}
+
+func sameRecord(a, b *Record) bool {
+	if a.Count != b.Count || a.Matches != b.Matches || a.Time != b.Time || a.Expiry != b.Expiry ||
+		a.Flags != b.Flags || a.seq != b.seq || len(a.Vals) != len(b.Vals) {
+		return false
+	}
+	for i := range a.Vals {
+		if !a.Vals[i].Equal(b.Vals[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func fmtRec(r *Record) string {
+	return fmt.Sprintf("{seq %d exp %d c %d m %d t %d f %d %v}", r.seq, r.Expiry, r.Count, r.Matches, r.Time, r.Flags, r.Vals)
+}
+
+// scanAction is what a Scan callback does with one record.
+type scanAction struct {
+	keep, stop bool
+	count      int64
+	expiry     int64 // 0: unchanged
+	flags      uint32
+}
+
+func apply(r *Record, a scanAction) {
+	r.Count += a.count
+	r.Matches += a.count * 2
+	r.Flags ^= a.flags
+	if a.expiry != 0 {
+		r.Expiry = a.expiry
+	}
+}
+
+// runModel drives a table and the model with the same random operations
+// and fails at the first observable difference.
+func runModel(t *testing.T, seed uint64, budget int64, steps int, reopen bool) Stats {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	dir := ""
+	if reopen {
+		dir = t.TempDir()
+	}
+	open := func() (*Store, *Table) {
+		s, err := Open(dir, Options{MemoryBudget: budget, BucketWidth: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, s.Table("side", TableOptions{})
+	}
+	s, tab := open()
+	defer func() { s.Close() }()
+	m := newModel()
+	now := int64(0)
+	nkeys := 5 + rng.IntN(60)
+	key := func() string { return fmt.Sprintf("k%d", rng.IntN(nkeys)) }
+	randExp := func() int64 {
+		switch rng.IntN(8) {
+		case 0:
+			return NoExpiry
+		case 1:
+			return now - int64(rng.IntN(5)) // already due
+		default:
+			return now + int64(rng.IntN(200))
+		}
+	}
+	var stats Stats
+	for step := 0; step < steps; step++ {
+		switch op := rng.IntN(20); {
+		case op < 8: // append
+			k := key()
+			rec := Record{Vals: randVals(rng), Count: 1, Time: rng.Int64N(100), Expiry: randExp()}
+			if rng.IntN(4) == 0 {
+				rec.Flags = uint32(rng.IntN(4))
+			}
+			tab.Append([]byte(k), rec)
+			rec.seq = m.seq
+			m.seq++
+			m.recs[k] = append(m.recs[k], rec)
+		case op < 13: // scan
+			k := key()
+			var acts []scanAction
+			for i := 0; i < 8; i++ {
+				a := scanAction{keep: rng.IntN(5) != 0, stop: rng.IntN(6) == 0}
+				if rng.IntN(2) == 0 {
+					a.count = rng.Int64N(3) - 1
+				}
+				if rng.IntN(3) == 0 {
+					a.expiry = randExp()
+				}
+				if rng.IntN(3) == 0 {
+					a.flags = uint32(rng.IntN(8))
+				}
+				acts = append(acts, a)
+			}
+			var got []Record
+			i := 0
+			had := tab.Scan([]byte(k), func(r *Record) (bool, bool) {
+				got = append(got, *r)
+				a := scanAction{keep: true}
+				if i < len(acts) {
+					a = acts[i]
+				}
+				i++
+				apply(r, a)
+				return a.keep, a.stop
+			})
+			rs := m.recs[k]
+			if had != (len(rs) > 0) {
+				t.Fatalf("step %d: Scan(%s) had=%v, model has %d records", step, k, had, len(rs))
+			}
+			var want []Record
+			kept := rs[:0:0]
+			stopped := false
+			for j := range rs {
+				r := rs[j]
+				if stopped {
+					kept = append(kept, r)
+					continue
+				}
+				want = append(want, r)
+				a := scanAction{keep: true}
+				if j < len(acts) {
+					a = acts[j]
+				}
+				apply(&r, a)
+				stopped = a.stop
+				if a.keep {
+					kept = append(kept, r)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("step %d: Scan(%s) visited %d records, model %d", step, k, len(got), len(want))
+			}
+			for j := range got {
+				if !sameRecord(&got[j], &want[j]) {
+					t.Fatalf("step %d: Scan(%s) record %d: got %s want %s", step, k, j, fmtRec(&got[j]), fmtRec(&want[j]))
+				}
+			}
+			if len(kept) == 0 {
+				delete(m.recs, k)
+			} else {
+				m.recs[k] = kept
+			}
+		case op < 14: // delete
+			k := key()
+			n := tab.Delete([]byte(k))
+			if n != len(m.recs[k]) {
+				t.Fatalf("step %d: Delete(%s) = %d, model %d", step, k, n, len(m.recs[k]))
+			}
+			delete(m.recs, k)
+		case op < 18: // expire
+			now += int64(rng.IntN(40))
+			upTo := now
+			if rng.IntN(50) == 0 {
+				upTo = math.MaxInt64
+			}
+			var got []expired
+			n := tab.Expire(upTo, func(k []byte, r *Record) {
+				got = append(got, expired{string(k), *r})
+			})
+			want := m.expire(upTo)
+			if n != len(got) || len(got) != len(want) {
+				t.Fatalf("step %d: Expire(%d) removed %d (fn %d), model %d", step, upTo, n, len(got), len(want))
+			}
+			for j := range got {
+				if got[j].key != want[j].key || !sameRecord(&got[j].rec, &want[j].rec) {
+					t.Fatalf("step %d: Expire(%d) #%d: got %s %s want %s %s", step, upTo, j,
+						got[j].key, fmtRec(&got[j].rec), want[j].key, fmtRec(&want[j].rec))
+				}
+			}
+		case op < 19:
+			if err := s.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			if reopen && rng.IntN(8) == 0 {
+				st := s.Stats()
+				stats.Spilled += st.Spilled
+				stats.Loaded += st.Loaded
+				stats.ColdExpired += st.ColdExpired
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				s, tab = open()
+				m.reopen()
+			}
+		}
+		if tab.Len() != m.len() {
+			t.Fatalf("step %d: Len = %d, model %d", step, tab.Len(), m.len())
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if budget > 0 && budget < 1<<20 && s.MemBytes() > budget && tab.HotKeys() > 0 && budget > 4096 {
+			t.Fatalf("step %d: hot tier %d bytes over budget %d", step, s.MemBytes(), budget)
+		}
+	}
+	// Everything left, key by key, through Scan.
+	for k, rs := range m.recs {
+		var got []Record
+		tab.Scan([]byte(k), func(r *Record) (bool, bool) { got = append(got, *r); return true, false })
+		if len(got) != len(rs) {
+			t.Fatalf("final Scan(%s): %d records, model %d", k, len(got), len(rs))
+		}
+		for j := range got {
+			if !sameRecord(&got[j], &rs[j]) {
+				t.Fatalf("final Scan(%s) #%d: got %s want %s", k, j, fmtRec(&got[j]), fmtRec(&rs[j]))
+			}
+		}
+	}
+	st := s.Stats()
+	stats.Spilled += st.Spilled
+	stats.Loaded += st.Loaded
+	stats.ColdExpired += st.ColdExpired
+	return stats
+}
+
+func TestTableAgainstModel(t *testing.T) {
+	for _, budget := range []int64{1, 6000, -1} {
+		var total Stats
+		for seed := uint64(1); seed <= 12; seed++ {
+			st := runModel(t, seed, budget, 1500, false)
+			total.Spilled += st.Spilled
+			total.Loaded += st.Loaded
+			total.ColdExpired += st.ColdExpired
+		}
+		t.Logf("budget %d: %+v", budget, total)
+		if budget > 0 && (total.Spilled == 0 || total.Loaded == 0 || total.ColdExpired == 0) {
+			t.Errorf("budget %d did not exercise the cold tier: %+v", budget, total)
+		}
+		if budget < 0 && total.Spilled != 0 {
+			t.Errorf("unlimited budget spilled: %+v", total)
+		}
+	}
+}
+
+func TestTableReopenAgainstModel(t *testing.T) {
+	for _, budget := range []int64{1, 6000, -1} {
+		for seed := uint64(100); seed < 104; seed++ {
+			runModel(t, seed, budget, 1500, true)
+		}
+	}
+}

@@ -1,0 +1,400 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"os"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// DefaultMemoryBudget is the hot tier's budget when Options.MemoryBudget is 0.
+const DefaultMemoryBudget = 256 << 20
+
+// NoExpiry is the Expiry of a record that never expires: Expire never
+// removes it, whatever its argument (so an operator whose expiry
+// saturates at math.MaxInt64 should clamp it to NoExpiry-1).
+const NoExpiry = math.MaxInt64
+
+// Options configure a Store.
+type Options struct {
+	// MemoryBudget is the estimated size in bytes of the hot tier (all
+	// tables of the store) above which the coldest keys spill to Badger.
+	// 0 means DefaultMemoryBudget; a negative budget never spills.
+	MemoryBudget int64
+	// MemTableSize is Badger's memtable size; 0 means 8 MB.
+	MemTableSize int64
+	// BucketWidth is the default expiry bucket width (in the unit of the
+	// expiry times, usually milliseconds) for tables that do not set one;
+	// 0 means 1024. Widths are rounded up to a power of two.
+	BucketWidth int64
+}
+
+// Store is keyed operator state: an in-memory hot tier in front of one
+// Badger database. A Store and its tables belong to one goroutine (one
+// operator partition); nothing in it is safe for concurrent use.
+type Store struct {
+	db     *badger.DB
+	dir    string
+	temp   bool
+	budget int64
+	width  int64
+	seed   maphash.Seed
+
+	used   int64    // estimated bytes of every table's hot tier
+	ring   []*entry // clock over every hot entry of every table
+	hand   int
+	tables map[string]*Table
+
+	err        error // first I/O or decoding error; sticky
+	inCallback bool
+	closed     bool
+	stats      Stats
+	arena      arena
+}
+
+// Stats count the traffic between the tiers since Open.
+type Stats struct {
+	SpillRounds int64 // eviction rounds (one Badger batch each)
+	Spilled     int64 // keys evicted from the hot tier
+	Written     int64 // keys written to Badger (evicted dirty, or flushed)
+	Loaded      int64 // keys read back from Badger into the hot tier
+	ColdExpired int64 // records expired straight from Badger
+}
+
+// Open opens (or creates) the state in dir. With dir "" the state lives in
+// a fresh directory under the system's temporary directory that Close
+// removes.
+func Open(dir string, opts Options) (*Store, error) {
+	s := &Store{budget: opts.MemoryBudget, tables: map[string]*Table{}, seed: maphash.MakeSeed()}
+	if s.budget == 0 {
+		s.budget = DefaultMemoryBudget
+	}
+	if s.budget < 0 {
+		s.budget = math.MaxInt64
+	}
+	s.width = opts.BucketWidth
+	if s.width <= 0 {
+		s.width = 1024
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "streamsql-state-")
+		if err != nil {
+			return nil, fmt.Errorf("state: %w", err)
+		}
+		dir, s.temp = d, true
+	}
+	s.dir = dir
+	mt := opts.MemTableSize
+	if mt <= 0 {
+		mt = 8 << 20
+	}
+	bo := badger.DefaultOptions(dir).
+		WithLogger(nil).
+		WithSyncWrites(false).
+		WithNumVersionsToKeep(1).
+		WithCompression(options.None).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(0).
+		WithMemTableSize(mt).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(2).
+		WithNumLevelZeroTablesStall(8).
+		WithBaseTableSize(4 << 20).
+		WithBaseLevelSize(16 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithNumCompactors(2).
+		WithNumGoroutines(2).
+		WithMetricsEnabled(false).
+		WithDetectConflicts(false)
+	db, err := badger.Open(bo)
+	if err != nil {
+		if s.temp {
+			os.RemoveAll(dir)
+		}
+		return nil, fmt.Errorf("state: opening %s: %w", dir, err)
+	}
+	s.db = db
+	return s, nil
+}
+
+// Dir is the directory holding the state.
+func (s *Store) Dir() string { return s.dir }
+
+// Err is the first I/O or decoding error the store met. Tables keep
+// working from memory after one, but their results are no longer
+// trustworthy: an operator checks Err once per batch and fails the job.
+func (s *Store) Err() error { return s.err }
+
+func (s *Store) fail(err error) {
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("state: %w", err)
+	}
+}
+
+// MemBytes is the estimated size of the hot tier of all tables.
+func (s *Store) MemBytes() int64 { return s.used }
+
+// Budget is the memory budget in bytes (math.MaxInt64: unlimited).
+func (s *Store) Budget() int64 { return s.budget }
+
+// Stats returns the tier traffic counters.
+func (s *Store) Stats() Stats { return s.stats }
+
+// Flush writes every changed hot key of every table (and pending deletes)
+// to Badger and syncs it to disk. After Flush returns, Badger holds exactly
+// the contents of every table; a checkpoint is a Flush followed by a copy
+// of the directory (or Badger's backup) while the operator is paused.
+func (s *Store) Flush() error {
+	s.checkCallback()
+	if s.err != nil {
+		return s.err
+	}
+	wb := s.newBatch()
+	for _, e := range s.ring {
+		if e.dirty {
+			e.t.writeEntry(wb, e)
+		}
+	}
+	for _, t := range s.tables {
+		t.writeDeletes(wb)
+	}
+	s.commit(wb)
+	if s.err == nil {
+		s.fail(s.db.Sync())
+	}
+	return s.err
+}
+
+// Close flushes the hot tier when the directory is kept (so a clean
+// shutdown leaves Badger holding every table), closes Badger, and removes
+// the directory if Open made it.
+func (s *Store) Close() error {
+	if s.closed {
+		return nil
+	}
+	var err error
+	if !s.temp && s.err == nil {
+		err = s.Flush()
+	}
+	s.closed = true
+	if e := s.db.Close(); err == nil && e != nil {
+		err = fmt.Errorf("state: %w", e)
+	}
+	if s.temp {
+		if e := os.RemoveAll(s.dir); err == nil && e != nil {
+			err = fmt.Errorf("state: %w", e)
+		}
+	}
+	if err == nil {
+		err = s.err
+	}
+	return err
+}
+
+func (s *Store) checkCallback() {
+	if s.inCallback {
+		panic("state: a Store method was called from inside a Scan or Expire callback")
+	}
+}
+
+// TableOptions configure one table.
+type TableOptions struct {
+	// BucketWidth is the expiry bucket width; 0: the store's.
+	BucketWidth int64
+}
+
+// Table returns the multimap table called name, creating it or, when the
+// directory holds it from an earlier run, reopening it (its keys start
+// cold). Calling Table again with the same name returns the same table.
+// A name is at most 255 bytes.
+func (s *Store) Table(name string, o TableOptions) *Table {
+	return s.table(name, o, nil)
+}
+
+func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
+	s.checkCallback()
+	if t := s.tables[name]; t != nil {
+		if (t.codec == nil) != (c == nil) {
+			panic(fmt.Sprintf("state: table %q is already open as another kind", name))
+		}
+		return t
+	}
+	if len(name) > 255 {
+		panic(fmt.Sprintf("state: table name %q is longer than 255 bytes", name))
+	}
+	w := o.BucketWidth
+	if w <= 0 {
+		w = s.width
+	}
+	shift := uint(0)
+	for int64(1)<<shift < w && shift < 62 {
+		shift++
+	}
+	t := &Table{
+		s:          s,
+		name:       name,
+		dpre:       append([]byte{'d', byte(len(name))}, name...),
+		xpre:       append([]byte{'x', byte(len(name))}, name...),
+		hot:        map[string]*entry{},
+		cold:       map[uint64]uint32{},
+		pendingDel: map[string]struct{}{},
+		codec:      c,
+		coldMinExp: math.MaxInt64,
+	}
+	t.buckets.init(shift)
+	t.reopen()
+	s.tables[name] = t
+	return t
+}
+
+// ---- Badger write batches ----
+
+// arena holds keys and values handed to a WriteBatch, which keeps the
+// slices until it commits.
+type arena struct {
+	chunks [][]byte
+	cur    int
+}
+
+func (a *arena) copy(b []byte) []byte {
+	for {
+		if a.cur == len(a.chunks) {
+			size := 64 << 10
+			if len(b) > size {
+				size = len(b)
+			}
+			a.chunks = append(a.chunks, make([]byte, 0, size))
+		}
+		c := a.chunks[a.cur]
+		if cap(c)-len(c) >= len(b) {
+			n := len(c)
+			c = append(c, b...)
+			a.chunks[a.cur] = c
+			return c[n:len(c):len(c)]
+		}
+		a.cur++
+	}
+}
+
+func (a *arena) reset() {
+	for i := range a.chunks {
+		a.chunks[i] = a.chunks[i][:0]
+	}
+	a.cur = 0
+	if len(a.chunks) > 16 {
+		a.chunks = a.chunks[:16]
+	}
+}
+
+type batch struct {
+	wb *badger.WriteBatch
+	n  int
+}
+
+func (s *Store) newBatch() *batch { return &batch{} }
+
+func (s *Store) set(b *batch, k, v []byte) {
+	if b.wb == nil {
+		b.wb = s.db.NewWriteBatch()
+	}
+	b.n++
+	s.fail(b.wb.Set(s.arena.copy(k), s.arena.copy(v)))
+}
+
+func (s *Store) del(b *batch, k []byte) {
+	if b.wb == nil {
+		b.wb = s.db.NewWriteBatch()
+	}
+	b.n++
+	s.fail(b.wb.Delete(s.arena.copy(k)))
+}
+
+// commit writes the batch and waits for it: after commit, reads see it.
+func (s *Store) commit(b *batch) {
+	if b.wb != nil {
+		s.fail(b.wb.Flush())
+	}
+	s.arena.reset()
+}
+
+// ---- the clock over hot entries ----
+
+func (s *Store) ringAdd(e *entry) {
+	e.slot = int32(len(s.ring))
+	s.ring = append(s.ring, e)
+}
+
+func (s *Store) ringRemove(e *entry) {
+	last := len(s.ring) - 1
+	m := s.ring[last]
+	s.ring[e.slot] = m
+	m.slot = e.slot
+	s.ring[last] = nil
+	s.ring = s.ring[:last]
+	e.slot = -1
+}
+
+// maybeSpill evicts the coldest hot entries, by the clock, when the hot
+// tier is over budget, down to 7/8 of it, in one Badger batch.
+func (s *Store) maybeSpill() {
+	if s.used <= s.budget {
+		return
+	}
+	target := s.budget - s.budget/8
+	wb := s.newBatch()
+	for s.used > target && len(s.ring) > 0 {
+		if s.hand >= len(s.ring) {
+			s.hand = 0
+		}
+		e := s.ring[s.hand]
+		if e.ref {
+			e.ref = false
+			s.hand++
+			continue
+		}
+		e.t.evict(wb, e) // swaps another entry into this slot
+	}
+	for _, t := range s.tables {
+		t.writeDeletes(wb)
+	}
+	s.commit(wb)
+	s.stats.SpillRounds++
+}
+
+// ---- key layout ----
+//
+//	'd' len(table) table key             -> the key's records (see encodeEntry)
+//	'x' len(table) table exp(8) seq(8)   -> key     (exp sign-flipped, big-endian)
+//
+// The index sorts by expiry then sequence number, so expiring a table's
+// cold records is one forward scan over the due prefix of its index.
+
+func appendExp(dst []byte, exp int64) []byte {
+	return binary.BigEndian.AppendUint64(dst, uint64(exp)^(1<<63))
+}
+
+func (t *Table) dataKey(key []byte) []byte {
+	t.kbuf = append(append(t.kbuf[:0], t.dpre...), key...)
+	return t.kbuf
+}
+
+func (t *Table) indexKey(exp int64, seq uint64) []byte {
+	t.xbuf = appendExp(append(t.xbuf[:0], t.xpre...), exp)
+	t.xbuf = binary.BigEndian.AppendUint64(t.xbuf, seq)
+	return t.xbuf
+}
+
+func (t *Table) parseIndexKey(k []byte) (exp int64, seq uint64, ok bool) {
+	if len(k) != len(t.xpre)+16 {
+		return 0, 0, false
+	}
+	k = k[len(t.xpre):]
+	return int64(binary.BigEndian.Uint64(k) ^ (1 << 63)), binary.BigEndian.Uint64(k[8:]), true
+}
+
+var errNotFound = errors.New("not found")

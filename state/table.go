@@ -1,0 +1,801 @@
+package state
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
+	"math"
+	"slices"
+	"unsafe"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/streamsql/streamsql/row"
+)
+
+// Record is one row held in a Table, with the bookkeeping the operators
+// keep beside it. Which fields mean what is the operator's business; the
+// store only looks at Expiry.
+type Record struct {
+	Vals    []row.Value
+	Count   int64  // e.g. how many identical rows this record stands for
+	Matches int64  // e.g. partner rows joined with it (outer join sides)
+	Time    int64  // e.g. the row's event time
+	Expiry  int64  // Expire(upTo) removes the record once upTo >= Expiry; NoExpiry: never
+	Flags   uint32 // operator bits, e.g. "matched"
+	seq     uint64
+	dead    bool
+}
+
+// Seq is the record's insertion number, unique and increasing within its
+// table (a record keeps it across spills and reopening).
+func (r *Record) Seq() uint64 { return r.seq }
+
+// Table is a namespace of keyed state, one per operator input side: a
+// multimap from key to records in insertion order (see the package
+// comment). It belongs to its Store's goroutine.
+type Table struct {
+	s          *Store
+	name       string
+	dpre, xpre []byte
+	codec      *anyCodec // Map tables
+
+	hot      map[string]*entry
+	buckets  bucketIndex
+	hotBytes int64
+	rows     int64
+	seq      uint64
+
+	// cold counts the keys with data in Badger by hash (a key is looked
+	// up in Badger only when its hash is here); coldKeys is their number.
+	cold       map[uint64]uint32
+	coldKeys   int64
+	pendingDel map[string]struct{} // keys whose Badger data is to be deleted
+	coldMinExp int64               // no cold index entry expires before this
+
+	epoch     uint32
+	kbuf      []byte
+	xbuf      []byte
+	vbuf      []byte
+	blob      []byte
+	keyBuf    []byte
+	due       []dueRec
+	coldDue   []dueRec
+	touched   []*entry
+	requeue   []bent
+	coldCache map[string]*coldKey
+}
+
+// entry is a hot key.
+type entry struct {
+	key      string
+	t        *Table
+	recs     []Record // by seq
+	obj      any      // Map tables
+	objSize  int64
+	size     int64
+	slot     int32
+	mark     uint32
+	ref      bool // clock bit
+	dirty    bool // differs from Badger
+	inBadger bool // Badger holds data for the key (maybe stale)
+}
+
+type coldKey struct {
+	key  string
+	recs []Record
+	obj  any
+	dead int
+}
+
+type dueRec struct {
+	exp int64
+	seq uint64
+	e   *entry
+	ck  *coldKey
+	idx int32
+}
+
+func cmpDue(a, b dueRec) int {
+	if c := cmp.Compare(a.exp, b.exp); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// Size estimates.
+const (
+	entryBytes  = int64(unsafe.Sizeof(entry{})) + 64 // + map slot, ring slot
+	recordBytes = int64(unsafe.Sizeof(Record{}))
+	valueBytes  = int64(unsafe.Sizeof(row.Value{}))
+)
+
+func recSize(r *Record) int64 {
+	n := recordBytes + valueBytes*int64(len(r.Vals))
+	for i := range r.Vals {
+		n += int64(len(r.Vals[i].Str()))
+	}
+	return n
+}
+
+func (e *entry) find(seq uint64) int {
+	i, ok := slices.BinarySearchFunc(e.recs, seq, func(r Record, s uint64) int { return cmp.Compare(r.seq, s) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+func (t *Table) grow(e *entry, d int64) {
+	e.size += d
+	t.hotBytes += d
+	t.s.used += d
+}
+
+func (t *Table) hash(key []byte) uint64 { return maphash.Bytes(t.s.seed, key) }
+
+func (t *Table) coldInc(key string) {
+	t.cold[maphash.String(t.s.seed, key)]++
+	t.coldKeys++
+}
+
+func (t *Table) coldDec(key string) {
+	h := maphash.String(t.s.seed, key)
+	if n := t.cold[h]; n <= 1 {
+		delete(t.cold, h)
+	} else {
+		t.cold[h] = n - 1
+	}
+	t.coldKeys--
+}
+
+// lookup finds the hot entry of key, loading it from Badger when it is
+// cold, or creates an empty one when create is set.
+func (t *Table) lookup(key []byte, create bool) *entry {
+	if e := t.hot[string(key)]; e != nil {
+		e.ref = true
+		return e
+	}
+	if t.coldKeys > 0 && t.cold[t.hash(key)] > 0 {
+		if _, gone := t.pendingDel[string(key)]; !gone {
+			if e := t.load(key); e != nil {
+				return e
+			}
+		}
+	}
+	if !create {
+		return nil
+	}
+	return t.newEntry(string(key))
+}
+
+func (t *Table) newEntry(key string) *entry {
+	e := &entry{key: key, t: t, ref: true}
+	t.hot[key] = e
+	t.s.ringAdd(e)
+	t.grow(e, entryBytes+int64(len(key)))
+	return e
+}
+
+func (t *Table) load(key []byte) *entry {
+	var recs []Record
+	var obj any
+	found := false
+	err := t.s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(t.dataKey(key))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		return item.Value(func(v []byte) error {
+			var err error
+			recs, obj, err = t.decodeEntry(v)
+			return err
+		})
+	})
+	if err != nil {
+		t.s.fail(err)
+		return nil
+	}
+	if !found {
+		return nil
+	}
+	e := t.newEntry(string(key))
+	e.recs, e.obj, e.inBadger = recs, obj, true
+	var d int64
+	for i := range recs {
+		r := &recs[i]
+		d += recSize(r)
+		if r.Expiry != NoExpiry {
+			t.bucketAdd(r.Expiry, r.seq, e.key)
+		}
+	}
+	if t.codec != nil {
+		e.objSize = t.codec.size(obj)
+		d += e.objSize
+	}
+	t.grow(e, d)
+	t.s.stats.Loaded++
+	return e
+}
+
+// encodeEntry appends the Badger value of a key: uvarint(live records),
+// then per record uvarint(seq) and the record; then, in a Map table,
+// uvarint(len) and the value's encoding.
+func (t *Table) encodeEntry(dst []byte, recs []Record, obj any) []byte {
+	n := 0
+	for i := range recs {
+		if !recs[i].dead {
+			n++
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	for i := range recs {
+		if r := &recs[i]; !r.dead {
+			dst = binary.AppendUvarint(dst, r.seq)
+			dst = AppendRecord(dst, r)
+		}
+	}
+	if t.codec != nil {
+		t.blob = t.codec.append(t.blob[:0], obj)
+		dst = binary.AppendUvarint(dst, uint64(len(t.blob)))
+		dst = append(dst, t.blob...)
+	}
+	return dst
+}
+
+func (t *Table) decodeEntry(b []byte) ([]Record, any, error) {
+	n, p := binary.Uvarint(b)
+	if p <= 0 || n == 0 || n > uint64(len(b)) {
+		return nil, nil, ErrCorrupt
+	}
+	recs := make([]Record, n)
+	var prev uint64
+	for i := range recs {
+		seq, w := binary.Uvarint(b[p:])
+		if w <= 0 || (i > 0 && seq <= prev) {
+			return nil, nil, ErrCorrupt
+		}
+		p += w
+		m, err := DecodeRecord(b[p:], &recs[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		p += m
+		recs[i].seq, prev = seq, seq
+	}
+	var obj any
+	if t.codec != nil {
+		l, w := binary.Uvarint(b[p:])
+		if w <= 0 || l > uint64(len(b)-p-w) {
+			return nil, nil, ErrCorrupt
+		}
+		p += w
+		var err error
+		if obj, err = t.codec.decode(b[p : p+int(l)]); err != nil {
+			return nil, nil, err
+		}
+		p += int(l)
+	}
+	if p != len(b) {
+		return nil, nil, ErrCorrupt
+	}
+	return recs, obj, nil
+}
+
+// writeEntry writes a hot key and the index entries of its records.
+func (t *Table) writeEntry(wb *batch, e *entry) {
+	t.vbuf = t.encodeEntry(t.vbuf[:0], e.recs, e.obj)
+	t.s.set(wb, t.dataKey(unsafe.Slice(unsafe.StringData(e.key), len(e.key))), t.vbuf)
+	kb := unsafe.Slice(unsafe.StringData(e.key), len(e.key))
+	for i := range e.recs {
+		r := &e.recs[i]
+		if r.dead || r.Expiry == NoExpiry {
+			continue
+		}
+		t.s.set(wb, t.indexKey(r.Expiry, r.seq), kb)
+		t.coldMinExp = min(t.coldMinExp, r.Expiry)
+	}
+	if !e.inBadger {
+		t.coldInc(e.key)
+		e.inBadger = true
+	}
+	delete(t.pendingDel, e.key)
+	e.dirty = false
+	t.s.stats.Written++
+}
+
+// dropHot takes e out of the hot tier.
+func (t *Table) dropHot(e *entry) {
+	delete(t.hot, e.key)
+	t.s.ringRemove(e)
+	t.hotBytes -= e.size
+	t.s.used -= e.size
+	e.size = 0
+	for i := range e.recs {
+		if r := &e.recs[i]; !r.dead && r.Expiry != NoExpiry {
+			t.bucketStale(r.Expiry)
+		}
+	}
+}
+
+func (t *Table) evict(wb *batch, e *entry) {
+	if e.dirty {
+		t.writeEntry(wb, e)
+	}
+	t.dropHot(e)
+	t.s.stats.Spilled++
+}
+
+// removeEntry deletes a key that has no records left.
+func (t *Table) removeEntry(e *entry) {
+	t.dropHot(e)
+	if e.inBadger {
+		t.coldDec(e.key)
+		t.pendingDel[e.key] = struct{}{}
+		if len(t.pendingDel) >= 4096 {
+			wb := t.s.newBatch()
+			t.writeDeletes(wb)
+			t.s.commit(wb)
+		}
+	}
+}
+
+func (t *Table) writeDeletes(wb *batch) {
+	for k := range t.pendingDel {
+		t.s.del(wb, t.dataKey(unsafe.Slice(unsafe.StringData(k), len(k))))
+	}
+	clear(t.pendingDel)
+}
+
+// reopen counts what an earlier run left in Badger for this table.
+func (t *Table) reopen() {
+	err := t.s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: t.dpre, PrefetchValues: false})
+		defer it.Close()
+		for it.Seek(t.dpre); it.ValidForPrefix(t.dpre); it.Next() {
+			item := it.Item()
+			key := item.Key()[len(t.dpre):]
+			err := item.Value(func(v []byte) error {
+				n, maxSeq, err := scanEntry(v)
+				if err != nil {
+					return err
+				}
+				t.rows += int64(n)
+				t.seq = max(t.seq, maxSeq+1)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			t.coldInc(string(key))
+		}
+		it.Close()
+		ix := txn.NewIterator(badger.IteratorOptions{Prefix: t.xpre})
+		defer ix.Close()
+		ix.Seek(t.xpre)
+		if ix.ValidForPrefix(t.xpre) {
+			exp, _, ok := t.parseIndexKey(ix.Item().Key())
+			if !ok {
+				return ErrCorrupt
+			}
+			t.coldMinExp = exp
+		}
+		return nil
+	})
+	t.s.fail(err)
+}
+
+// scanEntry reads the record count and the largest seq of a Badger value.
+func scanEntry(b []byte) (int, uint64, error) {
+	n, p := binary.Uvarint(b)
+	if p <= 0 || n > uint64(len(b)) {
+		return 0, 0, ErrCorrupt
+	}
+	var seq uint64
+	var r Record
+	for i := uint64(0); i < n; i++ {
+		s, w := binary.Uvarint(b[p:])
+		if w <= 0 {
+			return 0, 0, ErrCorrupt
+		}
+		p += w
+		seq = max(seq, s)
+		m, err := DecodeHeader(b[p:], &r)
+		if err != nil {
+			return 0, 0, err
+		}
+		p += m
+		_, m, _, err = valuesLen(b[p:])
+		if err != nil {
+			return 0, 0, err
+		}
+		p += m
+	}
+	return int(n), seq, nil
+}
+
+// ---- the multimap API ----
+
+func (t *Table) multimap() {
+	if t.codec != nil {
+		panic("state: table " + t.name + " is a Map")
+	}
+}
+
+// Append adds a record under key, after the key's other records. The table
+// keeps rec.Vals (the caller must not change them afterwards) and a copy
+// of the key.
+func (t *Table) Append(key []byte, rec Record) {
+	t.s.checkCallback()
+	t.multimap()
+	e := t.lookup(key, true)
+	rec.seq, rec.dead = t.seq, false
+	t.seq++
+	e.recs = append(e.recs, rec)
+	t.grow(e, recSize(&rec))
+	if rec.Expiry != NoExpiry {
+		t.bucketAdd(rec.Expiry, rec.seq, e.key)
+	}
+	e.dirty = true
+	t.rows++
+	t.s.maybeSpill()
+}
+
+// Scan calls fn for each record of key in insertion order. fn may change
+// the record's header fields (Count, Matches, Time, Flags, Expiry) in
+// place, but not its Vals; keep=false removes the record; stop=true ends
+// the scan. A cold key is read from Badger once and becomes hot. fn must
+// not call methods of the Store or its tables. It returns whether the key
+// had records.
+func (t *Table) Scan(key []byte, fn func(r *Record) (keep, stop bool)) bool {
+	t.s.checkCallback()
+	t.multimap()
+	e := t.lookup(key, false)
+	if e == nil {
+		return false
+	}
+	t.s.inCallback = true
+	n := len(e.recs)
+	j := 0
+	changed, stopped := false, false
+	for i := 0; i < n; i++ {
+		r := &e.recs[i]
+		if !stopped {
+			old := *r
+			keep, stop := fn(r)
+			stopped = stop
+			if !keep {
+				changed = true
+				t.grow(e, -recSize(&old))
+				t.rows--
+				if old.Expiry != NoExpiry {
+					t.bucketStale(old.Expiry)
+				}
+				continue
+			}
+			if r.Count != old.Count || r.Matches != old.Matches || r.Time != old.Time || r.Flags != old.Flags || r.Expiry != old.Expiry {
+				changed = true
+				r.seq, r.dead = old.seq, false
+				if r.Expiry != old.Expiry {
+					t.reindex(e, r.seq, old.Expiry, r.Expiry)
+				}
+			}
+		}
+		if j != i {
+			e.recs[j] = *r
+		}
+		j++
+	}
+	t.s.inCallback = false
+	clear(e.recs[j:n])
+	e.recs = e.recs[:j]
+	if changed {
+		e.dirty = true
+	}
+	if j == 0 {
+		t.removeEntry(e)
+	}
+	t.s.maybeSpill()
+	return true
+}
+
+// reindex moves a record's bucket entry after its expiry changed.
+func (t *Table) reindex(e *entry, seq uint64, old, now int64) {
+	if old != NoExpiry {
+		if now != NoExpiry && now >= old && t.buckets.id(now) == t.buckets.id(old) {
+			return // the old entry is still a lower bound
+		}
+		t.bucketStale(old)
+	}
+	if now != NoExpiry {
+		t.bucketAdd(now, seq, e.key)
+	}
+}
+
+// Delete removes every record of key and returns how many there were.
+func (t *Table) Delete(key []byte) int {
+	t.s.checkCallback()
+	e := t.lookup(key, false)
+	if e == nil {
+		return 0
+	}
+	n := len(e.recs)
+	t.rows -= int64(n)
+	t.removeEntry(e)
+	return n
+}
+
+// Len is the number of records held, hot and cold.
+func (t *Table) Len() int64 { return t.rows }
+
+// MemBytes is the estimated size of the table's hot tier, its expiry
+// buckets included.
+func (t *Table) MemBytes() int64 { return t.hotBytes + t.buckets.bytes() }
+
+// HotKeys is the number of keys in the hot tier.
+func (t *Table) HotKeys() int { return len(t.hot) }
+
+// Expire removes every record whose Expiry <= upTo, hot or cold, calling
+// fn for each just before, in order of (Expiry, Seq): the same order
+// whatever was spilled. fn must not call methods of the Store or its
+// tables, nor keep key (r.Vals it may keep). It returns the number of
+// records removed. It touches only the due buckets in memory and the due
+// prefix of the Badger expiry index.
+func (t *Table) Expire(upTo int64, fn func(key []byte, r *Record)) int {
+	t.multimap()
+	return t.expire(upTo, fn, nil)
+}
+
+func strBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byte, any)) int {
+	s := t.s
+	s.checkCallback()
+	if upTo >= NoExpiry {
+		upTo = NoExpiry - 1
+	}
+	t.epoch++
+	hot, touched := t.due[:0], t.touched[:0]
+
+	// Hot: the due buckets, in id order.
+	x := &t.buckets
+	limit := x.id(upTo)
+	for len(x.ids) > 0 && x.ids[0] <= limit {
+		b := x.m[x.ids[0]]
+		if !b.sorted {
+			slices.SortFunc(b.ents, cmpBent)
+			b.sorted = true
+		}
+		rq := t.requeue[:0]
+		i := 0
+		for ; i < len(b.ents) && b.ents[i].exp <= upTo; i++ {
+			be := &b.ents[i]
+			e := t.hot[be.key]
+			if e == nil {
+				continue
+			}
+			idx := e.find(be.seq)
+			if idx < 0 {
+				continue
+			}
+			r := &e.recs[idx]
+			if r.dead || r.Expiry == NoExpiry {
+				continue
+			}
+			if r.Expiry <= upTo {
+				r.dead = true
+				hot = append(hot, dueRec{exp: r.Expiry, seq: r.seq, e: e, idx: int32(idx)})
+				if e.mark != t.epoch {
+					e.mark = t.epoch
+					touched = append(touched, e)
+				}
+				continue
+			}
+			if x.id(r.Expiry) == b.id {
+				rq = append(rq, bent{r.Expiry, r.seq, e.key})
+			}
+		}
+		rest := copy(b.ents, b.ents[i:])
+		clear(b.ents[rest:])
+		b.ents = b.ents[:rest]
+		x.n -= int64(i)
+		s.used -= int64(i) * bentBytes
+		b.stale = max(0, b.stale-i)
+		if len(rq) > 0 {
+			b.ents = append(b.ents, rq...)
+			b.sorted = false
+			x.n += int64(len(rq))
+			s.used += int64(len(rq)) * bentBytes
+		}
+		t.requeue = rq[:0]
+		if len(b.ents) > 0 {
+			break // the bucket of upTo, partly due
+		}
+		delete(x.m, b.id)
+		x.pop()
+	}
+	slices.SortFunc(hot, cmpDue)
+
+	// Cold: the due prefix of the Badger index.
+	wb := s.newBatch()
+	cold := t.coldPass(upTo, t.coldDue[:0], wb)
+
+	// Callbacks in (expiry, seq) order over both tiers.
+	s.inCallback = true
+	i, j := 0, 0
+	for i < len(hot) || j < len(cold) {
+		var d *dueRec
+		if j == len(cold) || (i < len(hot) && cmpDue(hot[i], cold[j]) < 0) {
+			d = &hot[i]
+			i++
+		} else {
+			d = &cold[j]
+			j++
+		}
+		var key string
+		var r *Record
+		var obj any
+		if d.e != nil {
+			key, r, obj = d.e.key, &d.e.recs[d.idx], d.e.obj
+		} else {
+			key, r, obj = d.ck.key, &d.ck.recs[d.idx], d.ck.obj
+		}
+		if fnRec != nil {
+			fnRec(strBytes(key), r)
+		} else if fnObj != nil {
+			fnObj(strBytes(key), obj)
+		}
+	}
+	s.inCallback = false
+
+	// Apply: hot keys lose their due records.
+	for _, e := range touched {
+		k := 0
+		for m := range e.recs {
+			r := &e.recs[m]
+			if r.dead {
+				t.grow(e, -recSize(r))
+				t.rows--
+				continue
+			}
+			if k != m {
+				e.recs[k] = *r
+			}
+			k++
+		}
+		clear(e.recs[k:])
+		e.recs = e.recs[:k]
+		if k == 0 {
+			if t.codec != nil {
+				t.grow(e, -e.objSize)
+				e.obj, e.objSize = nil, 0
+			}
+			t.removeEntry(e)
+		} else {
+			e.dirty = true
+		}
+	}
+	// Cold keys are rewritten without them.
+	for _, ck := range t.coldCache {
+		if ck == nil || ck.dead == 0 {
+			continue
+		}
+		t.rows -= int64(ck.dead)
+		s.stats.ColdExpired += int64(ck.dead)
+		kb := strBytes(ck.key)
+		if ck.dead == len(ck.recs) {
+			s.del(wb, t.dataKey(kb))
+			t.coldDec(ck.key)
+			continue
+		}
+		t.vbuf = t.encodeEntry(t.vbuf[:0], ck.recs, ck.obj)
+		s.set(wb, t.dataKey(kb), t.vbuf)
+	}
+	s.commit(wb)
+	n := len(hot) + len(cold)
+	clear(hot)
+	clear(cold)
+	clear(touched)
+	t.due, t.coldDue, t.touched = hot[:0], cold[:0], touched[:0]
+	return n
+}
+
+// coldPass collects the due cold records, deleting the index entries it
+// passes.
+func (t *Table) coldPass(upTo int64, due []dueRec, wb *batch) []dueRec {
+	if t.coldCache != nil {
+		clear(t.coldCache)
+	}
+	if t.coldKeys == 0 || upTo < t.coldMinExp {
+		return due
+	}
+	if t.coldCache == nil {
+		t.coldCache = map[string]*coldKey{}
+	}
+	s := t.s
+	next := int64(math.MaxInt64)
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: t.xpre})
+		defer it.Close()
+		for it.Seek(t.xpre); it.ValidForPrefix(t.xpre); it.Next() {
+			item := it.Item()
+			exp, seq, ok := t.parseIndexKey(item.Key())
+			if !ok {
+				return ErrCorrupt
+			}
+			if exp > upTo {
+				next = exp
+				break
+			}
+			s.del(wb, item.Key())
+			err := item.Value(func(v []byte) error {
+				t.keyBuf = append(t.keyBuf[:0], v...)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			key := t.keyBuf
+			if t.hot[string(key)] != nil {
+				continue // the hot tier has the key and expires it
+			}
+			if _, gone := t.pendingDel[string(key)]; gone {
+				continue
+			}
+			ck, seen := t.coldCache[string(key)]
+			if !seen {
+				ck, err = t.loadCold(txn, key)
+				if err != nil {
+					return err
+				}
+				t.coldCache[string(key)] = ck
+			}
+			if ck == nil {
+				continue
+			}
+			idx, found := slices.BinarySearchFunc(ck.recs, seq, func(r Record, s uint64) int { return cmp.Compare(r.seq, s) })
+			if !found {
+				continue
+			}
+			r := &ck.recs[idx]
+			if r.dead || r.Expiry != exp {
+				continue
+			}
+			r.dead = true
+			ck.dead++
+			due = append(due, dueRec{exp: exp, seq: seq, ck: ck, idx: int32(idx)})
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(err)
+		return due[:0]
+	}
+	t.coldMinExp = next
+	return due
+}
+
+func (t *Table) loadCold(txn *badger.Txn, key []byte) (*coldKey, error) {
+	item, err := txn.Get(t.dataKey(key))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ck := &coldKey{key: string(key)}
+	err = item.Value(func(v []byte) error {
+		var err error
+		ck.recs, ck.obj, err = t.decodeEntry(v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ck, nil
+}
