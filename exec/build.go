@@ -30,6 +30,9 @@ type Options struct {
 	Clock func() int64
 	// Stdout and Stderr are given to console connectors (print).
 	Stdout, Stderr io.Writer
+	// Parallelism is the number of partitions keyed operators run in (0 or
+	// 1: one, in the job's task).
+	Parallelism int
 	// QuerySink makes the sink of a SELECT (the shell's view, or stdout for
 	// `streamsql run`). Required when plans include a SELECT.
 	QuerySink func(name string, cols []Column) Sink
@@ -48,7 +51,7 @@ func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, erro
 	if opts.Clock == nil {
 		opts.Clock = func() int64 { return time.Now().UnixMilli() }
 	}
-	b := &builder{opts: opts, job: &Job{}, evalO: eval.Options{Now: opts.Clock}, ctx: ctx}
+	b := &builder{opts: opts, job: &Job{sinksDone: make(chan struct{}, len(plans))}, evalO: eval.Options{Now: opts.Clock}, ctx: ctx}
 	for i, p := range plans {
 		var err error
 		if s, ok := p.Root.(*logical.Sink); ok {
@@ -104,7 +107,7 @@ func (b *builder) sink(s *logical.Sink) error {
 	if err != nil {
 		return fmt.Errorf("sink %s: %w", s.Table.Name, err)
 	}
-	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(s.Table.Name, &b.job.Sinks),
+	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(s.Table.Name, &b.job.Sinks), done: b.job.sinksDone,
 		dropBefore: s.Table.Config != nil && s.Table.Config.SinkMode() == connectors.Upsert}
 	// Implicit conversions from the query's types to the sink's.
 	in := s.Input.Columns()
@@ -135,7 +138,7 @@ func (b *builder) query(i int, root logical.Node) error {
 	}
 	name := fmt.Sprintf("query %d", i+1)
 	sk := b.opts.QuerySink(name, cols)
-	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(name, &b.job.Sinks)}
+	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(name, &b.job.Sinks), done: b.job.sinksDone}
 	b.job.sinks = append(b.job.sinks, op)
 	b.job.closers = append(b.job.closers, sk.Close)
 	return b.node(root, portOf{op, 0})
@@ -179,19 +182,27 @@ func (b *builder) node(n logical.Node, out collector) error {
 		}
 		return nil
 	case *logical.Join:
-		return b.join(x, out)
+		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
+		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+			func(out collector) (operator, error) { return b.join(x, out) })
 	case *logical.IntervalJoin:
-		return b.intervalJoin(x, out)
+		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
+		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+			func(out collector) (operator, error) { return b.intervalJoin(x, out) })
 	case *logical.TemporalJoin:
-		return b.temporalJoin(x, out)
+		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
+		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+			func(out collector) (operator, error) { return b.temporalJoin(x, out) })
 	case *logical.Window:
 		op := &windowOp{fn: x.Func, timeCol: x.TimeCol, size: x.Size, slide: x.Slide, step: x.Step, offset: x.Offset,
 			out: out, c: b.counters("Window "+x.Func, &b.job.Operators)}
 		return b.node(x.Input, portOf{op, 0})
 	case *logical.WindowAggregate:
-		return b.windowAgg(x, out)
+		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{x.Keys}, out,
+			func(out collector) (operator, error) { return b.windowAgg(x, out) })
 	case *logical.Aggregate:
-		return b.groupAgg(x, out)
+		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{x.Keys}, out,
+			func(out collector) (operator, error) { return b.groupAgg(x, out) })
 	case *logical.Sink:
 		return fmt.Errorf("internal: a sink inside a plan")
 	}
@@ -417,7 +428,7 @@ func (b *builder) ttl(hints map[string]string, side logical.Node) int64 {
 	return d.Milliseconds()
 }
 
-func (b *builder) join(x *logical.Join, out collector) error {
+func (b *builder) join(x *logical.Join, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	lk, rk, rest := equi(x.Cond, nl)
 	op := &joinOp{name: joinName(x.Kind, "Join", x.Left, x.Right), nl: nl, nr: nr, wm: newWMTracker(2), out: out,
@@ -425,24 +436,21 @@ func (b *builder) join(x *logical.Join, out collector) error {
 	op.c = b.counters(op.name, &b.job.Operators)
 	var err error
 	if op.cond, err = b.predicate(rest); err != nil {
-		return err
+		return nil, err
 	}
 	for i, ks := range [][]expr.Expr{lk, rk} {
 		k, err := b.keyer(ks)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
 		op.side[i] = &joinSide{key: k, outer: outer, recs: map[string][]*joinRec{}}
 	}
 	op.ttl = [2]int64{b.ttl(x.Hints, x.Left), b.ttl(x.Hints, x.Right)}
-	if err := b.node(x.Left, portOf{op, 0}); err != nil {
-		return err
-	}
-	return b.node(x.Right, portOf{op, 1})
+	return op, nil
 }
 
-func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) error {
+func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	lk, rk, rest := equi(x.Cond, nl)
 	op := &intervalJoinOp{name: joinName(x.Kind, "IntervalJoin", x.Left, x.Right), nl: nl, nr: nr,
@@ -456,23 +464,20 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) error {
 	op.lateNames = [2][]string{names(x.Left.Columns()), names(x.Right.Columns())}
 	var err error
 	if op.cond, err = b.predicate(rest); err != nil {
-		return err
+		return nil, err
 	}
 	for i, ks := range [][]expr.Expr{lk, rk} {
 		k, err := b.keyer(ks)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
 		op.side[i] = &ijSide{key: k, outer: outer, recs: map[string][]*ijRec{}}
 	}
-	if err := b.node(x.Left, portOf{op, 0}); err != nil {
-		return err
-	}
-	return b.node(x.Right, portOf{op, 1})
+	return op, nil
 }
 
-func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) error {
+func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	lk, rk, rest := equi(x.Cond, nl)
 	op := &temporalJoinOp{name: joinName(x.Kind, "TemporalJoin", x.Left, x.Right), nl: nl, nr: nr,
@@ -487,22 +492,19 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) error {
 		}
 	}
 	if op.ltime < 0 {
-		return fmt.Errorf("%s: the versioned side has no event-time column", op.name)
+		return nil, fmt.Errorf("%s: the versioned side has no event-time column", op.name)
 	}
 	var err error
 	if op.lkey, err = b.keyer(lk); err != nil {
-		return err
+		return nil, err
 	}
 	if op.rkey, err = b.keyer(rk); err != nil {
-		return err
+		return nil, err
 	}
 	if op.cond, err = b.predicate(rest); err != nil {
-		return err
+		return nil, err
 	}
-	if err := b.node(x.Left, portOf{op, 0}); err != nil {
-		return err
-	}
-	return b.node(x.Right, portOf{op, 1})
+	return op, nil
 }
 
 func (b *builder) aggSpecs(aggs []*logical.AggCall) ([]*aggSpec, error) {
@@ -525,14 +527,14 @@ func (b *builder) aggSpecs(aggs []*logical.AggCall) ([]*aggSpec, error) {
 	return specs, nil
 }
 
-func (b *builder) groupAgg(x *logical.Aggregate, out collector) error {
+func (b *builder) groupAgg(x *logical.Aggregate, out collector) (operator, error) {
 	specs, err := b.aggSpecs(x.Aggs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	k, err := b.keyer(x.Keys)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var keys []string
 	for _, c := range x.Cols[:len(x.Keys)] {
@@ -547,7 +549,7 @@ func (b *builder) groupAgg(x *logical.Aggregate, out collector) error {
 			op.ttl = d.Milliseconds()
 		}
 	}
-	return b.node(x.Input, portOf{op, 0})
+	return op, nil
 }
 
 // windowCols finds window_end and window_time in n's columns, through
@@ -580,26 +582,26 @@ func windowCols(n logical.Node) (end, wtime int, ok bool) {
 	return 0, 0, false
 }
 
-func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) error {
+func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) (operator, error) {
 	end, wtime, ok := windowCols(x.Input)
 	if !ok {
-		return fmt.Errorf("internal: window aggregate without window_end")
+		return nil, fmt.Errorf("internal: window aggregate without window_end")
 	}
 	if wtime < 0 {
 		wtime = end
 	}
 	specs, err := b.aggSpecs(x.Aggs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	k, err := b.keyer(x.Keys)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	op := &windowAggOp{name: "WindowAggregate", key: k, endCol: end, timeCol: wtime, specs: specs,
 		groups: map[string]*group{}, byEnd: map[int64][]string{}, wm: MinWatermark, out: out,
 		lateNames: names(x.Input.Columns())}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Input)
-	return b.node(x.Input, portOf{op, 0})
+	return op, nil
 }

@@ -98,14 +98,14 @@ func (o *unionOp) end(port int) error {
 
 // sinkOp hands rows to a connector's sink.
 type sinkOp struct {
-	sink     Sink
-	casts    []scalarFunc // per column, nil when the value is written as is
-	ctx      context.Context
-	c        *Counters
-	counters *Counters
-	ended    bool
+	sink  Sink
+	casts []scalarFunc // per column, nil when the value is written as is
+	ctx   context.Context
+	c     *Counters
 	// upsert sinks drop -U: the +U that follows carries the row.
 	dropBefore bool
+	// done is signalled once, at the end of the sink's input.
+	done chan struct{}
 }
 
 func (o *sinkOp) process(_ int, b row.Batch) error {
@@ -150,7 +150,7 @@ func (o *sinkOp) end(int) error {
 	if err := o.sink.Flush(o.ctx); err != nil {
 		return fmt.Errorf("sink %s: %w", o.c.Name, err)
 	}
-	o.ended = true
+	o.done <- struct{}{}
 	return nil
 }
 

@@ -262,6 +262,12 @@ type Job struct {
 	Sources, Operators, Sinks []*Counters
 	closers                   []func() error
 	mu                        sync.Mutex
+	// stages run partitioned operators; ctx is the running job's context
+	// (set by Run before any stage starts).
+	stages []*stage
+	ctx    context.Context
+	// sinksDone is signalled by each sink at its end.
+	sinksDone chan struct{}
 }
 
 // Run executes the job until every bounded source has ended and every sink
@@ -269,6 +275,7 @@ type Job struct {
 func (j *Job) Run(ctx context.Context) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	j.ctx = ctx
 	defer func() {
 		for _, c := range j.closers {
 			if cerr := c(); cerr != nil && err == nil {
@@ -278,11 +285,19 @@ func (j *Job) Run(ctx context.Context) (err error) {
 	}()
 	for _, s := range j.sinks {
 		if err := s.sink.Open(ctx); err != nil {
-			return fmt.Errorf("sink %s: %w", s.counters.Name, err)
+			return fmt.Errorf("sink %s: %w", s.c.Name, err)
 		}
 	}
 	ch := make(chan msg, 64)
+	errc := make(chan error, len(j.stages)+1)
 	var wg sync.WaitGroup
+	for _, st := range j.stages {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.run(ctx, errc)
+		}()
+	}
 	for _, s := range j.sources {
 		wg.Add(1)
 		go func() {
@@ -290,12 +305,18 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			s.run(ctx, ch)
 		}()
 	}
-	defer wg.Wait()
+	defer func() {
+		cancel() // stops the stages, which wait for their next message
+		wg.Wait()
+	}()
 	remaining := len(j.sources)
 	for remaining > 0 {
 		var m msg
 		select {
 		case m = <-ch:
+		case err := <-errc:
+			cancel()
+			return err
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -316,9 +337,16 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	for _, s := range j.sinks {
-		if !s.ended {
-			return fmt.Errorf("sink %s did not receive the end of its input", s.counters.Name)
+	// Partitioned operators finish in their own stages: wait for every
+	// sink's end.
+	for range j.sinks {
+		select {
+		case <-j.sinksDone:
+		case err := <-errc:
+			cancel()
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 	return nil

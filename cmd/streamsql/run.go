@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -125,11 +127,20 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	console := &lockedWriter{w: out}
+	parallelism := runtime.NumCPU()
+	for _, k := range []string{"parallelism", "parallelism.default", "table.exec.resource.default-parallelism"} {
+		if v, ok := settings[k]; ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				parallelism = n
+			}
+		}
+	}
 	job, err := exec.Build(ctx, plans, exec.Options{
-		Settings: settings,
-		BaseDir:  filepath.Dir(file),
-		Stdout:   console,
-		Stderr:   stderr,
+		Settings:    settings,
+		BaseDir:     filepath.Dir(file),
+		Stdout:      console,
+		Stderr:      stderr,
+		Parallelism: parallelism,
 		QuerySink: func(name string, cols []exec.Column) exec.Sink {
 			return &changelogSink{w: out, cols: cols}
 		},

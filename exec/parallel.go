@@ -1,0 +1,195 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/row"
+)
+
+// Keyed operators run in P partitions, each in its own goroutine (a
+// stage), hash-partitioned on the operator's key:
+//
+//	upstream ──► exchange ──batch──► stage 1: operator copy 1 ──┐
+//	            (by key hash)  ...   stage P: operator copy P ──┴─► merge stage: union ─► downstream
+//
+// Batches, never single rows, cross goroutines, in order on one channel per
+// stage; watermarks and ends are broadcast to every partition, and the merge
+// takes the minimum of the partitions' watermarks. One key's changes stay in
+// one partition, in order.
+
+// stage is a goroutine that runs the operators messages are addressed to.
+type stage struct {
+	ch chan stageMsg
+}
+
+type stageMsg struct {
+	dest  collector
+	kind  msgKind
+	batch row.Batch
+	wm    int64
+}
+
+func (s *stage) run(ctx context.Context, errc chan<- error) {
+	for {
+		select {
+		case m := <-s.ch:
+			var err error
+			switch m.kind {
+			case msgBatch:
+				err = m.dest.push(m.batch)
+			case msgWatermark:
+				err = m.dest.watermark(m.wm)
+			case msgEnd:
+				err = m.dest.end()
+			case msgErr:
+			}
+			if err != nil {
+				select {
+				case errc <- err:
+				case <-ctx.Done():
+				}
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// chanCollector hands calls to a collector running in another stage.
+type chanCollector struct {
+	st   *stage
+	dest collector
+	ctx  *context.Context
+}
+
+func (c chanCollector) send(m stageMsg) error {
+	select {
+	case c.st.ch <- m:
+		return nil
+	case <-(*c.ctx).Done():
+		return (*c.ctx).Err()
+	}
+}
+
+func (c chanCollector) push(b row.Batch) error {
+	// The sender may reuse its slice once push returns: copy it.
+	cp := make(row.Batch, len(b))
+	copy(cp, b)
+	return c.send(stageMsg{dest: c.dest, kind: msgBatch, batch: cp})
+}
+func (c chanCollector) watermark(wm int64) error {
+	return c.send(stageMsg{dest: c.dest, kind: msgWatermark, wm: wm})
+}
+func (c chanCollector) end() error { return c.send(stageMsg{dest: c.dest, kind: msgEnd}) }
+
+// exchange splits batches by key hash among partitions.
+type exchange struct {
+	parts []collector
+	key   keyer
+	bufs  []row.Batch
+}
+
+func (e *exchange) push(b row.Batch) error {
+	n := uint64(len(e.parts))
+	for _, r := range b {
+		k, _, err := e.key.key(r.Vals)
+		if err != nil {
+			return err
+		}
+		h := row.HashSeed
+		for i := 0; i < len(k); i++ {
+			h ^= uint64(k[i])
+			h *= 1099511628211
+		}
+		i := h % n
+		e.bufs[i] = append(e.bufs[i], r)
+	}
+	for i, buf := range e.bufs {
+		if len(buf) == 0 {
+			continue
+		}
+		if err := e.parts[i].push(buf); err != nil {
+			return err
+		}
+		e.bufs[i] = buf[:0]
+	}
+	return nil
+}
+
+func (e *exchange) watermark(wm int64) error {
+	for _, p := range e.parts {
+		if err := p.watermark(wm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *exchange) end() error {
+	for _, p := range e.parts {
+		if err := p.end(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *builder) newStage() *stage {
+	s := &stage{ch: make(chan stageMsg, 16)}
+	b.job.stages = append(b.job.stages, s)
+	return s
+}
+
+// keyed builds a keyed operator with the given inputs and their keys: one
+// instance, or P partitioned instances when parallelism allows and every
+// input has a key.
+func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector, mk func(out collector) (operator, error)) error {
+	p := b.opts.Parallelism
+	for _, k := range keys {
+		if len(k) == 0 {
+			p = 1 // nothing to partition on (a global aggregate, a cross join)
+		}
+	}
+	if p <= 1 {
+		op, err := mk(out)
+		if err != nil {
+			return err
+		}
+		for i, in := range inputs {
+			if err := b.node(in, portOf{op, i}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	merge := &unionOp{wm: newWMTracker(p), out: out, c: newCounters("merge")}
+	mergeStage := b.newStage()
+	exchanges := make([]*exchange, len(inputs))
+	for i := range inputs {
+		k, err := b.keyer(keys[i])
+		if err != nil {
+			return err
+		}
+		exchanges[i] = &exchange{key: k, bufs: make([]row.Batch, p)}
+	}
+	for part := 0; part < p; part++ {
+		st := b.newStage()
+		op, err := mk(chanCollector{st: mergeStage, dest: portOf{merge, part}, ctx: &b.job.ctx})
+		if err != nil {
+			return err
+		}
+		for i := range inputs {
+			exchanges[i].parts = append(exchanges[i].parts, chanCollector{st: st, dest: portOf{op, i}, ctx: &b.job.ctx})
+		}
+	}
+	for i, in := range inputs {
+		if err := b.node(in, exchanges[i]); err != nil {
+			return fmt.Errorf("%w", err)
+		}
+	}
+	return nil
+}
