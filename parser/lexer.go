@@ -137,6 +137,15 @@ func lex(src string, from, to int, l *diag.List) []token {
 					j = k
 				}
 			}
+			// A number run into letters (0x1F, 0b01, 12abc) is one token, so
+			// that the dialect layer can refuse it as a whole.
+			for j < to && isIdentStart(src, j) {
+				_, n := utf8.DecodeRuneInString(src[j:])
+				j += n
+				for j < to && (src[j] >= '0' && src[j] <= '9') {
+					j++
+				}
+			}
 			toks = append(toks, token{tNumber, diag.Pos(i), diag.Pos(j), src[i:j]})
 			i = j
 		case isIdentStart(src, i):

@@ -929,7 +929,9 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		return lit
 	case *tast.WindowFuncExpr:
 		c.failf(diag.UnsupportedSyntax, c.here(), "OVER windows are not supported yet; use a window TVF (TUMBLE, HOP, CUMULATE)")
-	case *tast.DefaultExpr, *tast.ValuesExpr, *tast.RowExpr, *tast.PositionExpr, *tast.MatchAgainst,
+	case *tast.PositionExpr:
+		c.failf(diag.UnsupportedSyntax, c.here(), "positions (GROUP BY 1) are not supported; name the column or repeat the expression")
+	case *tast.DefaultExpr, *tast.ValuesExpr, *tast.RowExpr, *tast.MatchAgainst,
 		*tast.CompareSubqueryExpr, *tast.TrimDirectionExpr, *tast.SetCollationExpr:
 		c.failf(diag.UnsupportedSyntax, c.here(), "this expression is not supported")
 	}
