@@ -8,12 +8,11 @@
 //	streamsql explain FILE.sql                                      # plans with changelog modes, keys, state retention
 //	streamsql shell                                                  # interactive SQL
 //
-// Today only check does its whole job. run and explain parse their flags,
-// check the file exactly as check does (so a broken job fails with its
-// diagnostics and exit status 1), and then say they are not available yet
-// and exit 2; shell parses its flags and does the same. Each fills in as the
-// executor, the planner's EXPLAIN output and the shell land (see
-// docs/architecture.md).
+// check plans without running; run executes a job; explain prints its
+// plans; shell is the interactive shell (shell.go and its neighbours; the
+// user's guide is docs/shell.md), which keeps one planner session across
+// statements, runs a SELECT in the foreground and an INSERT as a background
+// job.
 //
 // Exit status, for every command: 0 success, 1 the job has errors, 2 a usage
 // error (unknown command or flag, bad flag value, wrong number of files), an

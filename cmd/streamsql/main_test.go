@@ -320,17 +320,6 @@ func TestNotAvailableYet(t *testing.T) {
 	if r := invoke("run", clean); r.code != 1 || !strings.Contains(r.stderr, "kafka: table orders") {
 		t.Errorf("run of a Kafka job without a broker: want exit 1 naming the table and the broker, got:\n%s", r)
 	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"shell"}, "streamsql shell: not available yet:"},
-	} {
-		r := invoke(tc.args...)
-		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("%q: want exit 2 and %q on stderr, got:\n%s", tc.args, tc.want, r)
-		}
-	}
 
 	// A job with errors fails with its diagnostics before "not available".
 	for _, name := range []string{"run", "explain"} {

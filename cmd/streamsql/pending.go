@@ -13,23 +13,6 @@ import (
 	"github.com/streamsql/streamsql/diag"
 )
 
-var shellCmd = &command{
-	name:    "shell",
-	summary: "interactive SQL (not available yet)",
-	help: `usage: streamsql shell
-
-Shell reads SQL statements interactively: CREATE TABLE and CREATE VIEW build
-up a catalog, SELECT shows results as they change, EXPLAIN shows a plan.
-
-Not available yet: the shell is being built (see docs/architecture.md); shell
-exits with status 2.
-
-Example:
-  streamsql shell
-`,
-	run: runShell,
-}
-
 // setFlag collects repeated --set key=value flags in order.
 type setFlag []setting
 
@@ -51,19 +34,6 @@ func (s *setFlag) Set(v string) error {
 	}
 	*s = append(*s, setting{k, strings.TrimSpace(val)})
 	return nil
-}
-
-func runShell(c *command, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet(c)
-	pos, exit, done := parseArgs(c, fs, args, stdout, stderr)
-	if done {
-		return exit
-	}
-	if len(pos) > 0 {
-		return usageError(c, stderr, "shell takes no arguments")
-	}
-	fmt.Fprintf(stderr, "streamsql %s: not available yet: the shell is being built (see docs/architecture.md)\n", c.name)
-	return exitUsage
 }
 
 // oneFile parses args and requires exactly one positional argument, the job

@@ -1,0 +1,266 @@
+package main
+
+// Running statements in the shell: a SELECT in the foreground, shown as it
+// changes until it ends or Ctrl-C stops it; an INSERT INTO as a background
+// job, listed by SHOW JOBS and stopped by STOP JOB.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// resultMode is the session's 'sql-client.execution.result-mode'; a shell
+// that is not on a terminal always shows tableau.
+func (sh *shell) resultMode() string {
+	if !sh.interactive {
+		return modeTableau
+	}
+	switch m := strings.ToLower(sh.sess.Settings["sql-client.execution.result-mode"]); m {
+	case modeTable, modeChangelog:
+		return m
+	}
+	return modeTableau
+}
+
+func (sh *shell) options() exec.Options {
+	return exec.Options{
+		Settings: maps.Clone(sh.sess.Settings),
+		BaseDir:  sh.baseDir,
+		Stdout:   sh.async,
+		Stderr:   sh.stderr,
+	}
+}
+
+// runQuery runs a SELECT in the foreground until its bounded sources end,
+// it fails, or Ctrl-C stops it.
+func (sh *shell) runQuery(plans []*planner.Plan) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v := newView(sh.stdout, sh.resultMode(), sh.interactive)
+	opts := sh.options()
+	opts.QuerySink = func(_ string, cols []exec.Column) exec.Sink { return v.sink(cols) }
+	job, err := exec.Build(ctx, plans, opts)
+	if err != nil {
+		fmt.Fprintf(sh.stderr, "[ERROR] The query cannot run: %v\n", err)
+		return false
+	}
+	sh.fg.Store(&cancel)
+	defer sh.fg.Store(nil)
+	v.start(job)
+	err = job.Run(ctx)
+	stopped := ctx.Err() != nil
+	v.finish(stopped)
+	if err != nil && !(stopped && errors.Is(err, context.Canceled)) {
+		fmt.Fprintf(sh.stderr, "[ERROR] The query failed: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// Job states, as SHOW JOBS prints them.
+const (
+	jobRunning  = "RUNNING"
+	jobFinished = "FINISHED"
+	jobFailed   = "FAILED"
+	jobCanceled = "CANCELED"
+)
+
+// bgJob is one INSERT running in the background.
+type bgJob struct {
+	id     string
+	stmt   string
+	job    *exec.Job
+	cancel context.CancelFunc
+	done   chan struct{}
+	start  time.Time
+
+	mu      sync.Mutex
+	state   string
+	err     error
+	stopped bool
+}
+
+func (j *bgJob) status() (string, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.state, j.err
+}
+
+// stop cancels the job and waits for it to end; it reports whether it was
+// running.
+func (j *bgJob) stop() bool {
+	j.mu.Lock()
+	running := j.state == jobRunning
+	if running {
+		j.stopped = true
+	}
+	j.mu.Unlock()
+	j.cancel()
+	<-j.done
+	return running
+}
+
+// jobList is the shell's background jobs, in submission order.
+type jobList struct {
+	mu   sync.Mutex
+	list []*bgJob
+	next int
+}
+
+func (l *jobList) add(j *bgJob) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next++
+	j.id = strconv.Itoa(l.next)
+	l.list = append(l.list, j)
+}
+
+func (l *jobList) all() []*bgJob {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*bgJob(nil), l.list...)
+}
+
+func (l *jobList) find(id string) *bgJob {
+	for _, j := range l.all() {
+		if j.id == id {
+			return j
+		}
+	}
+	return nil
+}
+
+// stopAll stops every running job and returns how many were running.
+func (l *jobList) stopAll() int {
+	n := 0
+	for _, j := range l.all() {
+		if j.stop() {
+			n++
+		}
+	}
+	return n
+}
+
+// waitAll waits for every job to end (a non-interactive shell at the end
+// of its input). Ctrl-C stops them.
+func (l *jobList) waitAll(w io.Writer) {
+	running := 0
+	for _, j := range l.all() {
+		if s, _ := j.status(); s == jobRunning {
+			running++
+		}
+	}
+	if running > 0 {
+		fmt.Fprintf(w, "[INFO] Waiting for %s to finish (Ctrl-C stops %s).\n", plural(running, "running job"),
+			map[bool]string{true: "it", false: "them"}[running == 1])
+	}
+	for _, j := range l.all() {
+		<-j.done
+	}
+}
+
+// show prints SHOW JOBS.
+func (l *jobList) show(w io.Writer) {
+	t := textTable{header: []string{"id", "statement", "state", "rows in", "rows out", "watermark"}, right: []bool{false, false, false, true, true, false},
+		min: []int{2, 0, len(jobCanceled), 7, 8, len("2006-01-02 15:04:05.000")}}
+	for _, j := range l.all() {
+		state, _ := j.status()
+		in, out, wm := jobCounters(j.job)
+		t.add(j.id, shorten(j.stmt, 48), state, strconv.FormatInt(in, 10), strconv.FormatInt(out, 10), wm)
+	}
+	if len(t.rows) == 0 {
+		fmt.Fprintln(w, "[INFO] No jobs. INSERT INTO submits one.")
+		return
+	}
+	t.write(w)
+}
+
+// jobCounters sums a job's rows in (read by its sources) and out (written
+// by its sinks) and gives the lowest watermark its sinks have seen.
+func jobCounters(job *exec.Job) (in, out int64, wm string) {
+	low := exec.MaxWatermark
+	for _, s := range job.Sources {
+		in += s.In.Load()
+	}
+	for _, s := range job.Sinks {
+		out += s.Out.Load()
+		low = min(low, s.Watermark.Load())
+	}
+	if len(job.Sinks) == 0 {
+		low = exec.MinWatermark
+	}
+	return in, out, exec.FormatMillis(low)
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// submit starts an INSERT (or a statement set) as a background job.
+func (sh *shell) submit(plans []*planner.Plan, stmt string) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	job, err := exec.Build(ctx, plans, sh.options())
+	if err != nil {
+		cancel()
+		fmt.Fprintf(sh.stderr, "[ERROR] The job cannot run: %v\n", err)
+		return false
+	}
+	j := &bgJob{stmt: stmt, job: job, cancel: cancel, done: make(chan struct{}), start: time.Now(), state: jobRunning}
+	sh.jobs.add(j)
+	go func() {
+		defer close(j.done)
+		err := job.Run(ctx)
+		j.mu.Lock()
+		switch {
+		case j.stopped:
+			j.state = jobCanceled
+		case err != nil:
+			j.state, j.err = jobFailed, err
+		default:
+			j.state = jobFinished
+		}
+		state := j.state
+		j.mu.Unlock()
+		cancel()
+		switch state {
+		case jobFailed:
+			sh.failed.Store(true)
+			fmt.Fprintf(sh.async, "[ERROR] Job %s failed: %v\n", j.id, err)
+		case jobFinished:
+			if sh.interactive {
+				fmt.Fprintf(sh.async, "[INFO] Job %s finished.\n", j.id)
+			}
+		}
+	}()
+	fmt.Fprintf(sh.stdout, "[INFO] Submitted job %s. SHOW JOBS lists it; STOP JOB '%s' stops it.\n", j.id, j.id)
+	return true
+}
+
+// stopJob runs STOP JOB 'id'.
+func (sh *shell) stopJob(id string) bool {
+	j := sh.jobs.find(id)
+	if j == nil {
+		fmt.Fprintf(sh.stderr, "[ERROR] No job '%s'. SHOW JOBS lists the jobs.\n", id)
+		return false
+	}
+	if !j.stop() {
+		state, _ := j.status()
+		fmt.Fprintf(sh.stdout, "[INFO] Job %s is not running: it is %s.\n", id, state)
+		return true
+	}
+	fmt.Fprintf(sh.stdout, "[INFO] Job %s stopped.\n", id)
+	return true
+}
