@@ -435,7 +435,7 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 		g.last = cur
 	}
 	o.expire(now)
-	o.c.StateRows.Store(int64(len(o.groups)))
+	o.c.setState(int64(len(o.groups)))
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -594,7 +594,7 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
 	}
-	o.c.StateRows.Store(int64(len(o.groups)))
+	o.c.setState(int64(len(o.groups)))
 	return nil
 }
 
@@ -617,7 +617,7 @@ func (o *windowAggOp) watermark(_ int, wm int64) error {
 		}
 		delete(o.byEnd, end)
 	}
-	o.c.StateRows.Store(int64(len(o.groups)))
+	o.c.setState(int64(len(o.groups)))
 	if len(o.buf) > 0 {
 		o.c.Out.Add(int64(len(o.buf)))
 		if err := o.out.push(o.buf); err != nil {

@@ -163,7 +163,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 			o.emit(changelogmode.Insert, l, rr)
 		}
 	}
-	o.c.StateRows.Store(o.live)
+	o.c.setState(o.live)
 	return o.flush()
 }
 
@@ -204,7 +204,7 @@ func (o *intervalJoinOp) watermark(port int, wm int64) error {
 			s.recs[rec.key] = kept
 		}
 	}
-	o.c.StateRows.Store(o.live)
+	o.c.setState(o.live)
 	if err := o.flush(); err != nil {
 		return err
 	}

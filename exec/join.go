@@ -166,7 +166,7 @@ func (o *joinOp) process(port int, b row.Batch) error {
 		}
 	}
 	o.sweep(now)
-	o.c.StateRows.Store(o.stateCount)
+	o.c.setState(o.stateCount)
 	if len(o.buf) == 0 {
 		return nil
 	}

@@ -100,8 +100,17 @@ type Counters struct {
 	Watermark atomic.Int64
 	// MaxTime is the largest event time seen (sources).
 	MaxTime atomic.Int64
-	// StateRows is the number of rows the operator keeps.
+	// StateRows is the number of rows the operator keeps, and PeakState
+	// the most it has kept.
 	StateRows atomic.Int64
+	PeakState atomic.Int64
+}
+
+func (c *Counters) setState(n int64) {
+	c.StateRows.Store(n)
+	if n > c.PeakState.Load() {
+		c.PeakState.Store(n)
+	}
 }
 
 func newCounters(name string) *Counters {

@@ -71,7 +71,7 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 			}
 			o.probes = append(o.probes, probe{vals: r.Vals, t: t, key: key, null: null})
 		}
-		o.c.StateRows.Store(int64(len(o.probes)))
+		o.c.setState(int64(len(o.probes)))
 		if len(o.probes) > 0 && o.probes[len(o.probes)-1].t <= wm {
 			return o.fire(wm)
 		}
@@ -144,7 +144,7 @@ func (o *temporalJoinOp) fire(wm int64) error {
 			o.versions[k] = append(vs[:0:0], vs[i:]...)
 		}
 	}
-	o.c.StateRows.Store(int64(len(o.probes)))
+	o.c.setState(int64(len(o.probes)))
 	if len(o.buf) == 0 {
 		return nil
 	}

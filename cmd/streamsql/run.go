@@ -203,11 +203,34 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 		}
 		fmt.Fprintln(w)
 	}
+	// Partitions of one operator share its name: report them as one.
+	type total struct{ in, out, late, state, peak, parts int64 }
+	var order []string
+	totals := map[string]*total{}
 	for _, o := range job.Operators {
-		if o.Late.Load() == 0 && o.StateRows.Load() == 0 && !stateful(o.Name) {
+		t := totals[o.Name]
+		if t == nil {
+			t = &total{}
+			totals[o.Name] = t
+			order = append(order, o.Name)
+		}
+		t.in += o.In.Load()
+		t.out += o.Out.Load()
+		t.late += o.Late.Load()
+		t.state += o.StateRows.Load()
+		t.peak += o.PeakState.Load()
+		t.parts++
+	}
+	for _, name := range order {
+		t := totals[name]
+		if t.late == 0 && t.peak == 0 && !stateful(name) {
 			continue
 		}
-		fmt.Fprintf(w, "  %-35s in %8d  out %8d  late %d  state rows %d\n", o.Name, o.In.Load(), o.Out.Load(), o.Late.Load(), o.StateRows.Load())
+		label := name
+		if t.parts > 1 {
+			label = fmt.Sprintf("%s x%d", name, t.parts)
+		}
+		fmt.Fprintf(w, "  %-35s in %8d  out %8d  late %d  state rows %d (peak %d)\n", label, t.in, t.out, t.late, t.state, t.peak)
 	}
 	for _, s := range job.Sinks {
 		fmt.Fprintf(w, "  sink %-30s %8d rows written\n", s.Name, s.Out.Load())
