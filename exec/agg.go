@@ -52,7 +52,8 @@ func newAggSpec(call *logical.AggCall, arg scalarFunc) (*aggSpec, error) {
 		case isFloat:
 			s.new = func() accumulator { return &avgFloat{} }
 		default:
-			s.new = func() accumulator { return &avgInt{} }
+			round := k == types.Decimal
+			s.new = func() accumulator { return &avgInt{round: round} }
 		}
 	case "MIN", "MAX":
 		isMax := call.Fn == "MAX"
@@ -165,16 +166,19 @@ func (a *sumFloat) result() row.Value {
 	return row.FloatValue(a.sum)
 }
 
-// avgInt averages integers (truncating, as Flink does for INT) and scaled
-// decimals (rounding half away from zero at the same scale).
-type avgInt struct{ sumInt }
+// avgInt averages integers (truncating toward zero, as Flink does for INT)
+// and scaled decimals (rounding half away from zero at the same scale).
+type avgInt struct {
+	sumInt
+	round bool // DECIMAL
+}
 
 func (a *avgInt) result() row.Value {
 	if a.n == 0 {
 		return row.NullValue
 	}
 	q, r := a.sum/a.n, a.sum%a.n
-	if 2*abs64(r) >= a.n {
+	if a.round && 2*abs64(r) >= a.n {
 		if a.sum < 0 {
 			q--
 		} else {

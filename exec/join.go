@@ -141,7 +141,7 @@ func (o *joinOp) process(port int, b row.Batch) error {
 			continue
 		}
 		// Retraction.
-		if !null && !o.remove(me, key, r.Vals) {
+		if !null && !o.remove(me, key, r.Vals, now) {
 			// Retracting a row we do not hold (expired by TTL, or never
 			// seen): Flink emits nothing for it either.
 			continue
@@ -174,9 +174,19 @@ func (o *joinOp) process(port int, b row.Batch) error {
 	return o.out.push(o.buf)
 }
 
+// expired reports whether a record of side i outlived its TTL: it is as
+// good as gone even before a sweep frees it.
+func (o *joinOp) expired(i int, r *joinRec, now int64) bool {
+	return o.ttl[i] > 0 && now-r.access >= o.ttl[i]
+}
+
 func (o *joinOp) store(s *joinSide, key string, vals []row.Value, matches int, now int64) {
 	for _, r := range s.recs[key] {
 		if sameVals(r.vals, vals) {
+			if o.expired(o.sideIndex(s), r, now) {
+				// The old copies expired: this row starts afresh.
+				r.count, r.matches = 0, matches
+			}
 			r.count++
 			r.access = now
 			return
@@ -186,11 +196,30 @@ func (o *joinOp) store(s *joinSide, key string, vals []row.Value, matches int, n
 	o.stateCount++
 }
 
-func (o *joinOp) remove(s *joinSide, key string, vals []row.Value) bool {
+func (o *joinOp) sideIndex(s *joinSide) int {
+	if s == o.side[0] {
+		return 0
+	}
+	return 1
+}
+
+func (o *joinOp) remove(s *joinSide, key string, vals []row.Value, now int64) bool {
 	recs := s.recs[key]
 	for i, r := range recs {
 		if !sameVals(r.vals, vals) {
 			continue
+		}
+		if o.expired(o.sideIndex(s), r, now) {
+			// Retracting a row that expired: it is gone already, and so are
+			// its results as far as this join is concerned. Free it now.
+			recs = append(recs[:i], recs[i+1:]...)
+			o.stateCount--
+			if len(recs) == 0 {
+				delete(s.recs, key)
+			} else {
+				s.recs[key] = recs
+			}
+			return false
 		}
 		r.count--
 		if r.count == 0 {
