@@ -141,7 +141,9 @@ func (rw *rewriter) scan() {
 			rw.errorf(diag.SyntaxError, t.span(), "double-quoted text \"%s\" is not valid here: write '%s' for a string or `%s` for a name", t.val, t.val, t.val)
 		case t.isOp("@"):
 			rw.errorf(diag.UnsupportedSyntax, t.span(), "variables (@name) are not supported in job files")
-		case t.kind == tNumber && strings.IndexFunc(t.val, func(r rune) bool { return r != '.' && r != 'e' && r != 'E' && r != '+' && r != '-' && (r < '0' || r > '9') }) >= 0:
+		case t.kind == tNumber && strings.IndexFunc(t.val, func(r rune) bool {
+			return r != '.' && r != 'e' && r != 'E' && r != '+' && r != '-' && (r < '0' || r > '9')
+		}) >= 0:
 			rw.errorf(diag.InvalidLiteral, t.span(), "%s is not a number: hexadecimal and bit literals are not supported, and a name that starts with a digit must be quoted (`%s`)", t.val, t.val)
 		case t.kind == tParam:
 			rw.errorf(diag.UnsupportedSyntax, t.span(), "parameters (?) are not supported in job files")
