@@ -6,7 +6,7 @@ import (
 )
 
 // bucketIndex finds the hot records due to expire without scanning every
-// key: a record with an expiry is listed (expiry, seq, key) in the bucket
+// key: a record with an expiry is listed (expiry, seq, entry) in the bucket
 // expiry>>shift; a min-heap orders the bucket ids. An entry's exp is a
 // lower bound of its record's expiry: a record whose expiry moves later
 // within its bucket keeps its entry (which is requeued when reached), and a
@@ -31,7 +31,7 @@ type bucket struct {
 type bent struct {
 	exp int64
 	seq uint64
-	key string
+	e   *entry // stale once e left the hot tier (slot < 0)
 }
 
 const bentBytes = int64(unsafe.Sizeof(bent{}))
@@ -55,7 +55,7 @@ func (x *bucketIndex) last(id int64) int64 { return id<<x.shift | (int64(1)<<x.s
 
 func (x *bucketIndex) bytes() int64 { return x.n * bentBytes }
 
-func (t *Table) bucketAdd(exp int64, seq uint64, key string) {
+func (t *Table) bucketAdd(exp int64, seq uint64, e *entry) {
 	x := &t.buckets
 	id := x.id(exp)
 	b := x.m[id]
@@ -64,7 +64,7 @@ func (t *Table) bucketAdd(exp int64, seq uint64, key string) {
 		x.m[id] = b
 		x.push(id)
 	}
-	ent := bent{exp, seq, key}
+	ent := bent{exp, seq, e}
 	if b.sorted && len(b.ents) > 0 && cmpBent(ent, b.ents[len(b.ents)-1]) < 0 {
 		b.sorted = false
 	}
@@ -91,7 +91,7 @@ func (t *Table) bucketStale(exp int64) {
 func (t *Table) compactBucket(b *bucket) {
 	kept := b.ents[:0]
 	for _, be := range b.ents {
-		if e := t.hot[be.key]; e != nil {
+		if e := be.e; e.slot >= 0 {
 			if i := e.find(be.seq); i >= 0 {
 				r := &e.recs[i]
 				if !r.dead && r.Expiry != NoExpiry && t.buckets.id(r.Expiry) == b.id {

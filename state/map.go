@@ -84,6 +84,7 @@ func (m *Map[V]) Delete(key []byte) bool {
 	e.obj, e.objSize = nil, 0
 	t.rows--
 	t.removeEntry(e)
+	t.s.maybeSpill()
 	return true
 }
 

@@ -211,7 +211,7 @@ func (t *Table) load(key []byte) *entry {
 		r := &recs[i]
 		d += recSize(r)
 		if r.Expiry != NoExpiry {
-			t.bucketAdd(r.Expiry, r.seq, e.key)
+			t.bucketAdd(r.Expiry, r.seq, e)
 		}
 	}
 	if t.codec != nil {
@@ -321,6 +321,8 @@ func (t *Table) dropHot(e *entry) {
 			t.bucketStale(r.Expiry)
 		}
 	}
+	// Stale bucket entries may still point at e: keep it small.
+	e.recs, e.obj = nil, nil
 }
 
 func (t *Table) evict(wb *batch, e *entry) {
@@ -439,7 +441,7 @@ func (t *Table) Append(key []byte, rec Record) {
 	e.recs = append(e.recs, rec)
 	t.grow(e, recSize(&rec))
 	if rec.Expiry != NoExpiry {
-		t.bucketAdd(rec.Expiry, rec.seq, e.key)
+		t.bucketAdd(rec.Expiry, rec.seq, e)
 	}
 	e.dirty = true
 	t.rows++
@@ -513,7 +515,7 @@ func (t *Table) reindex(e *entry, seq uint64, old, now int64) {
 		t.bucketStale(old)
 	}
 	if now != NoExpiry {
-		t.bucketAdd(now, seq, e.key)
+		t.bucketAdd(now, seq, e)
 	}
 }
 
@@ -527,6 +529,7 @@ func (t *Table) Delete(key []byte) int {
 	n := len(e.recs)
 	t.rows -= int64(n)
 	t.removeEntry(e)
+	t.s.maybeSpill()
 	return n
 }
 
@@ -575,8 +578,8 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 		i := 0
 		for ; i < len(b.ents) && b.ents[i].exp <= upTo; i++ {
 			be := &b.ents[i]
-			e := t.hot[be.key]
-			if e == nil {
+			e := be.e
+			if e.slot < 0 {
 				continue
 			}
 			idx := e.find(be.seq)
@@ -597,7 +600,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 				continue
 			}
 			if x.id(r.Expiry) == b.id {
-				rq = append(rq, bent{r.Expiry, r.seq, e.key})
+				rq = append(rq, bent{r.Expiry, r.seq, e})
 			}
 		}
 		rest := copy(b.ents, b.ents[i:])
@@ -697,6 +700,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 		s.set(wb, t.dataKey(kb), t.vbuf)
 	}
 	s.commit(wb)
+	s.maybeSpill()
 	n := len(hot) + len(cold)
 	clear(hot)
 	clear(cold)
@@ -722,7 +726,9 @@ func (t *Table) coldPass(upTo int64, due []dueRec, wb *batch) []dueRec {
 	err := s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: t.xpre})
 		defer it.Close()
-		for it.Seek(t.xpre); it.ValidForPrefix(t.xpre); it.Next() {
+		// No live index entry is below coldMinExp: seeking there skips the
+		// tombstones of the entries earlier passes deleted.
+		for it.Seek(t.indexKey(t.coldMinExp, 0)); it.ValidForPrefix(t.xpre); it.Next() {
 			item := it.Item()
 			exp, seq, ok := t.parseIndexKey(item.Key())
 			if !ok {

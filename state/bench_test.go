@@ -1,0 +1,127 @@
+package state
+
+import (
+	"encoding/binary"
+	"runtime"
+	"testing"
+
+	"github.com/streamsql/streamsql/row"
+)
+
+func benchKeys(n int) [][]byte {
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = binary.BigEndian.AppendUint64(make([]byte, 0, 8), uint64(i)*0x9E3779B97F4A7C15)
+	}
+	return keys
+}
+
+func benchVals(i int) []row.Value {
+	return []row.Value{row.IntValue(int64(i)), row.IntValue(int64(i) * 1000), row.StrValue("order-confirmed")}
+}
+
+func reportHeap(b *testing.B, s *Store) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heapMB")
+	b.ReportMetric(float64(s.MemBytes())/(1<<20), "hotMB")
+}
+
+// Interval-join steady state, all in memory: probe a key, append a row,
+// expire what the watermark passed; ~64k rows live.
+func BenchmarkAppendScanHot(b *testing.B) {
+	s, err := Open("", Options{MemoryBudget: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("left", TableOptions{})
+	const live = 1 << 16
+	keys := benchKeys(live)
+	vals := make([][]row.Value, 4096)
+	for i := range vals {
+		vals[i] = benchVals(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	matched := 0
+	for i := 0; i < b.N; i++ {
+		k := keys[i&(live-1)]
+		tab.Scan(k, func(r *Record) (bool, bool) {
+			if r.Time <= int64(i) {
+				r.Flags |= 1
+				matched++
+			}
+			return true, false
+		})
+		tab.Append(k, Record{Vals: vals[i&4095], Time: int64(i), Expiry: int64(i + live)})
+		if i&1023 == 0 {
+			tab.Expire(int64(i), func([]byte, *Record) {})
+		}
+	}
+	b.StopTimer()
+	reportHeap(b, s)
+}
+
+// 1M distinct keys through a 1 MB budget: every op appends a row under a
+// new key and probes an older one, which is cold.
+func BenchmarkAppendSpill(b *testing.B) {
+	s, err := Open("", Options{MemoryBudget: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("left", TableOptions{})
+	const n = 1 << 20
+	keys := benchKeys(n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	found := 0
+	for i := 0; i < b.N; i++ {
+		tab.Append(keys[i&(n-1)], Record{Vals: benchVals(i), Time: int64(i), Expiry: NoExpiry - 1})
+		if i >= 1024 {
+			tab.Scan(keys[(uint64(i)*0x9E3779B97F4A7C15)%uint64(i)&(n-1)], func(r *Record) (bool, bool) { found++; return true, true })
+		}
+	}
+	b.StopTimer()
+	if err := s.Err(); err != nil {
+		b.Fatal(err)
+	}
+	st := s.Stats()
+	b.ReportMetric(float64(st.Spilled)/float64(b.N), "spills/op")
+	b.ReportMetric(float64(st.Loaded)/float64(b.N), "loads/op")
+	reportHeap(b, s)
+}
+
+// Expire 1M records (1M keys) in 1024 watermark steps: one op expires all
+// of them; ns/record is the cost per record.
+func BenchmarkExpire1M(b *testing.B)     { benchExpire(b, -1) }
+func BenchmarkExpire1MCold(b *testing.B) { benchExpire(b, 1<<20) }
+
+func benchExpire(b *testing.B, budget int64) {
+	b.StopTimer()
+	const n = 1 << 20
+	keys := benchKeys(n)
+	b.ReportAllocs()
+	for it := 0; it < b.N; it++ {
+		s, err := Open("", Options{MemoryBudget: budget})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tab := s.Table("left", TableOptions{})
+		for i := 0; i < n; i++ {
+			tab.Append(keys[i], Record{Vals: benchVals(i), Time: int64(i), Expiry: int64(i)})
+		}
+		got := 0
+		b.StartTimer()
+		for w := int64(0); w < n; w += 1000 { // a watermark every 1000 ms
+			got += tab.Expire(w+999, func([]byte, *Record) {})
+		}
+		b.StopTimer()
+		if got != n || tab.Len() != 0 {
+			b.Fatalf("expired %d, Len %d", got, tab.Len())
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+}

@@ -1,0 +1,154 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/streamsql/streamsql/row"
+)
+
+// Expire visits only due buckets: with most state far in the future, an
+// expiry pass costs the due records, not the table.
+func TestExpireTouchesOnlyDueBuckets(t *testing.T) {
+	s, err := Open("", Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{BucketWidth: 100})
+	for i := 0; i < 10000; i++ {
+		tab.Append([]byte(fmt.Sprint(i)), Record{Vals: []row.Value{row.IntValue(int64(i))}, Expiry: 1_000_000 + int64(i)})
+	}
+	for i := 0; i < 10; i++ {
+		tab.Append([]byte(fmt.Sprint("due", i)), Record{Expiry: int64(i * 10)})
+	}
+	buckets := len(tab.buckets.m)
+	got := 0
+	n := tab.Expire(45, func(k []byte, r *Record) { got++ })
+	if n != 5 || got != 5 {
+		t.Fatalf("Expire(45) removed %d (%d calls), want 5", n, got)
+	}
+	// Only the bucket [0, 128) was opened; the others are untouched.
+	for id, b := range tab.buckets.m {
+		if id != 0 && (!b.sorted || b.stale != 0) {
+			t.Fatalf("bucket %d was touched", id)
+		}
+	}
+	if len(tab.buckets.m) != buckets {
+		t.Fatalf("buckets %d -> %d", buckets, len(tab.buckets.m))
+	}
+	// A record whose expiry moves later within its bucket is requeued, not lost.
+	tab.Scan([]byte("due9"), func(r *Record) (bool, bool) { r.Expiry = 120; return true, false })
+	if n := tab.Expire(119, nil); n != 4 {
+		t.Fatalf("Expire(119) removed %d, want 4", n)
+	}
+	if n := tab.Expire(120, nil); n != 1 {
+		t.Fatalf("Expire(120) removed %d, want 1", n)
+	}
+	if n := tab.Expire(1_000_000+9999, nil); n != 10000 || tab.Len() != 0 || tab.MemBytes() != 0 {
+		t.Fatalf("Expire(all) removed %d; Len %d MemBytes %d", n, tab.Len(), tab.MemBytes())
+	}
+}
+
+// Cold records expire from the Badger index without being loaded into
+// the hot tier, and the index is consumed.
+func TestExpireCold(t *testing.T) {
+	s, err := Open("", Options{MemoryBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	for i := 0; i < 1000; i++ {
+		tab.Append([]byte(fmt.Sprint(i%100)), Record{Vals: []row.Value{row.IntValue(int64(i))}, Expiry: int64(1000 - i)})
+	}
+	if tab.HotKeys() != 0 {
+		t.Fatalf("%d hot keys under a 1-byte budget", tab.HotKeys())
+	}
+	loaded := s.Stats().Loaded
+	prev := int64(-1)
+	n := tab.Expire(500, func(k []byte, r *Record) {
+		if r.Expiry < prev {
+			t.Fatalf("out of order: %d after %d", r.Expiry, prev)
+		}
+		prev = r.Expiry
+	})
+	if n != 500 || tab.Len() != 500 {
+		t.Fatalf("removed %d, Len %d", n, tab.Len())
+	}
+	if st := s.Stats(); st.ColdExpired != 500 || st.Loaded != loaded {
+		t.Fatalf("stats %+v", st)
+	}
+	if n := tab.Expire(500, nil); n != 0 {
+		t.Fatalf("second Expire(500) removed %d", n)
+	}
+}
+
+func TestDurability(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := s.Table("t", TableOptions{})
+	tab.Append([]byte("a"), Record{Vals: []row.Value{row.StrValue("x")}, Expiry: NoExpiry})
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	tab.Append([]byte("a"), Record{Vals: []row.Value{row.StrValue("y")}, Expiry: 5})
+	tab.Append([]byte("b"), Record{Expiry: 7})
+	tab.Delete([]byte("b"))
+	// Simulate a crash after the Flush: close Badger without flushing the hot tier.
+	s.closed = true
+	if err := s.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir, Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab = s.Table("t", TableOptions{})
+	var got []string
+	tab.Scan([]byte("a"), func(r *Record) (bool, bool) { got = append(got, r.Vals[0].Str()); return true, false })
+	if fmt.Sprint(got) != "[x]" || tab.Len() != 1 {
+		t.Fatalf("after a crash following Flush: %v, Len %d", got, tab.Len())
+	}
+	tab.Append([]byte("a"), Record{Vals: []row.Value{row.StrValue("z")}, Expiry: 5})
+	if err := s.Close(); err != nil { // a clean Close flushes
+		t.Fatal(err)
+	}
+	s, err = Open(dir, Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab = s.Table("t", TableOptions{})
+	if tab.Len() != 2 {
+		t.Fatalf("after Close: Len %d", tab.Len())
+	}
+	var seqs []uint64
+	if tab.Expire(5, func(k []byte, r *Record) { seqs = append(seqs, r.Seq()) }) != 1 {
+		t.Fatal("the expiry index did not survive Close")
+	}
+	tab.Append([]byte("a"), Record{Expiry: NoExpiry})
+	tab.Scan([]byte("a"), func(r *Record) (bool, bool) { seqs = append(seqs, r.Seq()); return true, false })
+	if len(seqs) != 3 || seqs[2] <= seqs[0] || seqs[1] >= seqs[2] {
+		t.Fatalf("seqs after reopen %v", seqs)
+	}
+}
+
+func TestCallbackMayNotReenter(t *testing.T) {
+	s, err := Open("", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	tab.Append([]byte("k"), Record{Expiry: NoExpiry})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Append inside Scan did not panic")
+		}
+	}()
+	tab.Scan([]byte("k"), func(r *Record) (bool, bool) { tab.Append([]byte("j"), Record{}); return true, false })
+}
