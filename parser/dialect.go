@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,9 @@ type rewriter struct {
 	hints     map[int][]*ast.Hint     // SELECT token index -> hints
 	failed    bool
 }
+
+// numberRE is what a numeric literal may look like.
+var numberRE = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
 // renamedPrefix marks function names renamed for TiDB; the converter
 // strips it.
@@ -141,9 +145,7 @@ func (rw *rewriter) scan() {
 			rw.errorf(diag.SyntaxError, t.span(), "double-quoted text \"%s\" is not valid here: write '%s' for a string or `%s` for a name", t.val, t.val, t.val)
 		case t.isOp("@"):
 			rw.errorf(diag.UnsupportedSyntax, t.span(), "variables (@name) are not supported in job files")
-		case t.kind == tNumber && strings.IndexFunc(t.val, func(r rune) bool {
-			return r != '.' && r != 'e' && r != 'E' && r != '+' && r != '-' && (r < '0' || r > '9')
-		}) >= 0:
+		case t.kind == tNumber && !numberRE.MatchString(t.val):
 			rw.errorf(diag.InvalidLiteral, t.span(), "%s is not a number: hexadecimal and bit literals are not supported, and a name that starts with a digit must be quoted (`%s`)", t.val, t.val)
 		case t.kind == tParam:
 			rw.errorf(diag.UnsupportedSyntax, t.span(), "parameters (?) are not supported in job files")
