@@ -91,7 +91,7 @@ func (d *deriver) walk(n logical.Node) {
 		if !d.props[x.Left].Produced.IsInsertOnly() {
 			o := d.origin(x.Left)
 			d.l.Errorf(diag.TemporalProbe, nodeSpan(x), "a temporal join needs an insert-only probe side, but %s emits updates", tableName(x.Left)).
-				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o)).
+				WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o)).
 				WithHint("a probe row is joined once, with the version valid at its time, and cannot be retracted; probe with an insert-only stream, or use a regular join with a state TTL")
 		}
 		p.State = []string{
@@ -102,7 +102,7 @@ func (d *deriver) walk(n logical.Node) {
 		if in := d.props[x.Input]; !in.Produced.IsInsertOnly() {
 			o := d.origin(x.Input)
 			d.l.Errorf(diag.WindowInput, nodeSpan(x), "a window aggregate needs an insert-only input, but its input emits %s", in.Produced).
-				WithNote(nodeSpan(o), "updates come from this %s: %s", nodeTitle(o), d.why(o)).
+				WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o)).
 				WithHint("a window is emitted once, when the watermark passes its end, and cannot be corrected later; aggregate an insert-only stream, or use a GROUP BY without a window (an updating result)")
 		}
 		w, _, _ := windowOf(x.Input)
@@ -294,8 +294,7 @@ func (d *deriver) checkSink(s *logical.Sink) {
 			for _, i := range sinkKey {
 				pk = append(pk, t.Columns[i].Name)
 			}
-			diagn := d.l.Errorf(diag.UpsertKeyMismatch, s.S, "upsert sink %s is keyed on (%s), but (%s) is not a key of the query's rows: updates of different rows would overwrite each other", where, strings.Join(pk, ", "), strings.Join(pk, ", ")).
-				WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o))
+			diagn := d.l.Errorf(diag.UpsertKeyMismatch, s.S, "upsert sink %s is keyed on (%s), but (%s) is not a key of the query's rows: updates of different rows would overwrite each other", where, strings.Join(pk, ", "), strings.Join(pk, ", "))
 			if len(keys) > 0 {
 				diagn.WithHint("declare the sink's PRIMARY KEY as one the query can upsert on: %s", strings.Join(keys, " or "))
 			} else {
@@ -338,14 +337,14 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 		or = "or "
 	}
 	diagn.WithHint("%swrite a changelog: 'format' = 'debezium-json' keeps every -U/+U/-D, and its readers must read it as debezium-json", or)
-	if len(keys) == 0 {
-		diagn.WithHint("(an upsert sink would need a key that identifies each result row; this query has none, because no PRIMARY KEY of its inputs survives it)")
-	}
 	switch x := o.(type) {
 	case *logical.Join:
 		diagn.WithHint("or bound the join in time, e.g. AND %s: an interval join emits each row once, when no partner can arrive any more (append-only)", exampleBound(x))
 	case *logical.Aggregate:
 		diagn.WithHint("or aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))): each window is emitted once")
+	}
+	if len(keys) == 0 {
+		diagn.WithNote(diag.NoSpan, "an upsert sink is not a fix here: it needs a key that identifies each result row, and no PRIMARY KEY of the inputs survives this query")
 	}
 }
 
