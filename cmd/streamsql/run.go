@@ -15,10 +15,8 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/row"
 
 	// Connector runtimes register themselves.
 	_ "github.com/streamsql/streamsql/connectors/blackhole"
@@ -127,6 +125,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	console := &lockedWriter{w: out}
+	var views []*view
 	parallelism := runtime.NumCPU()
 	for _, k := range []string{"parallelism", "parallelism.default", "table.exec.resource.default-parallelism"} {
 		if v, ok := settings[k]; ok {
@@ -142,7 +141,15 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		Stderr:      stderr,
 		Parallelism: parallelism,
 		QuerySink: func(name string, cols []exec.Column) exec.Sink {
-			return &changelogSink{w: out, cols: cols}
+			// A SELECT shows its changelog as the shell's tableau does: a
+			// table with an op column (or the mode SET chose).
+			mode := settings["sql-client.execution.result-mode"]
+			if mode == "" || mode == modeTable {
+				mode = modeTableau // redrawing in place needs a terminal
+			}
+			v := newView(console, mode, false)
+			views = append(views, v)
+			return v.sink(cols)
 		},
 	})
 	if err != nil {
@@ -157,9 +164,17 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		defer wg.Done()
 		progress(job, stderr, start, done2)
 	}()
+	for _, v := range views {
+		v.start(job)
+	}
 	err = job.Run(ctx)
 	close(done2)
 	wg.Wait()
+	for _, v := range views {
+		if ferr := v.finish(err != nil); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
 	out.flush()
 	summary(job, stderr, time.Since(start))
 	if err != nil {
@@ -275,36 +290,3 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
-// changelogSink prints a SELECT's changes as Flink's print connector does:
-// +I[a, b, c].
-type changelogSink struct {
-	w    *syncWriter
-	cols []exec.Column
-	buf  []byte
-}
-
-func (s *changelogSink) Open(context.Context) error { return nil }
-
-func (s *changelogSink) Write(_ context.Context, rows row.Batch) error {
-	s.buf = s.buf[:0]
-	for _, r := range rows {
-		s.buf = append(s.buf, r.Kind.String()...)
-		s.buf = append(s.buf, '[')
-		for i, v := range r.Vals {
-			if i > 0 {
-				s.buf = append(s.buf, ", "...)
-			}
-			if i < len(s.cols) {
-				s.buf = append(s.buf, eval.FormatValue(v, s.cols[i].Type)...)
-			} else {
-				s.buf = append(s.buf, v.String()...)
-			}
-		}
-		s.buf = append(s.buf, "]\n"...)
-	}
-	return s.w.write(s.buf)
-}
-
-func (s *changelogSink) Flush(context.Context) error { s.w.flush(); return nil }
-func (s *changelogSink) Close() error                { return nil }
