@@ -96,7 +96,7 @@ func (d *deriver) walk(n logical.Node) {
 		}
 		p.State = []string{
 			"versioned side: each key's versions until the watermark passes the next version",
-			fmt.Sprintf("probe side: rows until watermark > %s, then joined with the version valid at %s", lt, lt),
+			fmt.Sprintf("probe side: rows until watermark >= %s, then joined with the version valid at %s", lt, lt),
 		}
 	case *logical.WindowAggregate:
 		if in := d.props[x.Input]; !in.Produced.IsInsertOnly() {
@@ -106,7 +106,7 @@ func (d *deriver) walk(n logical.Node) {
 				WithHint("a window is emitted once, when the watermark passes its end, and cannot be corrected later; aggregate an insert-only stream, or use a GROUP BY without a window (an updating result)")
 		}
 		w, _, _ := windowOf(x.Input)
-		state := "per window and group: accumulators until watermark > window_end, then emitted once"
+		state := "per window and group: accumulators until watermark >= window_end - 1ms, then emitted once"
 		if w != nil && w.Func == "HOP" {
 			state += fmt.Sprintf(" (each row is in %d windows)", w.Size/w.Slide)
 		}
@@ -215,8 +215,8 @@ func (d *deriver) intervalJoin(j *logical.IntervalJoin, p *Props) {
 	// it can leave once the watermark passes tl - Lower; a right row once it
 	// passes tr + Upper.
 	p.State = []string{
-		fmt.Sprintf("left rows: until watermark > %s", plus(lt, -j.Lower)),
-		fmt.Sprintf("right rows: until watermark > %s", plus(rt, j.Upper)),
+		fmt.Sprintf("left rows: until watermark >= %s", plus(lt, -j.Lower)),
+		fmt.Sprintf("right rows: until watermark >= %s", plus(rt, j.Upper)),
 	}
 	p.WatermarkDelay = max(-j.Lower, j.Upper, 0)
 	// The bound against the inputs' watermark delays.
