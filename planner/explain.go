@@ -142,7 +142,7 @@ func (e *explainer) title(n logical.Node) string {
 	case *logical.Union:
 		return "UnionAll"
 	case *logical.Sink:
-		return "Sink " + x.Table.Name + " (" + connectorText(x.Table.Config) + ")"
+		return "Sink " + x.Table.Name + " (" + connectorText(x.Table.Config) + ")" + sinkAccepts(x)
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -165,6 +165,28 @@ func aggText(keys []expr.Expr, aggs []*logical.AggCall, in []logical.Column) str
 		out += " " + strings.Join(parts, ", ")
 	}
 	return out
+}
+
+// sinkAccepts says what a sink takes: the top-down requirement of the plan,
+// including whether a delete needs the full row or only the key.
+func sinkAccepts(s *logical.Sink) string {
+	c := s.Table.Config
+	if c == nil || c.Spec == nil {
+		return ""
+	}
+	switch c.SinkMode() {
+	case connectors.InsertOnly:
+		return " accepts=[+I]"
+	case connectors.Upsert:
+		var pk []string
+		for _, i := range s.Table.PrimaryKey {
+			pk = append(pk, s.Table.Columns[i].Name)
+		}
+		return " accepts=[+I,+U,-D] by key (" + strings.Join(pk, ", ") + ")"
+	case connectors.AllKinds:
+		return " accepts=[+I,-U,+U,-D] full rows"
+	}
+	return ""
 }
 
 // connectorText renders a table's connector and format: "kafka, json".
