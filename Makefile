@@ -10,7 +10,7 @@ REWRITE_PKGS   ?= ./parser/... ./catalog/... ./planner/... ./docs
 
 .DEFAULT_GOAL := build
 
-.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench tidy-check
+.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-go tidy-check
 
 help: ## List targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -52,7 +52,14 @@ rewrite: ## Regenerate datadriven golden files (-rewrite); review the diff like 
 fuzz: ## Fuzz the whole front end (parse, bind, plan) for FUZZTIME (default 60s).
 	$(GO) test ./planner -run='^$$' -fuzz=FuzzFrontEnd -fuzztime=$(FUZZTIME)
 
-bench: ## Run all benchmarks with allocation counts.
+# End to end: builds streamsql, generates the input files, runs each query
+# through `streamsql run` (BENCH_RUNS times, median) and prints a Markdown
+# table; the JSON goes to bench/results/latest.json. Sizes and the rest come
+# from BENCH_* variables (see bench/main.go), e.g. `make bench BENCH_EVENTS=1000000`.
+bench: ## End-to-end benchmarks (Nexmark q0 q3 q8 q9 q20, orders ⋈ shipments): table on stdout, JSON in bench/results/.
+	$(GO) run ./bench
+
+bench-go: ## Go micro-benchmarks of every package, with allocation counts.
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
 # `go mod tidy -diff` prints what tidy would change and fails without touching

@@ -1,0 +1,352 @@
+// Command bench runs the streamsql benchmarks end to end: it builds the
+// streamsql binary, generates the input files it needs, runs each query
+// through `streamsql run` a few times, and reports per query the events,
+// wall time, events per second, CPU per event (user + system of the child
+// process), peak RSS and peak state rows, as a Markdown table on stdout and
+// a JSON file.
+//
+//	go run ./bench            (or: make bench)
+//
+// Settings come from the environment (defaults in parentheses):
+//
+//	BENCH_EVENTS       Nexmark events of the whole stream for q0, q3 and q8 (10000000)
+//	BENCH_JOIN_EVENTS  Nexmark events for q9 and q20, whose state holds nearly every auction and bid (2000000)
+//	BENCH_RATE         Nexmark 'first-event.rate', events per second of event time (10000000, as the Nexmark suite)
+//	BENCH_KEYS         orders (and shipments) of the orders ⋈ shipments joins (1000000)
+//	BENCH_RUNS         runs of each query; the table shows the median (3)
+//	BENCH_PARALLELISM  --set parallelism=N (2)
+//	BENCH_QUERIES      comma-separated query names to run (all)
+//	BENCH_OUT          the JSON file (bench/results/latest.json)
+//	BENCH_DIR          where the binary, jobs, data and logs go (bench/results)
+//
+// Run it from the repository root.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type config struct {
+	events      int64
+	joinEvents  int64
+	rate        int64
+	keys        int64
+	runs        int
+	parallelism int
+	only        map[string]bool
+	out, dir    string
+}
+
+func envInt(key string, def int64) int64 {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
+	if err != nil || n <= 0 {
+		fatalf("%s=%q: want a positive whole number", key, v)
+	}
+	return n
+}
+
+func envStr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+// Run is one execution of a query.
+type Run struct {
+	WallS      float64 `json:"wall_s"`
+	CPUS       float64 `json:"cpu_s"`
+	MaxRSSMB   float64 `json:"max_rss_mb"`
+	RowsIn     int64   `json:"rows_in"`
+	RowsOut    int64   `json:"rows_out"`
+	PeakState  int64   `json:"peak_state_rows"`
+	LateRows   int64   `json:"late_rows"`
+	ExitStatus int     `json:"exit_status"`
+}
+
+// Result is a query's median over its runs.
+type Result struct {
+	Query         string  `json:"query"`
+	Note          string  `json:"note"`
+	Events        int64   `json:"events"`
+	RowsIn        int64   `json:"rows_in"`
+	RowsOut       int64   `json:"rows_out"`
+	WallS         float64 `json:"wall_s"`
+	EventsPerS    float64 `json:"events_per_s"`
+	RowsPerS      float64 `json:"rows_per_s"`
+	CPUUsPerEvent float64 `json:"cpu_us_per_event"`
+	// EventsPerCPUS is events per second of CPU time: the per-core figure.
+	EventsPerCPUS float64 `json:"events_per_cpu_s"`
+	PeakRSSMB     float64 `json:"peak_rss_mb"`
+	PeakState     int64   `json:"peak_state_rows"`
+	Runs          []Run   `json:"runs"`
+}
+
+// Report is the JSON file.
+type Report struct {
+	Date        string              `json:"date"`
+	Commit      string              `json:"commit"`
+	Machine     map[string]string   `json:"machine"`
+	Settings    map[string]int64    `json:"settings"`
+	Results     []Result            `json:"results"`
+	NotRunnable []map[string]string `json:"not_available"`
+}
+
+func main() {
+	c := config{
+		events:      envInt("BENCH_EVENTS", 10_000_000),
+		joinEvents:  envInt("BENCH_JOIN_EVENTS", 2_000_000),
+		rate:        envInt("BENCH_RATE", 10_000_000),
+		keys:        envInt("BENCH_KEYS", 1_000_000),
+		runs:        int(envInt("BENCH_RUNS", 3)),
+		parallelism: int(envInt("BENCH_PARALLELISM", 2)),
+		out:         envStr("BENCH_OUT", filepath.Join("bench", "results", "latest.json")),
+		dir:         envStr("BENCH_DIR", filepath.Join("bench", "results")),
+	}
+	if v := os.Getenv("BENCH_QUERIES"); v != "" {
+		c.only = map[string]bool{}
+		for _, q := range strings.Split(v, ",") {
+			c.only[strings.TrimSpace(q)] = true
+		}
+	}
+	if _, err := os.Stat("go.mod"); err != nil {
+		fatalf("run from the repository root (no go.mod here)")
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		fatalf("%v", err)
+	}
+	bin, err := filepath.Abs(filepath.Join(c.dir, "streamsql"))
+	if err != nil {
+		fatalf("%v", err)
+	}
+	fmt.Fprintf(os.Stderr, "bench: building %s\n", bin)
+	build := osexec.Command("go", "build", "-o", bin, "./cmd/streamsql")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fatalf("go build: %v", err)
+	}
+
+	var results []Result
+	for _, q := range queries {
+		if c.only != nil && !c.only[q.name] {
+			continue
+		}
+		if strings.HasPrefix(q.name, "orders") {
+			fmt.Fprintf(os.Stderr, "bench: generating %d orders and shipments in %s\n", c.keys, filepath.Join(c.dir, "data"))
+			if err := genData(filepath.Join(c.dir, "data"), c.keys); err != nil {
+				fatalf("generating data: %v", err)
+			}
+		}
+		job := filepath.Join(c.dir, q.name+".sql")
+		if err := os.WriteFile(job, []byte(q.sql(c)), 0o644); err != nil {
+			fatalf("%v", err)
+		}
+		res := Result{Query: q.name, Note: q.note, Events: q.events(c)}
+		for i := range c.runs {
+			r, err := runOnce(c, bin, job, filepath.Join(c.dir, q.name+".log"))
+			if err != nil {
+				fatalf("%s: %v (see %s)", q.name, err, filepath.Join(c.dir, q.name+".log"))
+			}
+			fmt.Fprintf(os.Stderr, "bench: %-10s run %d/%d: %.2fs wall, %.2fs CPU, %.0f MB, %d rows in, peak state %d\n",
+				q.name, i+1, c.runs, r.WallS, r.CPUS, r.MaxRSSMB, r.RowsIn, r.PeakState)
+			res.Runs = append(res.Runs, r)
+		}
+		res.summarise()
+		results = append(results, res)
+	}
+
+	rep := Report{
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Commit:  gitCommit(),
+		Machine: machine(),
+		Settings: map[string]int64{"events": c.events, "join_events": c.joinEvents, "first_event_rate": c.rate, "keys": c.keys,
+			"runs": int64(c.runs), "parallelism": int64(c.parallelism)},
+		Results: results,
+		NotRunnable: []map[string]string{{
+			"query":  "every query with a memory budget that forces spill to Badger",
+			"reason": "not available yet: operators keep state in Go memory; the Badger tier in package state is not wired into them, so 'state.memory-budget' has no effect",
+		}},
+	}
+	printTable(os.Stdout, rep)
+	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
+		fatalf("%v", err)
+	}
+	data, _ := json.MarshalIndent(rep, "", "  ")
+	if err := os.WriteFile(c.out, append(data, '\n'), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+	fmt.Fprintf(os.Stderr, "bench: wrote %s\n", c.out)
+}
+
+var (
+	sourceRE = regexp.MustCompile(`(?m)^\s+source\s+\S+\s+(\d+) rows`)
+	opRE     = regexp.MustCompile(`(?m)^\s+\S.*\bin\s+\d+\s+out\s+\d+\s+late (\d+)\s+state rows \d+ \(peak (\d+)\)`)
+	sinkRE   = regexp.MustCompile(`(?m)^\s+sink\s+\S+\s+(\d+) rows written`)
+)
+
+// runOnce runs the job once, keeping its stderr (progress and summary) in
+// logPath.
+func runOnce(c config, bin, job, logPath string) (Run, error) {
+	cmd := osexec.Command(bin, "run", "--set", "parallelism="+strconv.Itoa(c.parallelism), filepath.Base(job))
+	cmd.Dir = filepath.Dir(job)
+	var stderr bytes.Buffer
+	cmd.Stdout = io.Discard
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	_ = os.WriteFile(logPath, stderr.Bytes(), 0o644)
+	if err != nil {
+		return Run{}, fmt.Errorf("streamsql run: %v", err)
+	}
+	ps := cmd.ProcessState
+	r := Run{
+		WallS:    wall.Seconds(),
+		CPUS:     (ps.UserTime() + ps.SystemTime()).Seconds(),
+		MaxRSSMB: maxRSSMB(ps),
+	}
+	out := stderr.String()
+	for _, m := range sourceRE.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		r.RowsIn += n
+	}
+	for _, m := range opRE.FindAllStringSubmatch(out, -1) {
+		late, _ := strconv.ParseInt(m[1], 10, 64)
+		peak, _ := strconv.ParseInt(m[2], 10, 64)
+		r.LateRows += late
+		r.PeakState += peak
+	}
+	for _, m := range sinkRE.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		r.RowsOut += n
+	}
+	return r, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func (r *Result) summarise() {
+	pick := func(f func(Run) float64) float64 {
+		var xs []float64
+		for _, run := range r.Runs {
+			xs = append(xs, f(run))
+		}
+		return median(xs)
+	}
+	r.WallS = pick(func(x Run) float64 { return x.WallS })
+	cpu := pick(func(x Run) float64 { return x.CPUS })
+	r.PeakRSSMB = pick(func(x Run) float64 { return x.MaxRSSMB })
+	r.PeakState = int64(pick(func(x Run) float64 { return float64(x.PeakState) }))
+	r.RowsIn = int64(pick(func(x Run) float64 { return float64(x.RowsIn) }))
+	r.RowsOut = int64(pick(func(x Run) float64 { return float64(x.RowsOut) }))
+	if r.WallS > 0 {
+		r.EventsPerS = float64(r.Events) / r.WallS
+		r.RowsPerS = float64(r.RowsIn) / r.WallS
+	}
+	if r.Events > 0 {
+		r.CPUUsPerEvent = cpu * 1e6 / float64(r.Events)
+	}
+	if cpu > 0 {
+		r.EventsPerCPUS = float64(r.Events) / cpu
+	}
+}
+
+func printTable(w io.Writer, rep Report) {
+	m := rep.Machine
+	fmt.Fprintf(w, "streamsql %s, %s: %s cores (%s), %s memory; parallelism %d, median of %d runs\n\n",
+		rep.Commit, rep.Date, m["nproc"], m["cpu"], m["memory"], rep.Settings["parallelism"], rep.Settings["runs"])
+	fmt.Fprintln(w, "| query | events | rows read | wall s | events/s | rows read/s | CPU µs/event | events/CPU-s | peak RSS MB | peak state rows |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rep.Results {
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %.2f | %s | %.0f | %s |\n", r.Query, group(float64(r.Events)),
+			group(float64(r.RowsIn)), r.WallS, group(r.EventsPerS), group(r.RowsPerS), r.CPUUsPerEvent,
+			group(r.EventsPerCPUS), r.PeakRSSMB, group(float64(r.PeakState)))
+	}
+	for _, n := range rep.NotRunnable {
+		fmt.Fprintf(w, "| %s | — | — | — | — | — | — | — | — | — |\n", n["query"])
+	}
+	fmt.Fprintln(w)
+	for _, n := range rep.NotRunnable {
+		fmt.Fprintf(w, "- %s: %s\n", n["query"], n["reason"])
+	}
+}
+
+// group formats a number with thousands separators.
+func group(x float64) string {
+	s := strconv.FormatInt(int64(x+0.5), 10)
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+func gitCommit() string {
+	out, err := osexec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func machine() map[string]string {
+	m := map[string]string{
+		"nproc": strconv.Itoa(runtime.NumCPU()), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
+		"go": runtime.Version(), "cpu": "unknown", "memory": "unknown",
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m["cpu"] = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+				m["memory"] = fmt.Sprintf("%.1f GiB", kb/(1<<20))
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m["loadavg_at_end"] = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return m
+}

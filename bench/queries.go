@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// query is one benchmark job: SQL run by `streamsql run`.
+type query struct {
+	name string
+	// what the query is and how it differs from its Nexmark original.
+	note string
+	sql  func(c config) string
+	// events of the input: Nexmark stream events, or JSON rows.
+	events func(c config) int64
+	// nexmark: the events count as Nexmark's whole stream (events.num),
+	// although the job reads only some kinds.
+	nexmark bool
+}
+
+func nexmarkDDL(c config, tables ...string) string {
+	cols := map[string]string{
+		"person":  "id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, state STRING, dateTime TIMESTAMP(3), extra STRING",
+		"auction": "id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, dateTime TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra STRING",
+		"bid":     "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP(3), extra STRING",
+	}
+	var b strings.Builder
+	for _, t := range tables {
+		fmt.Fprintf(&b, `CREATE TABLE %s (
+  %s,
+  WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND
+) WITH (
+  'connector' = 'nexmark', 'nexmark.table' = '%s',
+  'events.num' = '%d', 'first-event.rate' = '%d'
+);
+`, t, cols[t], t, c.events, c.rate)
+	}
+	return b.String()
+}
+
+func withEvents(c config, n int64) config {
+	c.events = n
+	return c
+}
+
+func ordersDDL(shipments string) string {
+	return fmt.Sprintf(`CREATE TABLE orders (
+  order_id STRING, customer STRING, amount DECIMAL(10, 2), order_time TIMESTAMP(3),
+  WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
+CREATE TABLE shipments (
+  ship_id STRING, order_id STRING, carrier STRING, ship_time TIMESTAMP(3),
+  WATERMARK FOR ship_time AS ship_time - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/%s', 'format' = 'json');
+CREATE TABLE shipped (order_id STRING, customer STRING, amount DECIMAL(10, 2), ship_id STRING, carrier STRING, ship_time TIMESTAMP(3))
+WITH ('connector' = 'blackhole');
+`, shipments)
+}
+
+func nexmarkEvents(c config) int64 { return c.events }
+func joinEvents(c config) int64    { return c.joinEvents }
+func orderEvents(c config) int64   { return 2 * c.keys }
+
+var queries = []query{
+	{
+		name: "q0", nexmark: true, events: nexmarkEvents,
+		note: "Nexmark q0: every bid passed through to a blackhole sink.",
+		sql: func(c config) string {
+			return nexmarkDDL(c, "bid") + `CREATE TABLE q0_out (auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING)
+WITH ('connector' = 'blackhole');
+INSERT INTO q0_out SELECT auction, bidder, price, dateTime, extra FROM bid;
+`
+		},
+	},
+	{
+		name: "q3", nexmark: true, events: nexmarkEvents,
+		note: "Nexmark q3 as written: auction ⋈ person on seller, category 10, sellers in OR, ID or CA (a regular join).",
+		sql: func(c config) string {
+			return nexmarkDDL(c, "person", "auction") + `CREATE TABLE q3_out (name STRING, city STRING, state STRING, id BIGINT)
+WITH ('connector' = 'blackhole');
+INSERT INTO q3_out
+SELECT P.name, P.city, P.state, A.id
+FROM auction AS A INNER JOIN person AS P ON A.seller = P.id
+WHERE A.category = 10 AND (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA');
+`
+		},
+	},
+	{
+		name: "q8", nexmark: true, events: nexmarkEvents,
+		note: "Nexmark q8 as written: people and sellers per 10-second TUMBLE window, joined on id and window. " +
+			"streamsql has no window join operator yet: the planner makes it two window aggregates under a regular join, " +
+			"whose state is kept until the inputs end.",
+		sql: func(c config) string {
+			return nexmarkDDL(c, "person", "auction") + `CREATE TABLE q8_out (id BIGINT, name STRING, stime TIMESTAMP(3))
+WITH ('connector' = 'blackhole');
+INSERT INTO q8_out
+SELECT P.id, P.name, P.starttime
+FROM (
+  SELECT id, name, window_start AS starttime, window_end AS endtime
+  FROM TABLE(TUMBLE(TABLE person, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
+  GROUP BY id, name, window_start, window_end
+) P
+JOIN (
+  SELECT seller, window_start AS starttime, window_end AS endtime
+  FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
+  GROUP BY seller, window_start, window_end
+) A
+ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime;
+`
+		},
+	},
+	{
+		name: "q9", nexmark: true, events: joinEvents,
+		note: "Nexmark q9's join: bids within their auction's [dateTime, expires]. expires is not a time attribute, " +
+			"so `BETWEEN A.dateTime AND A.expires` alone plans as a regular join; here the bound is written as an " +
+			"interval join on dateTime (upper bound 1 s, above the longest auction at rates of 5,000 events/s and up) " +
+			"with `B.dateTime <= A.expires` as a residual filter: the same rows. q9's top-1 bid per auction " +
+			"(ROW_NUMBER) is left out.",
+		sql: func(c config) string {
+			return nexmarkDDL(withEvents(c, c.joinEvents), "auction", "bid") + `CREATE TABLE q9_out (id BIGINT, itemName STRING, initialBid BIGINT, reserve BIGINT, dateTime TIMESTAMP(3),
+  expires TIMESTAMP(3), seller BIGINT, category BIGINT, bidder BIGINT, price BIGINT, bid_dateTime TIMESTAMP(3))
+WITH ('connector' = 'blackhole');
+INSERT INTO q9_out
+SELECT A.id, A.itemName, A.initialBid, A.reserve, A.dateTime, A.expires, A.seller, A.category,
+       B.bidder, B.price, B.dateTime
+FROM auction A JOIN bid B
+  ON A.id = B.auction
+ AND B.dateTime BETWEEN A.dateTime AND A.dateTime + INTERVAL '1' SECOND
+ AND B.dateTime <= A.expires;
+`
+		},
+	},
+	{
+		name: "q20", nexmark: true, events: joinEvents,
+		note: "Nexmark q20 as written (bid ⋈ auction, category 10, a regular join) with 'table.exec.state.ttl' = '1 h': " +
+			"the TTL is in processing time, so in a run of seconds it expires nothing but is kept up to date on every row.",
+		sql: func(c config) string {
+			return "SET 'table.exec.state.ttl' = '1 h';\n" + nexmarkDDL(withEvents(c, c.joinEvents), "auction", "bid") + `CREATE TABLE q20_out (
+  auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, bid_dateTime TIMESTAMP(3), bid_extra STRING,
+  itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, auction_dateTime TIMESTAMP(3),
+  expires TIMESTAMP(3), seller BIGINT, category BIGINT, auction_extra STRING)
+WITH ('connector' = 'blackhole');
+INSERT INTO q20_out
+SELECT auction, bidder, price, channel, url, B.dateTime, B.extra,
+       itemName, description, initialBid, reserve, A.dateTime, expires, seller, category, A.extra
+FROM bid AS B INNER JOIN auction AS A ON B.auction = A.id
+WHERE A.category = 10;
+`
+		},
+	},
+	{
+		name: "orders-1s", events: orderEvents,
+		note: "orders ⋈ shipments from JSON files, interval join, shipment within 1 second of its order.",
+		sql: func(c config) string {
+			return ordersDDL("shipments_1s.json") + `INSERT INTO shipped
+SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
+FROM orders o JOIN shipments s
+  ON o.order_id = s.order_id
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '1' SECOND;
+`
+		},
+	},
+	{
+		name: "orders-4h", events: orderEvents,
+		note: "orders ⋈ shipments from JSON files, interval join, shipment within 4 hours of its order: " +
+			"the orders span less than 4 hours of event time, so nearly every order is in state at the end.",
+		sql: func(c config) string {
+			return ordersDDL("shipments_4h.json") + `INSERT INTO shipped
+SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
+FROM orders o JOIN shipments s
+  ON o.order_id = s.order_id
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '4' HOUR;
+`
+		},
+	},
+}
