@@ -158,20 +158,11 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// checkFile reads the job file at path and checks it with the planner. Every
-// returned diagnostic names its source (the planner may leave that to the
-// list's default), so lists of several files can be merged. The error is
-// only ever an I/O error.
-func checkFile(path string) (*diag.List, error) {
-	j, err := checkJobFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return j.Diags, nil
-}
-
-// checkJobFile is checkFile that returns the checked job (its plans and
-// catalog too), for the contracts between jobs.
+// checkJobFile reads the job file at path and checks it with the planner,
+// returning the checked job (its diagnostics, plans and catalog). Every
+// diagnostic names its source (the planner may leave that to the list's
+// default), so lists of several files can be merged. The error is only ever
+// an I/O error.
 func checkJobFile(path string) (*planner.Job, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

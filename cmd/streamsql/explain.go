@@ -69,9 +69,9 @@ func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
 }
 
 func firstLine(s string) string {
-	const max = 80
-	if len(s) > max {
-		return s[:max] + "..."
+	const maxLen = 80
+	if len(s) > maxLen {
+		return s[:maxLen] + "..."
 	}
 	return s
 }

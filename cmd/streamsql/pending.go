@@ -1,7 +1,6 @@
 package main
 
-// The commands in this file take their final flags and arguments (the
-// command-line contract) but cannot do their work yet.
+// Flag and argument helpers shared by the commands.
 
 import (
 	"errors"
@@ -9,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/streamsql/streamsql/diag"
 )
 
 // setFlag collects repeated --set key=value flags in order.
@@ -56,39 +53,4 @@ func given(fs *flag.FlagSet, name string) bool {
 	found := false
 	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
 	return found
-}
-
-// precheck checks file as `streamsql check` would and prints its
-// diagnostics, if any, in text form to stderr. It ends the command (done)
-// with exitUsage when the file cannot be read and with exitError when the job
-// has errors.
-func precheck(c *command, file string, stderr io.Writer) (exit int, done bool) {
-	l, err := checkFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "streamsql %s: %v\n", c.name, err)
-		return exitUsage, true
-	}
-	if err := diag.WriteText(stderr, l); err != nil {
-		return exitUsage, true
-	}
-	if n := l.Errors(); n > 0 {
-		fmt.Fprintf(stderr, "streamsql %s: %s has %s; nothing was %s\n", c.name, file, plural(n, "error"), doneWhat(c))
-		return exitError, true
-	}
-	return 0, false
-}
-
-func doneWhat(c *command) string {
-	if c.name == "run" {
-		return "run"
-	}
-	return "planned"
-}
-
-// notAvailable ends a command that passed its checks but cannot do its work
-// yet.
-func notAvailable(c *command, file string, stderr io.Writer, why string) int {
-	fmt.Fprintf(stderr, "streamsql %s: not available yet: %s (see docs/architecture.md)\n", c.name, why)
-	fmt.Fprintf(stderr, "streamsql %s: %s passed the checks 'streamsql check' makes\n", c.name, file)
-	return exitUsage
 }

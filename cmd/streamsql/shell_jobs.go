@@ -59,9 +59,13 @@ func (sh *shell) runQuery(plans []*planner.Plan) bool {
 	v.start(job)
 	err = job.Run(ctx)
 	stopped := ctx.Err() != nil
-	v.finish(stopped)
-	if err != nil && !(stopped && errors.Is(err, context.Canceled)) {
+	werr := v.finish(stopped)
+	if err != nil && (!stopped || !errors.Is(err, context.Canceled)) {
 		fmt.Fprintf(sh.stderr, "[ERROR] The query failed: %v\n", err)
+		return false
+	}
+	if werr != nil {
+		fmt.Fprintf(sh.stderr, "[ERROR] The query result could not be written: %v\n", werr)
 		return false
 	}
 	return true

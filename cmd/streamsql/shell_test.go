@@ -263,7 +263,9 @@ func TestShellTableMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.start(nil)
-	v.finish(false)
+	if err := v.finish(false); err != nil {
+		t.Fatal(err)
+	}
 	got := out.String()
 	want := `| a                              |                    2 |
 | b                              |                    1 |

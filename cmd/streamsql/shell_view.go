@@ -104,8 +104,9 @@ func typeWidth(t types.T) int {
 		return 19 + t.Precision + min(t.Precision, 1)
 	case types.Char, types.Varchar:
 		return min(max(t.Length, 4), 30)
+	default: // binary, intervals, NULL: no fixed width
+		return 20
 	}
-	return 20
 }
 
 // maxCell is the widest a cell gets; longer values are cut with "...".
@@ -151,7 +152,9 @@ func (v *view) start(job *exec.Job) {
 			case <-t.C:
 				v.mu.Lock()
 				if v.mode == modeTable && v.dirty {
-					v.drawTable(true)
+					// A redraw is best-effort: the next tick or finish draws
+					// the table again, and finish reports a failed write.
+					_ = v.drawTable(true)
 				} else {
 					v.clearStatus()
 					v.showStatus()
@@ -162,18 +165,20 @@ func (v *view) start(job *exec.Job) {
 	}()
 }
 
-// finish ends the view when the query has ended or was stopped.
-func (v *view) finish(stopped bool) {
+// finish ends the view when the query has ended or was stopped. It returns
+// the error of writing the final table or border, if any.
+func (v *view) finish(stopped bool) error {
 	close(v.stop)
 	v.wg.Wait()
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	var err error
 	if v.mode == modeTable {
-		v.drawTable(false)
+		err = v.drawTable(false)
 	} else {
 		v.clearStatus()
 		if v.mode == modeTableau && v.header {
-			io.WriteString(v.w, v.border())
+			_, err = io.WriteString(v.w, v.border())
 		}
 	}
 	what := "Received a total of " + plural(int(v.changes), "change")
@@ -185,9 +190,13 @@ func (v *view) finish(stopped bool) {
 	} else {
 		fmt.Fprintf(v.w, "Query finished. %s.\n", what)
 	}
+	return err
 }
 
-func (v *view) write(rows row.Batch) {
+// write takes a batch of changes: in table mode it applies them (a ticker
+// redraws the table), in the other modes it prints them, and a failed write
+// is returned so that the query stops.
+func (v *view) write(rows row.Batch) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.changes += int64(len(rows))
@@ -213,9 +222,7 @@ func (v *view) write(rows row.Batch) {
 			}
 		}
 		v.dirty = true
-		if !v.tty {
-			return
-		}
+		return nil
 	default:
 		var b strings.Builder
 		if !v.header {
@@ -226,8 +233,11 @@ func (v *view) write(rows row.Batch) {
 			v.line(&b, r.Kind.String(), v.format(r))
 		}
 		v.clearStatus()
-		io.WriteString(v.w, b.String())
+		if _, err := io.WriteString(v.w, b.String()); err != nil {
+			return err
+		}
 		v.showStatus()
+		return nil
 	}
 }
 
@@ -310,7 +320,7 @@ func (v *view) pad(i int, s string) string {
 // drawTable redraws the materialised table in place (on a terminal), with
 // the status line under it while the query runs; off a terminal it prints
 // the final table once.
-func (v *view) drawTable(running bool) {
+func (v *view) drawTable(running bool) error {
 	v.dirty = false
 	width, height := termSize(v.w)
 	var b strings.Builder
@@ -347,10 +357,13 @@ func (v *view) drawTable(running bool) {
 	}
 	v.drawn = len(lines)
 	v.status = false
-	io.WriteString(v.w, b.String())
+	if _, err := io.WriteString(v.w, b.String()); err != nil {
+		return err
+	}
 	if running {
 		v.showStatus()
 	}
+	return nil
 }
 
 // showStatus prints the status line, without a newline, on a terminal.
@@ -371,13 +384,14 @@ func (v *view) showStatus() {
 	if width, _ := termSize(v.w); len(s) >= width {
 		s = s[:max(width-1, 1)]
 	}
-	io.WriteString(v.w, "\r\x1b[K"+s)
+	// The status line is redrawn every tick: best-effort.
+	_, _ = io.WriteString(v.w, "\r\x1b[K"+s)
 	v.status = true
 }
 
 func (v *view) clearStatus() {
 	if v.status {
-		io.WriteString(v.w, "\r\x1b[K")
+		_, _ = io.WriteString(v.w, "\r\x1b[K") // best-effort, as showStatus
 		v.status = false
 	}
 }
@@ -401,8 +415,7 @@ type viewSink struct{ v *view }
 func (s viewSink) Open(context.Context) error { return nil }
 
 func (s viewSink) Write(_ context.Context, rows row.Batch) error {
-	s.v.write(rows)
-	return nil
+	return s.v.write(rows)
 }
 
 func (s viewSink) Flush(context.Context) error { return nil }
@@ -458,5 +471,7 @@ func (t *textTable) write(w io.Writer) {
 	}
 	border()
 	fmt.Fprintf(&b, "%s in set\n", plural(len(t.rows), "row"))
-	io.WriteString(w, b.String())
+	// Shell output, like the fmt.Fprint calls around the callers: a failed
+	// write to the shell's own stdout has nowhere better to be reported.
+	_, _ = io.WriteString(w, b.String())
 }
