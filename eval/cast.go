@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -136,6 +137,7 @@ func ParseValue(s string, t types.T) (row.Value, error) {
 		return row.NullValue, nil
 	case types.Invalid:
 		return row.NullValue, errorf(ErrInvalidCast, "cannot parse '%s' as %s", s, t)
+	default: // parsed from the trimmed text below
 	}
 	txt := strings.TrimSpace(s)
 	bad := func() (row.Value, error) {
@@ -153,7 +155,7 @@ func ParseValue(s string, t types.T) (row.Value, error) {
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt:
 		n, err := strconv.ParseInt(txt, 10, 64)
 		if err != nil {
-			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			if errors.Is(err, strconv.ErrRange) { // a *strconv.NumError wrapping ErrRange
 				return row.NullValue, errorf(ErrOverflow, "cannot CAST '%s' to %s: out of range", s, t)
 			}
 			return bad()
@@ -330,10 +332,9 @@ func converter(from, to types.T, explicit bool) (conv, error) {
 			}, nil
 		case types.Time, types.Timestamp, types.TimestampLTZ:
 			return precisionConv(from, to), nil
-		case types.Float:
+		default: // FLOAT and every other kind: the same representation, the identity
 			return nil, nil
 		}
-		return nil, nil
 	case f.IsNumeric() && k.IsNumeric():
 		return numericConv(from, to), nil
 	case f.IsNumeric() && k == types.Boolean:

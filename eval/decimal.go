@@ -152,7 +152,7 @@ func decMul(a int64, sa int, b int64, sb int, s int) (int64, bool) {
 		if d > MaxDecimalDigits+1 {
 			return decMulBig(a, sa, b, sb, s)
 		}
-		p := uint64(10)
+		var p uint64
 		if d <= MaxDecimalDigits {
 			p = uint64(pow10[d])
 		} else {

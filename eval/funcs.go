@@ -386,7 +386,7 @@ func regexpExtract(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 	if args[1].konst && !args[1].v.IsNull() {
 		re, err := regexp.Compile(args[1].v.Str())
 		if err != nil {
-			return nil, fmt.Errorf("eval: REGEXP_EXTRACT: invalid regular expression %q: %v", args[1].v.Str(), err)
+			return nil, fmt.Errorf("eval: REGEXP_EXTRACT: invalid regular expression %q: %w", args[1].v.Str(), err)
 		}
 		fixed = re
 	}

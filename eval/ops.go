@@ -169,10 +169,10 @@ func intArith(op string, a, b node, t types.T, where string) Func {
 	case "/":
 		return bin(a, b, func(x, y row.Value) (row.Value, error) {
 			n, d := x.Int(), y.Int()
-			switch {
-			case d == 0:
+			switch d {
+			case 0:
 				return row.NullValue, divZero(where)
-			case d == -1:
+			case -1:
 				return check(sub64(0, n))
 			}
 			return check(n/d, true)
@@ -313,6 +313,7 @@ func timeArith(op string, a, b node, t types.T, where string) (Func, error) {
 				return x, nil
 			}
 			return row.IntValue(floorMod(base+d%msPerDay, msPerDay)), nil
+		default: // TIMESTAMP and TIMESTAMP_LTZ: below
 		}
 		if months {
 			if d > 1e6 || d < -1e6 {

@@ -392,8 +392,8 @@ func (p pattern) format(ms int64) string {
 		case 0:
 			b = append(b, t.lit...)
 		case 'y':
-			switch {
-			case t.n == 2:
+			switch t.n {
+			case 2:
 				b = appendPad(b, floorMod(f.y, 100), 2)
 			default:
 				b = appendPad(b, f.y, t.n)

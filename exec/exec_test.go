@@ -83,7 +83,7 @@ func runScript(input string) (string, error) {
 	}
 	j := planner.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
-		return "", fmt.Errorf("the job has errors:\n%v", j.Diags.Err())
+		return "", fmt.Errorf("the job has errors:\n%w", j.Diags.Err())
 	}
 	var plans []*planner.Plan
 	for _, p := range j.Session.Plans {
@@ -123,7 +123,7 @@ func runScript(input string) (string, error) {
 		fields := strings.SplitN(line, " ", 3)
 		if fields[0] == "clock" {
 			if _, err := fmt.Sscan(fields[1], &clock); err != nil {
-				return "", fmt.Errorf("event %d: %v", n+1, err)
+				return "", fmt.Errorf("event %d: %w", n+1, err)
 			}
 			continue
 		}
@@ -195,9 +195,7 @@ func runScript(input string) (string, error) {
 func parseRow(src *sourceRunner, kind changelogmode.Kind, text string) (row.Row, error) {
 	parts := strings.Split(text, ",")
 	var schema []Column
-	for _, s := range sourceSchemas[src.name] {
-		schema = append(schema, s)
-	}
+	schema = append(schema, sourceSchemas[src.name]...)
 	if len(parts) != len(schema) {
 		return row.Row{}, fmt.Errorf("table %s has %d columns to fill, got %d values", src.name, len(schema), len(parts))
 	}

@@ -207,7 +207,7 @@ func TestWindowAggregateMatchesReference(t *testing.T) {
 					b.WriteString(line + "\n")
 				}
 				var maxT int64 = -1
-				var lastWM int64 = MinWatermark
+				lastWM := MinWatermark
 				for _, x := range genStream(r, 40+r.Intn(40), 3, delay) {
 					x.t += base
 					if withLate && wm != MinWatermark && r.Intn(5) == 0 {
@@ -286,7 +286,7 @@ func TestWindowAggregateMatchesReference(t *testing.T) {
 						}
 						emitted[id] = true
 						end := parseTS(t, parts[1])
-						if !(end-1 <= wmAfter[i] && end-1 > prev) {
+						if end-1 > wmAfter[i] || end-1 <= prev {
 							fail("window %s emitted at %q (watermark %s, before it %s)", id, events[i], fmtWM(wmAfter[i]), fmtWM(prev))
 						}
 					}

@@ -209,7 +209,6 @@ func (rw *rewriter) origPos(n int) diag.Pos {
 			return diag.Pos(orig + (n - neu))
 		}
 		neu += gap
-		orig = e.from
 		if n < neu+len(e.repl) {
 			return diag.Pos(e.from + min(n-neu, e.to-e.from))
 		}

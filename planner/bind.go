@@ -405,7 +405,7 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 		return nil
 	}
 	b.hints(q.Hints, r)
-	var node logical.Node = r.node
+	node := r.node
 	scope := scopeOf(node.Columns(), r.tables)
 	if q.Where != nil {
 		bd := &expr.Binder{Scope: scope, L: b.l, Clause: "WHERE"}

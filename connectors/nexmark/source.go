@@ -219,7 +219,7 @@ func ConfigFrom(c *connectors.Config) (Config, error) {
 		if v := c.Get(o.key); v != "" {
 			n, err := parseSize(v)
 			if err != nil {
-				return cfg, fmt.Errorf("'%s': %v", o.key, err)
+				return cfg, fmt.Errorf("'%s': %w", o.key, err)
 			}
 			*o.dst = n
 		}
@@ -234,7 +234,7 @@ func ConfigFrom(c *connectors.Config) (Config, error) {
 	if v := c.Get("first-event.timestamp"); v != "" {
 		ms, err := parseTimestamp(v)
 		if err != nil {
-			return cfg, fmt.Errorf("'first-event.timestamp': %v", err)
+			return cfg, fmt.Errorf("'first-event.timestamp': %w", err)
 		}
 		cfg.BaseTime = ms
 	}
