@@ -643,9 +643,9 @@ func precedence(e Expr) int {
 	return precAtom
 }
 
-// operand prints e, in parentheses when it binds more loosely than min.
-func (p *printer) operand(e Expr, min int) {
-	if precedence(e) < min {
+// operand prints e, in parentheses when it binds more loosely than prec.
+func (p *printer) operand(e Expr, prec int) {
+	if precedence(e) < prec {
 		p.w("(")
 		p.expr(e)
 		p.w(")")

@@ -55,7 +55,11 @@ type ijHeap []*ijRec
 func (h ijHeap) Len() int           { return len(h) }
 func (h ijHeap) Less(i, j int) bool { return h[i].expire < h[j].expire }
 func (h ijHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *ijHeap) Push(x any)        { *h = append(*h, x.(*ijRec)) }
+
+// Push implements heap.Interface; use heap.Push.
+func (h *ijHeap) Push(x any) { *h = append(*h, x.(*ijRec)) }
+
+// Pop implements heap.Interface; use heap.Pop.
 func (h *ijHeap) Pop() any {
 	old := *h
 	n := len(old)

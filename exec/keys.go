@@ -29,7 +29,6 @@ type keyer struct {
 	fns []scalarFunc
 	// cols is used instead of fns when every key is a plain column.
 	cols []int
-	vals []row.Value
 	buf  []byte
 }
 

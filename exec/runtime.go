@@ -148,7 +148,6 @@ type sourceRunner struct {
 	delay    int64
 	skipBad  bool
 	counters *Counters
-	late     *lateWriter
 }
 
 func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
@@ -270,7 +269,6 @@ type Job struct {
 	// Counters of sources, operators and sinks, for progress and the summary.
 	Sources, Operators, Sinks []*Counters
 	closers                   []func() error
-	mu                        sync.Mutex
 	// stages run partitioned operators; ctx is the running job's context
 	// (set by Run before any stage starts).
 	stages []*stage

@@ -68,13 +68,23 @@ type Call struct {
 	S    diag.Span
 }
 
+// Type implements Expr.
 func (c *Column) Type() types.T { return c.T }
-func (c *Const) Type() types.T  { return c.T }
-func (c *Call) Type() types.T   { return c.T }
 
+// Type implements Expr.
+func (c *Const) Type() types.T { return c.T }
+
+// Type implements Expr.
+func (c *Call) Type() types.T { return c.T }
+
+// Span implements Expr.
 func (c *Column) Span() diag.Span { return c.S }
-func (c *Const) Span() diag.Span  { return c.S }
-func (c *Call) Span() diag.Span   { return c.S }
+
+// Span implements Expr.
+func (c *Const) Span() diag.Span { return c.S }
+
+// Span implements Expr.
+func (c *Call) Span() diag.Span { return c.S }
 
 func (*Column) exprNode() {}
 func (*Const) exprNode()  {}
@@ -96,6 +106,7 @@ func (c *Const) String() string {
 			return "DATE '" + v + "'"
 		case types.Time:
 			return "TIME '" + v + "'"
+		default: // other kinds print as they are
 		}
 		return v
 	case int64:

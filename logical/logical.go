@@ -181,31 +181,77 @@ type Sink struct {
 	S     diag.Span
 }
 
-func (n *Scan) Columns() []Column              { return n.Cols }
-func (n *WatermarkAssigner) Columns() []Column { return n.Input.Columns() }
-func (n *IntervalJoin) Columns() []Column      { return n.Cols }
-func (n *TemporalJoin) Columns() []Column      { return n.Cols }
-func (n *WindowAggregate) Columns() []Column   { return n.Cols }
-func (n *Filter) Columns() []Column            { return n.Input.Columns() }
-func (n *Project) Columns() []Column           { return n.Cols }
-func (n *Join) Columns() []Column              { return n.Cols }
-func (n *Window) Columns() []Column            { return n.Cols }
-func (n *Aggregate) Columns() []Column         { return n.Cols }
-func (n *Union) Columns() []Column             { return n.Cols }
-func (n *Sink) Columns() []Column              { return n.Cols }
+// Columns implements Node.
+func (n *Scan) Columns() []Column { return n.Cols }
 
-func (n *Scan) Span() diag.Span              { return n.S }
+// Columns implements Node.
+func (n *WatermarkAssigner) Columns() []Column { return n.Input.Columns() }
+
+// Columns implements Node.
+func (n *IntervalJoin) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *TemporalJoin) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *WindowAggregate) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Filter) Columns() []Column { return n.Input.Columns() }
+
+// Columns implements Node.
+func (n *Project) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Join) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Window) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Aggregate) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Union) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Sink) Columns() []Column { return n.Cols }
+
+// Span implements Node.
+func (n *Scan) Span() diag.Span { return n.S }
+
+// Span implements Node.
 func (n *WatermarkAssigner) Span() diag.Span { return n.S }
-func (n *IntervalJoin) Span() diag.Span      { return n.S }
-func (n *TemporalJoin) Span() diag.Span      { return n.S }
-func (n *WindowAggregate) Span() diag.Span   { return n.S }
-func (n *Filter) Span() diag.Span            { return n.S }
-func (n *Project) Span() diag.Span           { return n.S }
-func (n *Join) Span() diag.Span              { return n.S }
-func (n *Window) Span() diag.Span            { return n.S }
-func (n *Aggregate) Span() diag.Span         { return n.S }
-func (n *Union) Span() diag.Span             { return n.S }
-func (n *Sink) Span() diag.Span              { return n.S }
+
+// Span implements Node.
+func (n *IntervalJoin) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *TemporalJoin) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *WindowAggregate) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *Filter) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *Project) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *Join) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *Window) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *Aggregate) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *Union) Span() diag.Span { return n.S }
+
+// Span implements Node.
+func (n *Sink) Span() diag.Span { return n.S }
 
 func (*Scan) node()              {}
 func (*WatermarkAssigner) node() {}

@@ -83,7 +83,7 @@ func parseQueryRegion(src string, toks []token, l *diag.List) ast.Query {
 	c := &conv{rw: rw, toks: toks, l: l}
 	var q ast.Query
 	func() {
-		defer c.recover()
+		defer func() { c.recovered(recover()) }()
 		q = c.query(stmts[0])
 	}()
 	if c.failed {
@@ -121,7 +121,7 @@ func parseExprRegion(src string, toks []token, l *diag.List) ast.Expr {
 	c := &conv{rw: rw, toks: toks, l: l}
 	var e ast.Expr
 	func() {
-		defer c.recover()
+		defer func() { c.recovered(recover()) }()
 		f := sel.Fields.Fields[0]
 		if f.Expr == nil {
 			c.failf(diag.SyntaxError, toks[0].span(), "expected an expression, found *")
@@ -235,8 +235,10 @@ type conv struct {
 	failed bool
 }
 
-func (c *conv) recover() {
-	if r := recover(); r != nil {
+// recovered takes what recover returned in a deferred call: a bailout
+// from failf marks the conversion failed; any other panic goes on.
+func (c *conv) recovered(r any) {
+	if r != nil {
 		if _, ok := r.(bailout); !ok {
 			panic(r)
 		}

@@ -119,8 +119,6 @@ type deriver struct {
 	l        *diag.List
 }
 
-func (d *deriver) p(n logical.Node) *Props { return d.props[n] }
-
 // produce is the bottom-up pass: what each node can emit, its keys and
 // time attributes.
 func (d *deriver) produce(n logical.Node) *Props {

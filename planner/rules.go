@@ -20,7 +20,6 @@ import (
 //	window       an aggregate grouped by window_start, window_end: WindowAggregate
 //	project      merge a projection into the projection below it; drop identities
 //	prune        mark the columns each scan really reads
-var ruleNames = []string{"watermark", "pushdown", "interval", "temporal", "window", "project", "prune"}
 
 // Firing is one application of a rule.
 type Firing struct {
