@@ -218,7 +218,7 @@ func runOnce(c config, bin, job, logPath string) (Run, error) {
 	wall := time.Since(start)
 	_ = os.WriteFile(logPath, stderr.Bytes(), 0o644)
 	if err != nil {
-		return Run{}, fmt.Errorf("streamsql run: %v", err)
+		return Run{}, fmt.Errorf("streamsql run: %w", err)
 	}
 	ps := cmd.ProcessState
 	r := Run{
