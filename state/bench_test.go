@@ -2,7 +2,9 @@ package state
 
 import (
 	"encoding/binary"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/streamsql/streamsql/row"
@@ -86,6 +88,15 @@ func BenchmarkAppendSpill(b *testing.B) {
 	b.StopTimer()
 	if err := s.Err(); err != nil {
 		b.Fatal(err)
+	}
+	if p := os.Getenv("STATE_HEAP_PROFILE"); p != "" { // where the memory is, with the state open
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		pprof.WriteHeapProfile(f)
+		f.Close()
 	}
 	st := s.Stats()
 	b.ReportMetric(float64(st.Spilled)/float64(b.N), "spills/op")

@@ -104,13 +104,14 @@ func Open(dir string, opts Options) (*Store, error) {
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
 		WithNumLevelZeroTablesStall(8).
-		WithBaseTableSize(4 << 20).
+		WithBaseTableSize(2 << 20).
 		WithBaseLevelSize(16 << 20).
 		WithValueLogFileSize(64 << 20).
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
 		WithDetectConflicts(false)
+	bo.TableSizeMultiplier = 1 // 2 MB tables at every level: compaction buffers stay small
 	db, err := badger.Open(bo)
 	if err != nil {
 		if s.temp {

@@ -1,0 +1,111 @@
+// Package state keeps the keyed state of streamsql's operators (interval
+// and regular joins, group aggregates): an in-memory hot tier in front of
+// Badger (github.com/dgraph-io/badger/v4), under a memory budget, with
+// expiry by time bucket.
+//
+// # Shape
+//
+// A Store is one Badger database plus the hot tier of its tables; it
+// belongs to one goroutine (one partition of a keyed operator: with N
+// partitions, open N stores, e.g. in DIR/p0 … DIR/pN-1, each with budget/N).
+// Open("") makes a fresh directory under the system's temporary directory
+// that Close removes (the default of `streamsql run` without --state-dir).
+//
+// A Table (Store.Table) is a namespace, one per operator input side: a
+// multimap from a key (the encoded join or group key, passed as []byte so a
+// lookup allocates nothing) to Records in insertion order. A Record is a
+// row ([]row.Value) plus a small header the operators use as they like:
+// Count, Matches, Time, Flags, and the Expiry the store acts on. Append
+// adds a record; Scan visits a key's records, updating headers in place or
+// removing records; Delete drops a key; Expire(upTo, fn) removes every
+// record with Expiry <= upTo and hands each to fn first, in (Expiry, Seq)
+// order, whichever tier it is in.
+//
+// A Map (NewMap) is the one-value-per-key flavour for state that is an
+// object (a group's accumulators): the hot tier holds the Go value itself
+// and a Codec encodes it only when it spills or is flushed.
+//
+// # Tiers and the budget
+//
+// Every hot key costs an estimate of its memory (entry, key, records,
+// values, strings, and the expiry bucket entries); the sum over a store's
+// tables is MemBytes. The budget comes from Options.MemoryBudget — the
+// setting 'state.memory-budget', parsed by ParseSize ('256mb' is 256 MiB,
+// Flink's units) — and defaults to 256 MiB. When MemBytes exceeds it, a
+// clock (second-chance LRU) over all hot keys evicts the coldest down to
+// 7/8 of the budget in one Badger WriteBatch, committed before the
+// operation returns. Only keys changed since Badger last saw them are
+// written; a key read back and not changed is dropped for free. A lookup
+// of a key that is not hot consults an in-memory count of spilled keys by
+// hash (about 20 bytes per spilled key, outside the budget) and goes to
+// Badger only when the key may be there, so a new key never costs a disk
+// read; a cold key that is found is loaded whole and becomes hot (Append
+// to a cold key loads it too). Results are the same with and without spill:
+// the tests run random operations against a plain map with a 1-byte budget.
+//
+// # Expiry by bucket
+//
+// A record with an expiry (event time for an interval join: the watermark
+// at which the row can have no more partners; processing time for a state
+// TTL: last access + TTL) is listed in the in-memory bucket Expiry>>shift
+// (the width, a power of two, from TableOptions.BucketWidth or
+// Options.BucketWidth, default 1024); a heap orders the buckets, so Expire
+// opens only the buckets that are due (and sorts the one that is partly
+// due). Records moved to a later expiry within their bucket (a TTL
+// refreshed on access) keep their entry and are requeued when it is
+// reached. In Badger, each spilled record with an expiry has an index
+// entry ordered by (expiry, seq): Expire reads the due prefix of that
+// index, reads the keys it names, and rewrites them without the due
+// records; it never scans the table.
+//
+// # Badger layout and durability
+//
+//	'd' len(table) table key             -> uvarint(n) (uvarint(seq) record)*n [uvarint(len) value]
+//	'x' len(table) table exp(8) seq(8)   -> key
+//
+// Badger runs small: 8 MB memtables (2), no block cache, no compression,
+// one version, no fsync per write, its logger silenced.
+//
+// What is durable: Badger holds what was spilled and what Flush wrote.
+// Flush writes every changed hot key and pending delete, then syncs, so
+// right after Flush Badger holds exactly the tables' contents — the base of
+// a checkpoint. Between Flushes, spills keep writing newer versions of the
+// keys they evict, so after a crash the directory holds a mix of the last
+// Flush and later spills, not a consistent snapshot. Close flushes when the
+// directory was given (a clean shutdown keeps everything) and deletes it
+// when Open made it. Reopening a directory finds every table cold: Len
+// and the sequence numbers are restored by a scan of the table's keys.
+//
+// I/O and decoding errors are sticky: Store.Err returns the first, and an
+// operator checks it once per batch.
+//
+// # Encoding
+//
+// AppendValues/DecodeValues and AppendRecord/DecodeRecord are the compact
+// binary form of []row.Value and of a Record (a one-byte field mask, then
+// only the non-zero header fields as varints; ints zig-zag varints, floats
+// 8 bytes, strings length-prefixed). Decoding never panics on garbage
+// (fuzzed), decodes into a reused slice, and allocates once per row for
+// all its strings (DecodeValuesNoCopy: never, aliasing the input).
+//
+// # How the operators use it
+//
+// Interval join: one Table per side, BucketWidth near the watermark step.
+// A row probes the other side with Scan(key) (checking the time bound on
+// r.Time and the condition on r.Vals, setting a matched bit in r.Flags),
+// then, unless its expiry is already passed, Append(key, Record{Vals,
+// Time: t, Expiry: t-lower or t+upper}). On a watermark w, Expire(w, fn):
+// fn emits the null-padded row when the side is outer and the matched bit
+// is clear.
+//
+// Regular join: one Table per side; Record.Count holds identical rows,
+// Record.Matches the partner instances, Expiry = access time + the side's
+// TTL (NoExpiry without TTL). Storing a row Scans the key for an identical
+// row (Count++) before Appending; a retraction Scans it and decrements (or
+// removes); a probe Scans the other side, updating Matches and Expiry. At
+// the start of each batch, Expire(now, nil) frees expired rows.
+//
+// Group aggregate: a Map from the group key to the group (its
+// accumulators, with a Codec); Get, fold, Put with expiry access time +
+// TTL; Delete when the group empties; Expire(now, nil) for the TTL.
+package state
