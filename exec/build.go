@@ -231,6 +231,7 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 		r.timeCol, r.delay = wm.TimeCol, wm.DelayMillis
 	}
 	if c := t.Config; c != nil {
+		r.bounded = c.Spec != nil && c.Bounded()
 		fmtName := ""
 		if c.Format != nil {
 			fmtName = c.Format.Name

@@ -141,6 +141,7 @@ const (
 // sourceRunner reads one source in its own goroutine.
 type sourceRunner struct {
 	idx      int
+	bounded  bool // the source ends by itself (files, bounded reads)
 	name     string
 	src      Source
 	prepare  func(row.Batch) (row.Batch, error) // computed columns
@@ -295,7 +296,24 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			return fmt.Errorf("sink %s: %w", s.c.Name, err)
 		}
 	}
+	// When every source is bounded, the task takes one message from each
+	// source in turn (round robin, each from its own channel): the order in
+	// which batches and watermarks of different sources meet is then the
+	// same in every run, and so is the output (at one partition). With an
+	// unbounded source, whatever arrives first is taken, so that a quiet
+	// source cannot hold the others back.
+	deterministic := len(j.sources) > 0
+	for _, s := range j.sources {
+		deterministic = deterministic && s.bounded
+	}
 	ch := make(chan msg, 64)
+	own := make([]chan msg, len(j.sources))
+	for i := range own {
+		own[i] = ch
+		if deterministic {
+			own[i] = make(chan msg, 8)
+		}
+	}
 	errc := make(chan error, len(j.stages)+1)
 	var wg sync.WaitGroup
 	for _, st := range j.stages {
@@ -305,11 +323,11 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			st.run(ctx, errc)
 		}()
 	}
-	for _, s := range j.sources {
+	for i, s := range j.sources {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.run(ctx, ch)
+			s.run(ctx, own[i])
 		}()
 	}
 	defer func() {
@@ -317,10 +335,20 @@ func (j *Job) Run(ctx context.Context) (err error) {
 		wg.Wait()
 	}()
 	remaining := len(j.sources)
+	ended := make([]bool, len(j.sources))
+	next := 0
 	for remaining > 0 {
+		from := ch
+		if deterministic {
+			for ended[next] {
+				next = (next + 1) % len(own)
+			}
+			from = own[next]
+			next = (next + 1) % len(own)
+		}
 		var m msg
 		select {
-		case m = <-ch:
+		case m = <-from:
 		case err := <-errc:
 			cancel()
 			return err
@@ -335,6 +363,7 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			err = j.entry[m.src].watermark(m.wm)
 		case msgEnd:
 			remaining--
+			ended[m.src] = true
 			err = j.entry[m.src].end()
 		case msgErr:
 			err = m.err
