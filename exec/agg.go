@@ -554,7 +554,7 @@ type windowAggOp struct {
 	out       collector
 	c         *Counters
 	late      *lateWriter
-	lateNames []string
+	lateCols  []Column
 	buf       row.Batch
 }
 
@@ -570,7 +570,7 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 		end := r.Vals[o.endCol].Int()
 		if end-1 <= o.wm {
 			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateNames); err != nil {
+			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {
 				return err
 			}
 			continue

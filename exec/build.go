@@ -402,10 +402,10 @@ func (b *builder) lateFor(n logical.Node) *lateWriter {
 	return w
 }
 
-func names(cols []logical.Column) []string {
-	out := make([]string, len(cols))
+func columnsOf(cols []logical.Column) []Column {
+	out := make([]Column, len(cols))
 	for i, c := range cols {
-		out[i] = c.Name
+		out[i] = Column{Name: c.Name, Type: c.Type}
 	}
 	return out
 }
@@ -462,7 +462,7 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 	if op.late == nil {
 		op.late = b.lateFor(x.Right)
 	}
-	op.lateNames = [2][]string{names(x.Left.Columns()), names(x.Right.Columns())}
+	op.lateCols = [2][]Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
 	if op.cond, err = b.predicate(rest); err != nil {
 		return nil, err
@@ -483,7 +483,7 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	lk, rk, rest := equi(x.Cond, nl)
 	op := &temporalJoinOp{name: joinName(x.Kind, "TemporalJoin", x.Left, x.Right), nl: nl, nr: nr,
 		leftTime: x.LeftTime, ltime: -1, left: x.Kind == ast.LeftJoin, wm: newWMTracker(2),
-		versions: map[string][]version{}, out: out, lnames: names(x.Left.Columns())}
+		versions: map[string][]version{}, out: out, lcols: columnsOf(x.Left.Columns())}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Left)
 	for i, c := range x.Right.Columns() {
@@ -553,42 +553,47 @@ func (b *builder) groupAgg(x *logical.Aggregate, out collector) (operator, error
 	return op, nil
 }
 
-// windowCols finds window_end and window_time in n's columns, through
-// filters and column projections above the window TVF.
-func windowCols(n logical.Node) (end, wtime int, ok bool) {
+// windowCols finds window_end, window_time and the rows' own time column
+// in n's columns, through filters and column projections above the window
+// TVF (-1 for a column a projection dropped).
+func windowCols(n logical.Node) (end, wtime, orig int, ok bool) {
 	switch x := n.(type) {
 	case *logical.Window:
 		k := len(x.Cols)
-		return k - 2, k - 1, true
+		return k - 2, k - 1, x.TimeCol, true
 	case *logical.Filter:
 		return windowCols(x.Input)
 	case *logical.Project:
-		e, t, ok := windowCols(x.Input)
+		e, t, o, ok := windowCols(x.Input)
 		if !ok {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
-		ne, nt := -1, -1
+		ne, nt, no := -1, -1, -1
 		for i, ex := range x.Exprs {
 			if c, isCol := ex.(*expr.Column); isCol {
-				if c.Index == e {
+				switch c.Index {
+				case e:
 					ne = i
-				}
-				if c.Index == t {
+				case t:
 					nt = i
+				case o:
+					no = i
 				}
 			}
 		}
-		return ne, nt, ne >= 0
+		return ne, nt, no, ne >= 0
 	}
-	return 0, 0, false
+	return 0, 0, 0, false
 }
 
 func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) (operator, error) {
-	end, wtime, ok := windowCols(x.Input)
+	end, wtime, orig, ok := windowCols(x.Input)
 	if !ok {
 		return nil, fmt.Errorf("internal: window aggregate without window_end")
 	}
-	if wtime < 0 {
+	if orig >= 0 {
+		wtime = orig // late rows are reported with their own time
+	} else if wtime < 0 {
 		wtime = end
 	}
 	specs, err := b.aggSpecs(x.Aggs)
@@ -601,7 +606,7 @@ func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) (operator
 	}
 	op := &windowAggOp{name: "WindowAggregate", key: k, endCol: end, timeCol: wtime, specs: specs,
 		groups: map[string]*group{}, byEnd: map[int64][]string{}, wm: MinWatermark, out: out,
-		lateNames: names(x.Input.Columns())}
+		lateCols: columnsOf(x.Input.Columns())}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Input)
 	return op, nil

@@ -28,7 +28,7 @@ type intervalJoinOp struct {
 	out          collector
 	c            *Counters
 	late         *lateWriter
-	lateNames    [2][]string
+	lateCols     [2][]Column
 	expiry       ijHeap
 	buf          row.Batch
 	live         int64
@@ -152,7 +152,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		exp := o.expiryOf(port, t)
 		if late {
 			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, t, wm, o.lateNames[port]); err != nil {
+			if err := o.late.write(o.name, r, t, wm, o.lateCols[port]); err != nil {
 				return err
 			}
 		}

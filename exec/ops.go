@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -163,7 +164,7 @@ type lateWriter struct {
 	err  error
 }
 
-func (w *lateWriter) write(operator string, r row.Row, t, wm int64, names []string) error {
+func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []Column) error {
 	if w == nil || w.path == "" {
 		return nil
 	}
@@ -180,17 +181,23 @@ func (w *lateWriter) write(operator string, r row.Row, t, wm int64, names []stri
 		}
 		w.f = f
 	}
-	rec := map[string]any{"operator": operator, "reason": "late: event time at or below the watermark",
-		"time": FormatMillis(t), "watermark": FormatMillis(wm)}
-	vals := map[string]string{}
+	vals := map[string]any{}
 	for i, v := range r.Vals {
 		name := fmt.Sprintf("$%d", i)
-		if i < len(names) {
-			name = names[i]
+		if i < len(cols) {
+			name = cols[i].Name
 		}
-		vals[name] = v.String()
+		switch {
+		case v.IsNull():
+			vals[name] = nil
+		case i < len(cols):
+			vals[name] = eval.FormatValue(v, cols[i].Type)
+		default:
+			vals[name] = v.String()
+		}
 	}
-	rec["row"] = vals
+	rec := map[string]any{"operator": operator, "reason": "late: event time at or below the watermark",
+		"time": FormatMillis(t), "watermark": FormatMillis(wm), "row": vals}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err

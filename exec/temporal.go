@@ -30,7 +30,7 @@ type temporalJoinOp struct {
 	out      collector
 	c        *Counters
 	late     *lateWriter
-	lnames   []string
+	lcols    []Column
 	buf      row.Batch
 }
 
@@ -65,7 +65,7 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 				// Late: its versions may already be gone. Join with what is
 				// left, and count it.
 				o.c.Late.Add(1)
-				if err := o.late.write(o.name, r, t, wm, o.lnames); err != nil {
+				if err := o.late.write(o.name, r, t, wm, o.lcols); err != nil {
 					return err
 				}
 			}

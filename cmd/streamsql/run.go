@@ -215,7 +215,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 		fmt.Fprintf(w, "  source %-28s %8d rows  watermark %s  max event time %s", s.Name, s.In.Load(),
 			exec.FormatMillis(s.Watermark.Load()), exec.FormatMillis(s.MaxTime.Load()))
 		if b := s.Bad.Load(); b > 0 {
-			fmt.Fprintf(w, "  %d bad rows skipped", b)
+			fmt.Fprintf(w, "  %s", plural(int(b), "bad row"))
 		}
 		fmt.Fprintln(w)
 	}
