@@ -542,20 +542,20 @@ func (o *windowOp) end(int) error { return o.out.end() }
 // that has already fired is late: counted, written to the dead-letter file
 // when there is one, and not aggregated.
 type windowAggOp struct {
-	name      string
-	key       keyer
-	endCol    int // window_end in the input
-	timeCol   int // the row time (window_time) in the input, for late rows
-	specs     []*aggSpec
-	groups    map[string]*group
-	ends      endHeap
-	byEnd     map[int64][]string
-	wm        int64
-	out       collector
-	c         *Counters
-	late      *lateWriter
-	lateCols  []Column
-	buf       row.Batch
+	name     string
+	key      keyer
+	endCol   int // window_end in the input
+	timeCol  int // the row time (window_time) in the input, for late rows
+	specs    []*aggSpec
+	groups   map[string]*group
+	ends     endHeap
+	byEnd    map[int64][]string
+	wm       int64
+	out      collector
+	c        *Counters
+	late     *lateWriter
+	lateCols []Column
+	buf      row.Batch
 }
 
 type endHeap []int64
