@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -33,16 +35,20 @@ type Options struct {
 	// Parallelism is the number of partitions keyed operators run in (0 or
 	// 1: one, in the job's task).
 	Parallelism int
+	// StateDir keeps operator state (--state-dir); "" means temporary
+	// stores, removed when the job ends.
+	StateDir string
 	// QuerySink makes the sink of a SELECT (the shell's view, or stdout for
 	// `streamsql run`). Required when plans include a SELECT.
 	QuerySink func(name string, cols []Column) Sink
 }
 
 type builder struct {
-	opts  Options
-	job   *Job
-	evalO eval.Options
-	ctx   context.Context
+	opts   Options
+	stores int
+	job    *Job
+	evalO  eval.Options
+	ctx    context.Context
 }
 
 // Build turns plans into a job. Every INSERT and SELECT becomes a pipeline;
@@ -473,9 +479,51 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 			return nil, err
 		}
 		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
-		op.side[i] = &ijSide{key: k, outer: outer, recs: map[string][]*ijRec{}}
+		op.side[i] = &ijSide{key: k, outer: outer}
 	}
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.side[0].table = st.Table("left", state.TableOptions{})
+	op.side[1].table = st.Table("right", state.TableOptions{})
 	return op, nil
+}
+
+// openState opens the state of one operator partition: under
+// --state-dir/<n> when one was given, else a temporary store that touches
+// the disk only if it has to spill. The memory budget
+// ('state.memory-budget', default 1gb) is shared by every partition of
+// every stateful operator of the job.
+func (b *builder) openState() (*state.Store, error) {
+	b.stores++
+	dir := ""
+	if b.opts.StateDir != "" {
+		dir = filepath.Join(b.opts.StateDir, fmt.Sprintf("op%d", b.stores))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	st, err := state.Open(dir, state.Options{MemoryBudget: b.budgetShare()})
+	if err != nil {
+		return nil, err
+	}
+	b.job.closers = append(b.job.closers, st.Close)
+	return st, nil
+}
+
+// budgetShare is the memory budget of one store. Stores are opened as the
+// plan is built, so the share divides by the partitions of one operator;
+// the number of stateful operators in a job is small.
+func (b *builder) budgetShare() int64 {
+	total := int64(1 << 30)
+	if v := b.opts.Settings["state.memory-budget"]; v != "" {
+		if n, err := state.ParseSize(v); err == nil && n > 0 {
+			total = n
+		}
+	}
+	return max(total/int64(max(b.opts.Parallelism, 1)), 1)
 }
 
 func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator, error) {

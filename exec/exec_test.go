@@ -107,6 +107,7 @@ func runScript(input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer job.Close()
 	// Sources by table name (a table scanned twice gets the first).
 	byName := map[string][]int{}
 	for i, s := range job.sources {
@@ -184,6 +185,12 @@ func runScript(input string) (string, error) {
 	sort.Strings(lates)
 	for _, l := range lates {
 		b.WriteString(l + "\n")
+	}
+	for _, o := range job.Operators {
+		if o.Spilled.Load() > 0 {
+			b.WriteString("(state spilled to disk)\n")
+			break
+		}
 	}
 	if b.Len() == 0 {
 		return "<no output>\n", nil

@@ -1,21 +1,24 @@
 package exec
 
 import (
-	"container/heap"
 	"fmt"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 )
 
 // intervalJoinOp joins rows whose times lie within a bound, with Flink's
 // TimeIntervalJoin semantics: a pair matches when Lower <= tl - tr <= Upper
 // (inclusive) and the condition holds. A row waits in state only while a
-// partner can still arrive: a left row until the watermark passes
-// tl - Lower, a right row until it passes tr + Upper. An outer side's row
+// partner can still arrive: a left row until the watermark reaches
+// tl - Lower, a right row until it reaches tr + Upper. An outer side's row
 // that never matched is emitted padded with NULLs exactly once, when it
 // leaves state, or at once when it arrives already past that point. The
 // output is insert-only; the output watermark is held back by the bound.
+//
+// Rows wait in a state.Table per side: hot keys in memory, the rest
+// spilled to Badger under the job's memory budget, expired by time bucket.
 type intervalJoinOp struct {
 	name         string
 	nl, nr       int
@@ -29,45 +32,19 @@ type intervalJoinOp struct {
 	c            *Counters
 	late         *lateWriter
 	lateCols     [2][]Column
-	expiry       ijHeap
+	store        *state.Store
 	buf          row.Batch
-	live         int64
+	probeErr     error
 }
 
 type ijSide struct {
 	key   keyer
 	outer bool
-	recs  map[string][]*ijRec
+	table *state.Table
 }
 
-type ijRec struct {
-	vals    []row.Value
-	t       int64
-	key     string
-	side    int
-	matched bool
-	dead    bool
-	expire  int64 // leaves state once the watermark reaches this
-}
-
-type ijHeap []*ijRec
-
-func (h ijHeap) Len() int           { return len(h) }
-func (h ijHeap) Less(i, j int) bool { return h[i].expire < h[j].expire }
-func (h ijHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-
-// Push implements heap.Interface; use heap.Push.
-func (h *ijHeap) Push(x any) { *h = append(*h, x.(*ijRec)) }
-
-// Pop implements heap.Interface; use heap.Pop.
-func (h *ijHeap) Pop() any {
-	old := *h
-	n := len(old)
-	x := old[n-1]
-	old[n-1] = nil
-	*h = old[:n-1]
-	return x
-}
+// flagMatched marks a waiting row that has met a partner.
+const flagMatched = 1
 
 // expiryOf is the watermark at which a row of side s with time t can have
 // no more partners: for a left row tl - Lower, for a right row tr + Upper.
@@ -94,6 +71,8 @@ func (o *intervalJoinOp) emit(kind changelogmode.Kind, l, r []row.Value) {
 	o.buf = append(o.buf, row.Row{Kind: kind, Vals: concat(l, o.nl, r, o.nr)})
 }
 
+func (o *intervalJoinOp) live() int64 { return o.side[0].table.Len() + o.side[1].table.Len() }
+
 func (o *intervalJoinOp) process(port int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	me, other := o.side[port], o.side[1-port]
@@ -115,38 +94,40 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		}
 		t := tv.Int()
 		late := t <= wm
-		key, null, err := me.key.key(r.Vals)
+		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
 		matched := false
 		if !null {
-			for _, m := range other.recs[key] {
-				if m.dead {
-					continue
-				}
+			other.table.Scan(key, func(m *state.Record) (keep, stop bool) {
 				var d int64 // tl - tr
 				if port == 0 {
-					d = t - m.t
+					d = t - m.Time
 				} else {
-					d = m.t - t
+					d = m.Time - t
 				}
 				if d < o.lower || d > o.upper {
-					continue
+					return true, false
 				}
-				l, rr := pair(port, r.Vals, m.vals)
+				l, rr := pair(port, r.Vals, m.Vals)
 				if o.cond != nil {
 					ok, err := o.cond(concat(l, o.nl, rr, o.nr))
 					if err != nil {
-						return fmt.Errorf("%s: %w", o.name, err)
+						o.probeErr = err
+						return true, true
 					}
 					if !ok {
-						continue
+						return true, false
 					}
 				}
 				o.emit(changelogmode.Insert, l, rr)
 				matched = true
-				m.matched = true
+				m.Flags |= flagMatched
+				return true, false
+			})
+			if o.probeErr != nil {
+				return fmt.Errorf("%s: %w", o.name, o.probeErr)
 			}
 		}
 		exp := o.expiryOf(port, t)
@@ -157,17 +138,22 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 			}
 		}
 		if exp > wm && !null {
-			rec := &ijRec{vals: r.Vals, t: t, key: key, side: port, matched: matched, expire: exp}
-			me.recs[key] = append(me.recs[key], rec)
-			heap.Push(&o.expiry, rec)
-			o.live++
+			rec := state.Record{Vals: r.Vals, Time: t, Expiry: min(exp, state.NoExpiry-1)}
+			if matched {
+				rec.Flags = flagMatched
+			}
+			me.table.Append(key, rec)
 		} else if !matched && me.outer {
 			// No partner can arrive any more: padded at once.
 			l, rr := pair(port, r.Vals, nil)
 			o.emit(changelogmode.Insert, l, rr)
 		}
 	}
-	o.c.setState(o.live)
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.c.setState(o.live())
+	o.c.Spilled.Store(o.store.Stats().Spilled)
 	return o.flush()
 }
 
@@ -186,29 +172,18 @@ func (o *intervalJoinOp) watermark(port int, wm int64) error {
 	}
 	o.c.Watermark.Store(w)
 	o.buf = o.buf[:0]
-	for o.expiry.Len() > 0 && o.expiry[0].expire <= w {
-		rec := heap.Pop(&o.expiry).(*ijRec)
-		s := o.side[rec.side]
-		if !rec.matched && s.outer {
-			l, rr := pair(rec.side, rec.vals, nil)
-			o.emit(changelogmode.Insert, l, rr)
-		}
-		rec.dead = true
-		o.live--
-		recs := s.recs[rec.key]
-		kept := recs[:0]
-		for _, r := range recs {
-			if !r.dead {
-				kept = append(kept, r)
+	for i, s := range o.side {
+		s.table.Expire(w, func(_ []byte, r *state.Record) {
+			if r.Flags&flagMatched == 0 && s.outer {
+				l, rr := pair(i, r.Vals, nil)
+				o.emit(changelogmode.Insert, l, rr)
 			}
-		}
-		if len(kept) == 0 {
-			delete(s.recs, rec.key)
-		} else {
-			s.recs[rec.key] = kept
-		}
+		})
 	}
-	o.c.setState(o.live)
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.c.setState(o.live())
 	if err := o.flush(); err != nil {
 		return err
 	}

@@ -32,9 +32,27 @@ type keyer struct {
 	buf  []byte
 }
 
+// keyBytes is key without the string: the bytes are valid until the next
+// call.
+func (k *keyer) keyBytes(r []row.Value) ([]byte, bool, error) {
+	if _, null, err := k.encode(r); err != nil || null {
+		return k.buf, null, err
+	}
+	return k.buf, false, nil
+}
+
 // key returns the encoded key, and whether some part of it is NULL (a NULL
 // key never joins).
 func (k *keyer) key(r []row.Value) (string, bool, error) {
+	_, null, err := k.encode(r)
+	if err != nil {
+		return "", false, err
+	}
+	return string(k.buf), null, nil
+}
+
+// encode fills k.buf with the key of r.
+func (k *keyer) encode(r []row.Value) ([]byte, bool, error) {
 	k.buf = k.buf[:0]
 	hasNull := false
 	if k.cols != nil {
@@ -43,17 +61,17 @@ func (k *keyer) key(r []row.Value) (string, bool, error) {
 			hasNull = hasNull || v.IsNull()
 			k.buf = appendKey(k.buf, v)
 		}
-		return string(k.buf), hasNull, nil
+		return k.buf, hasNull, nil
 	}
 	for _, f := range k.fns {
 		v, err := f(r)
 		if err != nil {
-			return "", false, err
+			return nil, false, err
 		}
 		hasNull = hasNull || v.IsNull()
 		k.buf = appendKey(k.buf, v)
 	}
-	return string(k.buf), hasNull, nil
+	return k.buf, hasNull, nil
 }
 
 // values returns the key's values (for group keys in output rows).

@@ -104,6 +104,8 @@ type Counters struct {
 	// the most it has kept.
 	StateRows atomic.Int64
 	PeakState atomic.Int64
+	// Spilled counts state keys written out to Badger under the budget.
+	Spilled atomic.Int64
 }
 
 func (c *Counters) setState(n int64) {
@@ -278,6 +280,20 @@ type Job struct {
 	sinksDone chan struct{}
 }
 
+// Close releases what the job holds: sinks, state stores, dead-letter
+// files. Run calls it; a job that was built but not run must call it.
+// Calling it again does nothing.
+func (j *Job) Close() error {
+	var err error
+	for _, c := range j.closers {
+		if cerr := c(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	j.closers = nil
+	return err
+}
+
 // Run executes the job until every bounded source has ended and every sink
 // has flushed, or ctx is cancelled, or an error stops it.
 func (j *Job) Run(ctx context.Context) (err error) {
@@ -285,10 +301,8 @@ func (j *Job) Run(ctx context.Context) (err error) {
 	defer cancel()
 	j.ctx = ctx
 	defer func() {
-		for _, c := range j.closers {
-			if cerr := c(); cerr != nil && err == nil {
-				err = cerr
-			}
+		if cerr := j.Close(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
 	for _, s := range j.sinks {

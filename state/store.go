@@ -38,6 +38,7 @@ type Options struct {
 // Badger database. A Store and its tables belong to one goroutine (one
 // operator partition); nothing in it is safe for concurrent use.
 type Store struct {
+	mt     int64 // Badger memtable size
 	db     *badger.DB
 	dir    string
 	temp   bool
@@ -81,15 +82,32 @@ func Open(dir string, opts Options) (*Store, error) {
 	if s.width <= 0 {
 		s.width = 1024
 	}
+	s.mt = opts.MemTableSize
 	if dir == "" {
-		d, err := os.MkdirTemp("", "streamsql-state-")
-		if err != nil {
-			return nil, fmt.Errorf("state: %w", err)
-		}
-		dir, s.temp = d, true
+		// A temporary store opens Badger only when something has to spill:
+		// state that fits the budget never touches the disk.
+		s.temp = true
+		return s, nil
 	}
 	s.dir = dir
-	mt := opts.MemTableSize
+	if err := s.openDB(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openDB opens Badger in s.dir, making a temporary directory first for a
+// temporary store.
+func (s *Store) openDB() error {
+	if s.temp {
+		d, err := os.MkdirTemp("", "streamsql-state-")
+		if err != nil {
+			return fmt.Errorf("state: %w", err)
+		}
+		s.dir = d
+	}
+	dir := s.dir
+	mt := s.mt
 	if mt <= 0 {
 		mt = 8 << 20
 	}
@@ -117,10 +135,25 @@ func Open(dir string, opts Options) (*Store, error) {
 		if s.temp {
 			os.RemoveAll(dir)
 		}
-		return nil, fmt.Errorf("state: opening %s: %w", dir, err)
+		return fmt.Errorf("state: opening %s: %w", dir, err)
 	}
 	s.db = db
-	return s, nil
+	return nil
+}
+
+// ensureDB opens Badger on first need; false after a failure (in s.err).
+func (s *Store) ensureDB() bool {
+	if s.db != nil {
+		return true
+	}
+	if s.err != nil {
+		return false
+	}
+	if err := s.openDB(); err != nil {
+		s.fail(err)
+		return false
+	}
+	return true
 }
 
 // Dir is the directory holding the state.
@@ -155,6 +188,9 @@ func (s *Store) Flush() error {
 	if s.err != nil {
 		return s.err
 	}
+	if !s.ensureDB() {
+		return s.err
+	}
 	wb := s.newBatch()
 	for _, e := range s.ring {
 		if e.dirty {
@@ -183,10 +219,12 @@ func (s *Store) Close() error {
 		err = s.Flush()
 	}
 	s.closed = true
-	if e := s.db.Close(); err == nil && e != nil {
-		err = fmt.Errorf("state: %w", e)
+	if s.db != nil {
+		if e := s.db.Close(); err == nil && e != nil {
+			err = fmt.Errorf("state: %w", e)
+		}
 	}
-	if s.temp {
+	if s.temp && s.dir != "" {
 		if e := os.RemoveAll(s.dir); err == nil && e != nil {
 			err = fmt.Errorf("state: %w", e)
 		}
@@ -301,6 +339,9 @@ func (s *Store) newBatch() *batch { return &batch{} }
 
 func (s *Store) set(b *batch, k, v []byte) {
 	if b.wb == nil {
+		if !s.ensureDB() {
+			return
+		}
 		b.wb = s.db.NewWriteBatch()
 	}
 	b.n++
@@ -309,6 +350,9 @@ func (s *Store) set(b *batch, k, v []byte) {
 
 func (s *Store) del(b *batch, k []byte) {
 	if b.wb == nil {
+		if !s.ensureDB() {
+			return
+		}
 		b.wb = s.db.NewWriteBatch()
 	}
 	b.n++

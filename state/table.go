@@ -182,6 +182,9 @@ func (t *Table) load(key []byte) *entry {
 	var recs []Record
 	var obj any
 	found := false
+	if t.s.db == nil {
+		return nil // nothing was ever spilled
+	}
 	err := t.s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(t.dataKey(key))
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -356,6 +359,9 @@ func (t *Table) writeDeletes(wb *batch) {
 
 // reopen counts what an earlier run left in Badger for this table.
 func (t *Table) reopen() {
+	if t.s.db == nil {
+		return
+	}
 	err := t.s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: t.dpre, PrefetchValues: false})
 		defer it.Close()

@@ -16,7 +16,7 @@ Explain plans the job in FILE.sql without running it and prints, for every
 INSERT, SELECT and EXPLAIN statement, its plan as a tree: one operator a line,
 with its changelog mode ([+I] append-only; [+I,-U,+U,-D] with retractions),
 its unique keys, its time attributes, and under each stateful operator what
-it keeps and when a row leaves ("left rows: until watermark > order_time +
+it keeps and when a row leaves ("left rows: until watermark >= order_time +
 4h", "UNBOUNDED: every row of both inputs is kept forever"). The rewrite
 rules that fired, and why, follow each plan.
 
@@ -34,8 +34,8 @@ Example:
   Sink enriched (kafka, json)  mode=[+I]
   └── IntervalJoin LEFT order_time - ship_time in [-4h, 0s], o.order_id = s.order_id  mode=[+I]
       │ watermark: held back 4h behind the inputs'
-      │ state: left rows: until watermark > order_time + 4h
-      │ state: right rows: until watermark > ship_time
+      │ state: left rows: until watermark >= order_time + 4h
+      │ state: right rows: until watermark >= ship_time
       ...
 `,
 	run: runExplain,

@@ -45,8 +45,10 @@ out and where event time stands; at the end a summary lists every source,
 operator and sink with its rows, late rows and watermark. Ctrl-C stops it.
 
 Flags:
-  --state-dir DIR     directory for durable operator state (state is kept in
-                      memory for now; the directory is created and reserved)
+  --state-dir DIR     directory for operator state (interval joins keep their
+                      rows there when they exceed 'state.memory-budget',
+                      default 1gb; without it, a temporary directory is used
+                      only if state spills, and removed at exit)
   --set key=value     a configuration setting, as SET 'key' = 'value' at the
                       top of the file would make it; repeat for several
 
@@ -141,6 +143,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		Stdout:      console,
 		Stderr:      stderr,
 		Parallelism: parallelism,
+		StateDir:    *stateDir,
 		QuerySink: func(name string, cols []exec.Column) exec.Sink {
 			// A SELECT shows its changelog as the shell's tableau does: a
 			// table with an op column (or the mode SET chose).
@@ -220,7 +223,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 		fmt.Fprintln(w)
 	}
 	// Partitions of one operator share its name: report them as one.
-	type total struct{ in, out, late, state, peak, parts int64 }
+	type total struct{ in, out, late, state, peak, spilled, parts int64 }
 	var order []string
 	totals := map[string]*total{}
 	for _, o := range job.Operators {
@@ -235,6 +238,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 		t.late += o.Late.Load()
 		t.state += o.StateRows.Load()
 		t.peak += o.PeakState.Load()
+		t.spilled += o.Spilled.Load()
 		t.parts++
 	}
 	for _, name := range order {
@@ -246,7 +250,11 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 		if t.parts > 1 {
 			label = fmt.Sprintf("%s x%d", name, t.parts)
 		}
-		fmt.Fprintf(w, "  %-35s in %8d  out %8d  late %d  state rows %d (peak %d)\n", label, t.in, t.out, t.late, t.state, t.peak)
+		fmt.Fprintf(w, "  %-35s in %8d  out %8d  late %d  state rows %d (peak %d)", label, t.in, t.out, t.late, t.state, t.peak)
+		if t.spilled > 0 {
+			fmt.Fprintf(w, "  spilled %d keys to disk", t.spilled)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, s := range job.Sinks {
 		fmt.Fprintf(w, "  sink %-30s %8d rows written\n", s.Name, s.Out.Load())
