@@ -95,7 +95,9 @@ func BenchmarkAppendSpill(b *testing.B) {
 			b.Fatal(err)
 		}
 		runtime.GC()
-		pprof.WriteHeapProfile(f)
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			b.Fatal(err)
+		}
 		f.Close()
 	}
 	st := s.Stats()

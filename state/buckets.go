@@ -50,9 +50,6 @@ func (x *bucketIndex) init(shift uint) {
 
 func (x *bucketIndex) id(exp int64) int64 { return exp >> x.shift }
 
-// last is the largest expiry in bucket id.
-func (x *bucketIndex) last(id int64) int64 { return id<<x.shift | (int64(1)<<x.shift - 1) }
-
 func (x *bucketIndex) bytes() int64 { return x.n * bentBytes }
 
 func (t *Table) bucketAdd(exp int64, seq uint64, e *entry) {

@@ -107,6 +107,11 @@ func (m *Map[V]) MemBytes() int64 { return m.t.MemBytes() }
 // BytesCodec stores []byte values as they are.
 type BytesCodec struct{}
 
+// Append appends v to dst.
 func (BytesCodec) Append(dst []byte, v []byte) []byte { return append(dst, v...) }
-func (BytesCodec) Decode(b []byte) ([]byte, error)    { return append([]byte(nil), b...), nil }
-func (BytesCodec) Size(v []byte) int64                { return int64(cap(v)) + 24 }
+
+// Decode returns a copy of b.
+func (BytesCodec) Decode(b []byte) ([]byte, error) { return append([]byte(nil), b...), nil }
+
+// Size is v's memory: its capacity and the slice header.
+func (BytesCodec) Size(v []byte) int64 { return int64(cap(v)) + 24 }

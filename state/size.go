@@ -23,7 +23,7 @@ func ParseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(t[:i], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("memory size %q: %v", s, err)
+		return 0, fmt.Errorf("memory size %q: %w", s, err)
 	}
 	var shift uint
 	switch strings.ToLower(strings.TrimSpace(t[i:])) {

@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -441,5 +440,3 @@ func (t *Table) parseIndexKey(k []byte) (exp int64, seq uint64, ok bool) {
 	k = k[len(t.xpre):]
 	return int64(binary.BigEndian.Uint64(k) ^ (1 << 63)), binary.BigEndian.Uint64(k[8:]), true
 }
-
-var errNotFound = errors.New("not found")
