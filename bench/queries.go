@@ -16,6 +16,9 @@ type query struct {
 	// nexmark: the events count as Nexmark's whole stream (events.num),
 	// although the job reads only some kinds.
 	nexmark bool
+	// budget, when set, is the 'state.memory-budget' of the run (a budget
+	// that forces state to spill to Badger).
+	budget string
 }
 
 func nexmarkDDL(c config, tables ...string) string {
@@ -164,6 +167,30 @@ FROM orders o JOIN shipments s
 		name: "orders-4h", events: orderEvents,
 		note: "orders ⋈ shipments from JSON files, interval join, shipment within 4 hours of its order: " +
 			"the orders span less than 4 hours of event time, so nearly every order is in state at the end.",
+		sql: func(c config) string {
+			return ordersDDL("shipments_4h.json") + `INSERT INTO shipped
+SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
+FROM orders o JOIN shipments s
+  ON o.order_id = s.order_id
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '4' HOUR;
+`
+		},
+	},
+	{
+		name: "orders-1s-spill", events: orderEvents, budget: "16mb",
+		note: "orders-1s with 'state.memory-budget' = '16mb': the join's state (under 100k rows) spills little.",
+		sql: func(c config) string {
+			return ordersDDL("shipments_1s.json") + `INSERT INTO shipped
+SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
+FROM orders o JOIN shipments s
+  ON o.order_id = s.order_id
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '1' SECOND;
+`
+		},
+	},
+	{
+		name: "orders-4h-spill", events: orderEvents, budget: "128mb",
+		note: "orders-4h with 'state.memory-budget' = '128mb': most of the 1.6M waiting rows spill to Badger and come back.",
 		sql: func(c config) string {
 			return ordersDDL("shipments_4h.json") + `INSERT INTO shipped
 SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
