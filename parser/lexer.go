@@ -176,8 +176,9 @@ func lex(src string, from, to int, l *diag.List) []token {
 
 func isIdentStart(src string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(src[i:])
-	// Like TiDB and MySQL, any character beyond ASCII may be part of a name.
-	return r == '_' || unicode.IsLetter(r) || r >= 0x80 && r != utf8.RuneError
+	// Like TiDB and MySQL, '$' and any character beyond ASCII may be part
+	// of a name, even its first character.
+	return r == '_' || r == '$' || unicode.IsLetter(r) || r >= 0x80 && r != utf8.RuneError
 }
 
 var ops3 = []string{"<=>"}

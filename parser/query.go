@@ -1023,11 +1023,14 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 // literal takes the kind of a constant from the user's token: TiDB turns
 // TRUE into 1, and we must not.
 func (c *conv) literal(v *test_driver.ValueExpr) ast.Expr {
-	k := c.find(func(t token) bool {
+	// A literal is always the next token: anything else means TiDB read
+	// the text differently than our lexer did, and guessing would give the
+	// wrong value.
+	k := c.accept(func(t token) bool {
 		return t.kind == tNumber || t.kind == tString || t.is("NULL") || t.is("TRUE") || t.is("FALSE")
 	})
 	if k < 0 {
-		c.failf(diag.UnsupportedSyntax, c.here(), "unsupported literal %v", v.GetValue())
+		c.failf(diag.UnsupportedSyntax, c.here(), "unsupported literal or syntax here (near %v)", v.GetValue())
 	}
 	t := c.toks[k]
 	lit := &ast.Literal{Raw: t.val}
