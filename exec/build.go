@@ -357,28 +357,13 @@ func joinName(kind ast.JoinKind, what string, l, r logical.Node) string {
 	return fmt.Sprintf("%s %s(%s, %s)", what, kind, sideName(l), sideName(r))
 }
 
-func sideName(n logical.Node) string {
+// baseScan finds the scan under watermark assigners, filters, column
+// projections and window TVFs: the table whose rows an operator input sees.
+func baseScan(n logical.Node) *logical.Scan {
 	for {
 		switch x := n.(type) {
 		case *logical.Scan:
-			return x.Alias
-		case *logical.WatermarkAssigner:
-			n = x.Input
-		case *logical.Filter:
-			n = x.Input
-		case *logical.Project:
-			n = x.Input
-		default:
-			return "…"
-		}
-	}
-}
-
-func baseTable(n logical.Node) *catalog.Table {
-	for {
-		switch x := n.(type) {
-		case *logical.Scan:
-			return x.Table
+			return x
 		case *logical.Window:
 			n = x.Input
 		case *logical.WatermarkAssigner:
@@ -391,6 +376,21 @@ func baseTable(n logical.Node) *catalog.Table {
 			return nil
 		}
 	}
+}
+
+// sideName names an operator input by its table alias, for counters.
+func sideName(n logical.Node) string {
+	if s := baseScan(n); s != nil {
+		return s.Alias
+	}
+	return "…"
+}
+
+func baseTable(n logical.Node) *catalog.Table {
+	if s := baseScan(n); s != nil {
+		return s.Table
+	}
+	return nil
 }
 
 // lateFor is the dead-letter writer of the table under n, if it has one.
