@@ -50,7 +50,7 @@ rewrite: ## Regenerate datadriven golden files (-rewrite); review the diff like 
 	$(GO) test -count=1 $(REWRITE_PKGS) -args -rewrite
 
 fuzz: ## Fuzz the whole front end (parse, bind, plan) for FUZZTIME (default 60s).
-	$(GO) test ./planner -run='^$$' -fuzz=FuzzFrontEnd -fuzztime=$(FUZZTIME)
+	$(GO) test ./planner -run='^$$' -fuzz=FuzzFrontEnd -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s
 
 # End to end: builds streamsql, generates the input files, runs each query
 # through `streamsql run` (BENCH_RUNS times, median) and prints a Markdown
