@@ -33,6 +33,14 @@ type stageMsg struct {
 }
 
 func (s *stage) run(ctx context.Context, errc chan<- error) {
+	defer func() {
+		if r := recover(); r != nil {
+			select {
+			case errc <- fmt.Errorf("internal error: %v (please report it with the job file)", r):
+			case <-ctx.Done():
+			}
+		}
+	}()
 	for {
 		select {
 		case m := <-s.ch:

@@ -139,3 +139,32 @@ CREATE TABLE r (id STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTE
 		}
 	}
 }
+
+// panicSource panics on its first read, as a connector bug would.
+type panicSource struct{ sliceSource }
+
+func (*panicSource) Read(context.Context) (int, row.Batch, error) { panic("connector bug") }
+
+func init() {
+	RegisterSource("nexmark", func(Spec) (Source, error) { return &panicSource{}, nil })
+}
+
+// TestPanicStopsTheJobNotTheProcess: a panic in a source (or an operator)
+// ends Run with an error.
+func TestPanicStopsTheJobNotTheProcess(t *testing.T) {
+	j := planner.CheckJob(diag.NewSource("job.sql", `CREATE TABLE b (auction BIGINT, price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid');
+SELECT auction, price FROM b;`))
+	if j.Diags.HasErrors() {
+		t.Fatal(j.Diags.Err())
+	}
+	job, err := Build(context.Background(), j.Session.Plans, Options{
+		QuerySink: func(string, []Column) Sink { return &funcSink{write: func(row.Batch) {}} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = job.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "internal error: connector bug") {
+		t.Fatalf("want the panic as an error, got %v", err)
+	}
+}

@@ -154,6 +154,14 @@ type sourceRunner struct {
 }
 
 func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
+	defer func() {
+		if p := recover(); p != nil {
+			select {
+			case out <- msg{src: r.idx, kind: msgErr, err: fmt.Errorf("source %s: internal error: %v", r.name, p)}:
+			case <-ctx.Done():
+			}
+		}
+	}()
 	send := func(m msg) bool {
 		select {
 		case out <- m:
@@ -300,6 +308,13 @@ func (j *Job) Run(ctx context.Context) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	j.ctx = ctx
+	// An operator that panics on data it did not expect stops the job with
+	// an error; it must not take the process (and the shell) down.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v (please report it with the job file)", r)
+		}
+	}()
 	defer func() {
 		if cerr := j.Close(); cerr != nil && err == nil {
 			err = cerr
