@@ -200,4 +200,21 @@ FROM orders o JOIN shipments s
 `
 		},
 	},
+	{
+		name: "q20-spill", nexmark: true, events: joinEvents, budget: "128mb",
+		note: "q20 with 'state.memory-budget' = '128mb': the regular join's rows spill to Badger and come back.",
+		sql: func(c config) string {
+			return "SET 'table.exec.state.ttl' = '1 h';\n" + nexmarkDDL(withEvents(c, c.joinEvents), "auction", "bid") + `CREATE TABLE q20_out (
+  auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, bid_dateTime TIMESTAMP(3), bid_extra STRING,
+  itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, auction_dateTime TIMESTAMP(3),
+  expires TIMESTAMP(3), seller BIGINT, category BIGINT, auction_extra STRING)
+WITH ('connector' = 'blackhole');
+INSERT INTO q20_out
+SELECT auction, bidder, price, channel, url, B.dateTime, B.extra,
+       itemName, description, initialBid, reserve, A.dateTime, expires, seller, category, A.extra
+FROM bid AS B INNER JOIN auction AS A ON B.auction = A.id
+WHERE A.category = 10;
+`
+		},
+	},
 }

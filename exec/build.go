@@ -451,9 +451,16 @@ func (b *builder) join(x *logical.Join, out collector) (operator, error) {
 			return nil, err
 		}
 		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
-		op.side[i] = &joinSide{key: k, outer: outer, recs: map[string][]*joinRec{}}
+		op.side[i] = &joinSide{key: k, outer: outer}
 	}
 	op.ttl = [2]int64{b.ttl(x.Hints, x.Left), b.ttl(x.Hints, x.Right)}
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.side[0].table = st.Table("left", state.TableOptions{})
+	op.side[1].table = st.Table("right", state.TableOptions{})
 	return op, nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 )
 
 // joinOp is a regular (unbounded) stream-stream join with Flink's
@@ -13,33 +14,32 @@ import (
 // matches: +I(row, NULLs) first, then -D(row, NULLs) and +I(row, match) when
 // a partner arrives, and the reverse when the last partner is retracted.
 // Inputs may be changelogs: -U/-D retract what +I/+U added.
+//
+// Each side's rows live in a state.Table keyed by the join key: a record is
+// a distinct row with Count (identical copies), Matches (partner row
+// instances joined with it, for outer sides), Time (last access) and, with
+// a TTL, Expiry (last access + TTL). Rows idle for the TTL are expired at the
+// start of each batch, by time bucket: they are gone for good.
 type joinOp struct {
-	name       string
-	nl, nr     int
-	side       [2]*joinSide
-	cond       predFunc // residual condition over left ++ right; nil: true
-	inner      bool
-	wm         *wmTracker
-	out        collector
-	c          *Counters
-	clock      func() int64
-	ttl        [2]int64 // ms; 0: forever
-	lastSweep  int64
-	buf        row.Batch
-	stateCount int64
+	name   string
+	nl, nr int
+	side   [2]*joinSide
+	cond   predFunc // residual condition over left ++ right; nil: true
+	inner  bool
+	wm     *wmTracker
+	out    collector
+	c      *Counters
+	clock  func() int64
+	ttl    [2]int64 // ms; 0: forever
+	store  *state.Store
+	buf    row.Batch
+	err    error
 }
 
 type joinSide struct {
 	key   keyer
 	outer bool // rows of this side are emitted padded when unmatched
-	recs  map[string][]*joinRec
-}
-
-type joinRec struct {
-	vals    []row.Value
-	count   int // how many times this exact row is held
-	matches int // partner row instances currently joined with it (outer sides)
-	access  int64
+	table *state.Table
 }
 
 func isAccumulate(k changelogmode.Kind) bool {
@@ -58,115 +58,119 @@ func pair(s int, mine, other []row.Value) ([]row.Value, []row.Value) {
 	return other, mine
 }
 
-func (o *joinOp) matches(s int, vals []row.Value, recs []*joinRec, now int64) ([]*joinRec, error) {
-	ttl := o.ttl[1-s]
-	if o.cond == nil && ttl == 0 {
-		return recs, nil
+func (o *joinOp) expiry(side int, now int64) int64 {
+	if o.ttl[side] <= 0 {
+		return state.NoExpiry
 	}
-	var out []*joinRec
-	for _, m := range recs {
-		if ttl > 0 && now-m.access >= ttl {
-			continue // expired: as good as gone, even before the sweep frees it
-		}
-		if o.cond == nil {
-			out = append(out, m)
-			continue
-		}
-		l, r := pair(s, vals, m.vals)
-		ok, err := o.cond(concat(l, o.nl, r, o.nr))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, m)
-		}
+	return min(now+o.ttl[side], state.NoExpiry-1)
+}
+
+// matches reports whether a partner record joins row vals of side s.
+func (o *joinOp) matches(s int, vals []row.Value, m *state.Record) bool {
+	if o.cond == nil {
+		return true
 	}
-	return out, nil
+	l, r := pair(s, vals, m.Vals)
+	ok, err := o.cond(concat(l, o.nl, r, o.nr))
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return ok
 }
 
 func (o *joinOp) process(port int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	now := o.clock()
+	for i, s := range o.side {
+		if o.ttl[i] > 0 {
+			s.table.Expire(now, nil)
+		}
+	}
 	me, other := o.side[port], o.side[1-port]
 	o.buf = o.buf[:0]
 	for _, r := range b {
-		key, null, err := me.key.key(r.Vals)
+		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
-		acc := isAccumulate(r.Kind)
-		var ms []*joinRec
-		if !null {
-			ms, err = o.matches(port, r.Vals, other.recs[key], now)
-			if err != nil {
-				return fmt.Errorf("%s: %w", o.name, err)
-			}
-		}
-		for _, m := range ms {
-			m.access = now
-		}
 		kindOut := changelogmode.Insert
-		if !acc {
+		if !isAccumulate(r.Kind) {
 			kindOut = changelogmode.Delete
 		}
 		if o.inner {
 			// An inner join keeps the kind of the change that caused it.
 			kindOut = r.Kind
 		}
-		if acc {
-			if len(ms) == 0 && me.outer {
+		if isAccumulate(r.Kind) {
+			partners := int64(0)
+			if !null {
+				other.table.Scan(key, func(m *state.Record) (keep, stop bool) {
+					if !o.matches(port, r.Vals, m) {
+						return true, false
+					}
+					m.Time, m.Expiry = now, o.expiry(1-port, now)
+					if other.outer && m.Matches == 0 {
+						l, rr := pair(port, nil, m.Vals)
+						for i := int64(0); i < m.Count; i++ {
+							o.emit(changelogmode.Delete, l, rr)
+						}
+					}
+					m.Matches++
+					l, rr := pair(port, r.Vals, m.Vals)
+					for i := int64(0); i < m.Count; i++ {
+						o.emit(kindOut, l, rr)
+					}
+					partners += m.Count
+					return true, false
+				})
+			}
+			if partners == 0 && me.outer {
 				l, rr := pair(port, r.Vals, nil)
 				o.emit(changelogmode.Insert, l, rr)
 			}
-			for _, m := range ms {
-				if other.outer && m.matches == 0 {
-					l, rr := pair(port, nil, m.vals)
-					for i := 0; i < m.count; i++ {
-						o.emit(changelogmode.Delete, l, rr)
-					}
-				}
-				m.matches++
-				l, rr := pair(port, r.Vals, m.vals)
-				for i := 0; i < m.count; i++ {
-					o.emit(kindOut, l, rr)
-				}
-			}
 			if !null {
-				n := 0
-				for _, m := range ms {
-					n += m.count
-				}
-				o.store(me, key, r.Vals, n, now)
+				o.keep(port, key, r.Vals, partners, now)
 			}
 			continue
 		}
-		// Retraction.
-		if !null && !o.remove(me, key, r.Vals, now) {
-			// Retracting a row we do not hold (expired by TTL, or never
-			// seen): Flink emits nothing for it either.
+		// Retraction: only of a row we hold (not expired by TTL).
+		if null || !o.remove(me, key, r.Vals) {
 			continue
 		}
-		if len(ms) == 0 && me.outer {
-			l, rr := pair(port, r.Vals, nil)
-			o.emit(changelogmode.Delete, l, rr)
-		}
-		for _, m := range ms {
-			l, rr := pair(port, r.Vals, m.vals)
-			for i := 0; i < m.count; i++ {
+		partners := int64(0)
+		other.table.Scan(key, func(m *state.Record) (keep, stop bool) {
+			if !o.matches(port, r.Vals, m) {
+				return true, false
+			}
+			m.Time, m.Expiry = now, o.expiry(1-port, now)
+			partners += m.Count
+			l, rr := pair(port, r.Vals, m.Vals)
+			for i := int64(0); i < m.Count; i++ {
 				o.emit(kindOut, l, rr)
 			}
-			m.matches--
-			if other.outer && m.matches <= 0 {
-				m.matches = 0
-				l, rr := pair(port, nil, m.vals)
-				for i := 0; i < m.count; i++ {
+			m.Matches--
+			if other.outer && m.Matches <= 0 {
+				m.Matches = 0
+				l, rr := pair(port, nil, m.Vals)
+				for i := int64(0); i < m.Count; i++ {
 					o.emit(changelogmode.Insert, l, rr)
 				}
 			}
+			return true, false
+		})
+		if partners == 0 && me.outer {
+			l, rr := pair(port, r.Vals, nil)
+			o.emit(changelogmode.Delete, l, rr)
 		}
 	}
-	o.sweep(now)
-	o.c.setState(o.stateCount)
+	if o.err != nil {
+		return fmt.Errorf("%s: %w", o.name, o.err)
+	}
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.c.setState(o.side[0].table.Len() + o.side[1].table.Len())
+	o.c.Spilled.Store(o.store.Stats().Spilled)
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -174,102 +178,37 @@ func (o *joinOp) process(port int, b row.Batch) error {
 	return o.out.push(o.buf)
 }
 
-// expired reports whether a record of side i outlived its TTL: it is as
-// good as gone even before a sweep frees it.
-func (o *joinOp) expired(i int, r *joinRec, now int64) bool {
-	return o.ttl[i] > 0 && now-r.access >= o.ttl[i]
+// keep adds one copy of a row of side s: to its record when it holds the
+// same values, else as a new record.
+func (o *joinOp) keep(s int, key []byte, vals []row.Value, matches, now int64) {
+	t := o.side[s].table
+	found := false
+	t.Scan(key, func(r *state.Record) (keep, stop bool) {
+		if !sameVals(r.Vals, vals) {
+			return true, false
+		}
+		r.Count++
+		r.Time, r.Expiry = now, o.expiry(s, now)
+		found = true
+		return true, true
+	})
+	if !found {
+		t.Append(key, state.Record{Vals: vals, Count: 1, Matches: matches, Time: now, Expiry: o.expiry(s, now)})
+	}
 }
 
-func (o *joinOp) store(s *joinSide, key string, vals []row.Value, matches int, now int64) {
-	for _, r := range s.recs[key] {
-		if sameVals(r.vals, vals) {
-			if o.expired(o.sideIndex(s), r, now) {
-				// The old copies expired: this row starts afresh.
-				r.count, r.matches = 0, matches
-			}
-			r.count++
-			r.access = now
-			return
+// remove takes one copy of a row out; false when no record holds it.
+func (o *joinOp) remove(s *joinSide, key []byte, vals []row.Value) bool {
+	found := false
+	s.table.Scan(key, func(r *state.Record) (keep, stop bool) {
+		if !sameVals(r.Vals, vals) {
+			return true, false
 		}
-	}
-	s.recs[key] = append(s.recs[key], &joinRec{vals: vals, count: 1, matches: matches, access: now})
-	o.stateCount++
-}
-
-func (o *joinOp) sideIndex(s *joinSide) int {
-	if s == o.side[0] {
-		return 0
-	}
-	return 1
-}
-
-func (o *joinOp) remove(s *joinSide, key string, vals []row.Value, now int64) bool {
-	recs := s.recs[key]
-	for i, r := range recs {
-		if !sameVals(r.vals, vals) {
-			continue
-		}
-		if o.expired(o.sideIndex(s), r, now) {
-			// Retracting a row that expired: it is gone already, and so are
-			// its results as far as this join is concerned. Free it now.
-			recs = append(recs[:i], recs[i+1:]...)
-			o.stateCount--
-			if len(recs) == 0 {
-				delete(s.recs, key)
-			} else {
-				s.recs[key] = recs
-			}
-			return false
-		}
-		r.count--
-		if r.count == 0 {
-			recs = append(recs[:i], recs[i+1:]...)
-			o.stateCount--
-			if len(recs) == 0 {
-				delete(s.recs, key)
-			} else {
-				s.recs[key] = recs
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// sweep frees rows not accessed for their side's TTL. It scans the state at
-// most ten times per TTL.
-func (o *joinOp) sweep(now int64) {
-	minTTL := int64(0)
-	for _, t := range o.ttl {
-		if t > 0 && (minTTL == 0 || t < minTTL) {
-			minTTL = t
-		}
-	}
-	if minTTL == 0 || now-o.lastSweep < max(minTTL/10, 1) {
-		return
-	}
-	o.lastSweep = now
-	for i, s := range o.side {
-		ttl := o.ttl[i]
-		if ttl == 0 {
-			continue
-		}
-		for k, recs := range s.recs {
-			kept := recs[:0]
-			for _, r := range recs {
-				if now-r.access < ttl {
-					kept = append(kept, r)
-				} else {
-					o.stateCount--
-				}
-			}
-			if len(kept) == 0 {
-				delete(s.recs, k)
-			} else {
-				s.recs[k] = kept
-			}
-		}
-	}
+		found = true
+		r.Count--
+		return r.Count > 0, true
+	})
+	return found
 }
 
 func (o *joinOp) watermark(port int, wm int64) error {

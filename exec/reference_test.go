@@ -170,63 +170,75 @@ func intervalReference(kind string, lower, upper int64, left, right []refRow) []
 }
 
 func TestRegularJoinMatchesReference(t *testing.T) {
-	for _, kind := range []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"} {
-		for seed := int64(1); seed <= 40; seed++ {
-			r := rand.New(rand.NewSource(seed))
-			var b strings.Builder
-			b.WriteString("CREATE TABLE l (id STRING, v INT) WITH ('connector' = 'datagen');\n")
-			b.WriteString("CREATE TABLE r (id STRING, v INT) WITH ('connector' = 'datagen');\n")
-			fmt.Fprintf(&b, "SELECT l.id, l.v, r.id, r.v FROM l %s r ON l.id = r.id AND l.v <= r.v + 50;\n=== events\n", kind)
-			var live [2][]refRow
-			for n := 0; n < 80; n++ {
-				side := r.Intn(2)
-				name := []string{"l", "r"}[side]
-				if len(live[side]) > 0 && r.Intn(4) == 0 {
-					k := r.Intn(len(live[side]))
-					x := live[side][k]
-					live[side] = append(live[side][:k], live[side][k+1:]...)
-					fmt.Fprintf(&b, "%s -D %s, %d\n", name, x.id, x.v)
-					continue
+	// With a one-byte state budget every key spills to Badger and comes back.
+	for _, budget := range []string{"", "1b"} {
+		for _, kind := range []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"} {
+			for seed := int64(1); seed <= 40; seed++ {
+				if budget != "" && seed > 10 {
+					break
 				}
-				x := refRow{id: fmt.Sprintf("k%d", r.Intn(3)), v: r.Intn(100)}
-				live[side] = append(live[side], x)
-				fmt.Fprintf(&b, "%s +I %s, %d\n", name, x.id, x.v)
-			}
-			b.WriteString("l end\nr end\n")
-			out, err := runScript(b.String())
-			if err != nil {
-				t.Fatalf("%s seed %d: %v", kind, seed, err)
-			}
-			got := materialize(t, out)
-			var want []string
-			lm := make([]bool, len(live[0]))
-			rm := make([]bool, len(live[1]))
-			for i, l := range live[0] {
-				for j, rr := range live[1] {
-					if l.id == rr.id && l.v <= rr.v+50 {
-						want = append(want, fmt.Sprintf("[%s, %d, %s, %d]", l.id, l.v, rr.id, rr.v))
-						lm[i], rm[j] = true, true
+				r := rand.New(rand.NewSource(seed))
+				var b strings.Builder
+				b.WriteString("CREATE TABLE l (id STRING, v INT) WITH ('connector' = 'datagen');\n")
+				b.WriteString("CREATE TABLE r (id STRING, v INT) WITH ('connector' = 'datagen');\n")
+				if budget != "" {
+					fmt.Fprintf(&b, "SET 'state.memory-budget' = '%s';\n", budget)
+				}
+				fmt.Fprintf(&b, "SELECT l.id, l.v, r.id, r.v FROM l %s r ON l.id = r.id AND l.v <= r.v + 50;\n=== events\n", kind)
+				var live [2][]refRow
+				for n := 0; n < 80; n++ {
+					side := r.Intn(2)
+					name := []string{"l", "r"}[side]
+					if len(live[side]) > 0 && r.Intn(4) == 0 {
+						k := r.Intn(len(live[side]))
+						x := live[side][k]
+						live[side] = append(live[side][:k], live[side][k+1:]...)
+						fmt.Fprintf(&b, "%s -D %s, %d\n", name, x.id, x.v)
+						continue
 					}
+					x := refRow{id: fmt.Sprintf("k%d", r.Intn(3)), v: r.Intn(100)}
+					live[side] = append(live[side], x)
+					fmt.Fprintf(&b, "%s +I %s, %d\n", name, x.id, x.v)
 				}
-			}
-			if kind == "LEFT JOIN" || kind == "FULL JOIN" {
+				b.WriteString("l end\nr end\n")
+				out, err := runScript(b.String())
+				if err != nil {
+					t.Fatalf("%s seed %d: %v", kind, seed, err)
+				}
+				got := materialize(t, out)
+				var want []string
+				lm := make([]bool, len(live[0]))
+				rm := make([]bool, len(live[1]))
 				for i, l := range live[0] {
-					if !lm[i] {
-						want = append(want, fmt.Sprintf("[%s, %d, NULL, NULL]", l.id, l.v))
+					for j, rr := range live[1] {
+						if l.id == rr.id && l.v <= rr.v+50 {
+							want = append(want, fmt.Sprintf("[%s, %d, %s, %d]", l.id, l.v, rr.id, rr.v))
+							lm[i], rm[j] = true, true
+						}
 					}
 				}
-			}
-			if kind == "RIGHT JOIN" || kind == "FULL JOIN" {
-				for j, rr := range live[1] {
-					if !rm[j] {
-						want = append(want, fmt.Sprintf("[NULL, NULL, %s, %d]", rr.id, rr.v))
+				if kind == "LEFT JOIN" || kind == "FULL JOIN" {
+					for i, l := range live[0] {
+						if !lm[i] {
+							want = append(want, fmt.Sprintf("[%s, %d, NULL, NULL]", l.id, l.v))
+						}
 					}
 				}
-			}
-			sort.Strings(want)
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("%s seed %d: engine and reference differ\nengine:\n%s\nreference:\n%s\nscript:\n%s",
-					kind, seed, strings.Join(got, "\n"), strings.Join(want, "\n"), b.String())
+				if kind == "RIGHT JOIN" || kind == "FULL JOIN" {
+					for j, rr := range live[1] {
+						if !rm[j] {
+							want = append(want, fmt.Sprintf("[NULL, NULL, %s, %d]", rr.id, rr.v))
+						}
+					}
+				}
+				sort.Strings(want)
+				if budget != "" && !strings.Contains(out, "(state spilled to disk)") {
+					t.Fatalf("%s seed %d: a one-byte budget did not spill", kind, seed)
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Fatalf("%s seed %d budget %q: engine and reference differ\nengine:\n%s\nreference:\n%s\nscript:\n%s",
+						kind, seed, budget, strings.Join(got, "\n"), strings.Join(want, "\n"), b.String())
+				}
 			}
 		}
 	}

@@ -45,8 +45,8 @@ out and where event time stands; at the end a summary lists every source,
 operator and sink with its rows, late rows and watermark. Ctrl-C stops it.
 
 Flags:
-  --state-dir DIR     directory for operator state (interval joins keep their
-                      rows there when they exceed 'state.memory-budget',
+  --state-dir DIR     directory for operator state (interval and regular joins
+                      keep their rows there when they exceed 'state.memory-budget',
                       default 1gb; without it, a temporary directory is used
                       only if state spills, and removed at exit)
   --set key=value     a configuration setting, as SET 'key' = 'value' at the
