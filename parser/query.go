@@ -941,6 +941,10 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	return nil
 }
 
+// tidbAggregates are the aggregates TiDB's grammar knows by name.
+var tidbAggregates = map[string]bool{"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true,
+	"GROUP_CONCAT": true, "BIT_AND": true, "BIT_OR": true, "BIT_XOR": true, "STDDEV": true, "VARIANCE": true}
+
 // synonyms are other names for functions; a call gets the canonical name.
 var synonyms = map[string]string{
 	"SUBSTR": "SUBSTRING", "CEILING": "CEIL", "LCASE": "LOWER", "UCASE": "UPPER",
@@ -1014,6 +1018,10 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 		fc.Star = true
 	} else {
 		fc.Args = c.exprs(args)
+	}
+	if len(fc.Args) == 0 && !fc.Star && tidbAggregates[upper] {
+		// TiDB reads COUNT () as a plain call but not COUNT(): refuse both.
+		c.failf(diag.WrongArguments, fc.Name.S, "%s needs an argument, as in %s(x)", upper, upper)
 	}
 	closeAt := c.findOp(")")
 	fc.S = diag.Span{Start: fc.Name.S.Start, End: c.spanOf(closeAt).End}
