@@ -8,6 +8,7 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -16,6 +17,10 @@ import (
 type accumulator interface {
 	add(v row.Value, retract bool) error
 	result() row.Value
+	// appendState and decodeState move the accumulator to and from bytes,
+	// when its group spills to disk.
+	appendState(dst []byte) []byte
+	decodeState(b []byte) ([]byte, error)
 }
 
 // aggSpec builds accumulators for one AggCall.
@@ -368,34 +373,60 @@ func newGroup(keys []row.Value, specs []*aggSpec) *group {
 
 // groupAggOp is a non-windowed GROUP BY: an updating result per group. Its
 // output for a group is +I the first time, then -U old and +U new when the
-// result changes (once per batch), and -D when the group empties.
+// result changes (once per batch), and -D when the group empties. Groups
+// live in a state.Map: past the memory budget they spill to Badger; a TTL is
+// an expiry per group (last access + TTL), by time bucket.
 type groupAggOp struct {
 	name    string
 	key     keyer
 	specs   []*aggSpec
-	groups  map[string]*group
-	order   []string // groups changed in this batch, in first-change order
+	store   *state.Store
+	groups  *state.Map[*group]
+	order   []pendingGroup // groups changed in this batch, in first-change order
+	pending map[string]int
 	out     collector
 	c       *Counters
 	clock   func() int64
 	ttl     int64
-	access  map[string]int64
-	sweepAt int64
 	global  bool // no GROUP BY: one group, that exists even when empty
 	buf     row.Batch
+}
+
+type pendingGroup struct {
+	key string
+	g   *group
+}
+
+func (o *groupAggOp) expiry(now int64) int64 {
+	if o.ttl <= 0 {
+		return state.NoExpiry
+	}
+	return min(now+o.ttl, state.NoExpiry-1)
 }
 
 func (o *groupAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	o.order = o.order[:0]
+	clear(o.pending)
 	now := o.clock()
+	if o.ttl > 0 {
+		// Groups idle for the TTL are forgotten, as Flink's state TTL does:
+		// the result already emitted stays; a later row starts afresh.
+		o.groups.Expire(now, nil)
+	}
 	for _, r := range b {
-		k, _, err := o.key.key(r.Vals)
+		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
-		g := o.groups[k]
-		if g == nil {
+		var g *group
+		if i, ok := o.pending[string(kb)]; ok {
+			g = o.order[i].g // this batch's copy is the current one
+		} else if got, ok := o.groups.Get(kb); ok {
+			g = got
+			o.pending[string(kb)] = len(o.order)
+			o.order = append(o.order, pendingGroup{string(kb), g})
+		} else {
 			if !isAccumulate(r.Kind) {
 				continue // retracting a group we never saw (or that expired)
 			}
@@ -404,28 +435,25 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 				return fmt.Errorf("%s: %w", o.name, err)
 			}
 			g = newGroup(keys, o.specs)
-			o.groups[k] = g
-		}
-		if !g.dirty {
-			o.order = append(o.order, k)
+			o.pending[string(kb)] = len(o.order)
+			o.order = append(o.order, pendingGroup{string(kb), g})
 		}
 		if err := g.fold(o.specs, r); err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
-		if o.ttl > 0 {
-			o.access[k] = now
-		}
+		// Put after every change: a group that spills before the end of the
+		// batch must spill as it is now.
+		o.groups.Put(kb, g, o.expiry(now))
 	}
 	o.buf = o.buf[:0]
-	for _, k := range o.order {
-		g := o.groups[k]
+	for _, p := range o.order {
+		g := p.g
 		g.dirty = false
 		if g.count <= 0 && !o.global {
 			if g.last != nil {
 				o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: g.last})
 			}
-			delete(o.groups, k)
-			delete(o.access, k)
+			o.groups.Delete([]byte(p.key))
 			continue
 		}
 		cur := g.output()
@@ -437,29 +465,18 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 				row.Row{Kind: changelogmode.UpdateAfter, Vals: cur})
 		}
 		g.last = cur
+		o.groups.Put([]byte(p.key), g, o.expiry(now))
 	}
-	o.expire(now)
-	o.c.setState(int64(len(o.groups)))
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.c.setState(o.groups.Len())
+	o.c.Spilled.Store(o.store.Stats().Spilled)
 	if len(o.buf) == 0 {
 		return nil
 	}
 	o.c.Out.Add(int64(len(o.buf)))
 	return o.out.push(o.buf)
-}
-
-// expire forgets groups idle for the TTL, as Flink's state TTL does: the
-// result already emitted stays; a later row starts the group afresh.
-func (o *groupAggOp) expire(now int64) {
-	if o.ttl <= 0 || now < o.sweepAt {
-		return
-	}
-	o.sweepAt = now + max(o.ttl/10, 1)
-	for k, t := range o.access {
-		if now-t >= o.ttl {
-			delete(o.groups, k)
-			delete(o.access, k)
-		}
-	}
 }
 
 func (o *groupAggOp) watermark(_ int, wm int64) error {

@@ -597,14 +597,19 @@ func (b *builder) groupAgg(x *logical.Aggregate, out collector) (operator, error
 		keys = append(keys, c.Name)
 	}
 	op := &groupAggOp{name: "GroupAggregate(" + strings.Join(keys, ", ") + ")", key: k, specs: specs,
-		groups: map[string]*group{}, access: map[string]int64{}, out: out, clock: b.opts.Clock,
-		global: len(x.Keys) == 0}
+		pending: map[string]int{}, out: out, clock: b.opts.Clock, global: len(x.Keys) == 0}
 	op.c = b.counters(op.name, &b.job.Operators)
 	if v := b.opts.Settings["table.exec.state.ttl"]; v != "" {
 		if d, err := connectors.ParseDuration(v); err == nil {
 			op.ttl = d.Milliseconds()
 		}
 	}
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.groups = state.NewMap(st, "groups", groupCodec{specs: specs}, state.TableOptions{})
 	return op, nil
 }
 

@@ -84,11 +84,22 @@ type aggRow struct {
 	v int
 }
 
-func groupAggDifferential(t *testing.T, withAvg bool) {
+func groupAggDifferential(t *testing.T, withAvg bool) { groupAggDifferentialBudget(t, withAvg, "") }
+
+// TestGroupAggregateSpillMatchesReference runs the group aggregates with a
+// one-byte state budget: every group spills to Badger and comes back.
+func TestGroupAggregateSpillMatchesReference(t *testing.T) {
+	groupAggDifferentialBudget(t, true, "1b")
+}
+
+func groupAggDifferentialBudget(t *testing.T, withAvg bool, budget string) {
 	for seed := int64(1); seed <= 60; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		var b strings.Builder
 		b.WriteString("CREATE TABLE c (k STRING, v INT) WITH ('connector' = 'datagen');\n")
+		if budget != "" {
+			fmt.Fprintf(&b, "SET 'state.memory-budget' = '%s';\n", budget)
+		}
 		sel := "SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v), COUNT(DISTINCT v)"
 		if withAvg {
 			sel += ", AVG(v)"
@@ -118,6 +129,9 @@ func groupAggDifferential(t *testing.T, withAvg bool) {
 		out, err := runScript(b.String())
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, b.String())
+		}
+		if budget != "" && !strings.Contains(out, "(state spilled to disk)") {
+			t.Fatalf("seed %d: a %s budget did not spill", seed, budget)
 		}
 		got := materialize(t, out)
 		byKey := map[string][]int{}
