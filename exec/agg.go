@@ -2,7 +2,6 @@ package exec
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/streamsql/streamsql/changelogmode"
@@ -557,16 +556,18 @@ func (o *windowOp) end(int) error { return o.out.end() }
 // windowAggOp aggregates each window and emits it once, when the watermark
 // reaches the window's last millisecond (window_end - 1). A row for a window
 // that has already fired is late: counted, written to the dead-letter file
-// when there is one, and not aggregated.
+// when there is one, and not aggregated. Groups live in a state.Map whose
+// expiry is the window's last millisecond, so the watermark fires them in
+// order of window end, then of first row, and past the memory budget they
+// spill to Badger like a join's rows.
 type windowAggOp struct {
 	name     string
 	key      keyer
 	endCol   int // window_end in the input
 	timeCol  int // the row time (window_time) in the input, for late rows
 	specs    []*aggSpec
-	groups   map[string]*group
-	ends     endHeap
-	byEnd    map[int64][]string
+	store    *state.Store
+	groups   *state.Map[*group]
 	wm       int64
 	out      collector
 	c        *Counters
@@ -574,12 +575,6 @@ type windowAggOp struct {
 	lateCols []Column
 	buf      row.Batch
 }
-
-type endHeap []int64
-
-func (h endHeap) Len() int           { return len(h) }
-func (h endHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h endHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 
 func (o *windowAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
@@ -592,30 +587,31 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 			}
 			continue
 		}
-		k, _, err := o.key.key(r.Vals)
+		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
-		g := o.groups[k]
-		if g == nil {
+		g, ok := o.groups.Get(kb)
+		if !ok {
 			keys, err := o.key.values(r.Vals)
 			if err != nil {
 				return fmt.Errorf("%s: %w", o.name, err)
 			}
 			g = newGroup(keys, o.specs)
 			g.end = end
-			o.groups[k] = g
-			if _, ok := o.byEnd[end]; !ok {
-				o.ends = append(o.ends, end)
-				sort.Slice(o.ends, func(i, j int) bool { return o.ends[i] < o.ends[j] })
-			}
-			o.byEnd[end] = append(o.byEnd[end], k)
 		}
 		if err := g.fold(o.specs, r); err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
+		// Put after every change: a group that spills later must spill as
+		// it is now.
+		o.groups.Put(kb, g, end-1)
 	}
-	o.c.setState(int64(len(o.groups)))
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.c.setState(o.groups.Len())
+	o.c.Spilled.Store(o.store.Stats().Spilled)
 	return nil
 }
 
@@ -626,19 +622,15 @@ func (o *windowAggOp) watermark(_ int, wm int64) error {
 	o.wm = wm
 	o.c.Watermark.Store(wm)
 	o.buf = o.buf[:0]
-	for len(o.ends) > 0 && o.ends[0]-1 <= wm {
-		end := o.ends[0]
-		o.ends = o.ends[1:]
-		for _, k := range o.byEnd[end] {
-			g := o.groups[k]
-			if g.count > 0 {
-				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
-			}
-			delete(o.groups, k)
+	o.groups.Expire(wm, func(_ []byte, g *group) {
+		if g.count > 0 {
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
 		}
-		delete(o.byEnd, end)
+	})
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
 	}
-	o.c.setState(int64(len(o.groups)))
+	o.c.setState(o.groups.Len())
 	if len(o.buf) > 0 {
 		o.c.Out.Add(int64(len(o.buf)))
 		if err := o.out.push(o.buf); err != nil {

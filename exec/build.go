@@ -665,9 +665,14 @@ func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) (operator
 		return nil, err
 	}
 	op := &windowAggOp{name: "WindowAggregate", key: k, endCol: end, timeCol: wtime, specs: specs,
-		groups: map[string]*group{}, byEnd: map[int64][]string{}, wm: MinWatermark, out: out,
-		lateCols: columnsOf(x.Input.Columns())}
+		wm: MinWatermark, out: out, lateCols: columnsOf(x.Input.Columns())}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Input)
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.groups = state.NewMap(st, "windows", groupCodec{specs: specs}, state.TableOptions{})
 	return op, nil
 }

@@ -184,7 +184,14 @@ func windowsOf(t, size, slide int64) [][2]int64 {
 	return ws
 }
 
-func TestWindowAggregateMatchesReference(t *testing.T) {
+func TestWindowAggregateMatchesReference(t *testing.T) { windowAggDifferential(t, "") }
+
+// TestWindowAggregateSpillMatchesReference runs the same scripts with a
+// one-byte state budget: every window's group spills to Badger, comes back
+// for each row and fires from there.
+func TestWindowAggregateSpillMatchesReference(t *testing.T) { windowAggDifferential(t, "1b") }
+
+func windowAggDifferential(t *testing.T, budget string) {
 	sizes := []int64{500, 1000, 1500, 2000, 3000, 4000}
 	for _, withLate := range []bool{false, true} {
 		totalLate := 0
@@ -205,6 +212,9 @@ func TestWindowAggregateMatchesReference(t *testing.T) {
 				const delay = 1500
 				var b strings.Builder
 				b.WriteString("CREATE TABLE b (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');\n")
+				if budget != "" {
+					fmt.Fprintf(&b, "SET 'state.memory-budget' = '%s';\n", budget)
+				}
 				fmt.Fprintf(&b, "SELECT window_start, window_end, k, COUNT(*), SUM(v), MIN(v), MAX(v) FROM TABLE(%s) GROUP BY window_start, window_end, k;\n=== events\n", tvf)
 
 				// The script, and the model: the operator's watermark when
@@ -262,6 +272,10 @@ func TestWindowAggregateMatchesReference(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s seed %d: %v\n%s", fn, seed, err, script)
 				}
+				if budget != "" && !strings.Contains(out, "(state spilled to disk)") {
+					t.Fatalf("%s seed %d: a %s budget did not spill", fn, seed, budget)
+				}
+				out = strings.Replace(out, "(state spilled to disk)\n", "", 1)
 				var want []string
 				for k, g := range groups {
 					want = append(want, fmt.Sprintf("%s, %d, %d, %d, %d]", k, g.n, g.sum, g.mn, g.mx))
