@@ -161,6 +161,14 @@ func lex(src string, from, to int, l *diag.List) []token {
 			}
 			toks = append(toks, token{tIdent, diag.Pos(i), diag.Pos(j), src[i:j]})
 			i = j
+		case c >= 0x80 && isRuneError(src[i:to]):
+			// A byte that is not UTF-8 outside a string or a quoted name:
+			// TiDB would read it as part of a name, we would not; refuse it
+			// here so both agree, and say which byte.
+			l.Errorf(diag.SyntaxError, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
+				"byte 0x%02X is not valid UTF-8: SQL text must be UTF-8", c)
+			toks = append(toks, token{tOp, diag.Pos(i), diag.Pos(i + 1), src[i : i+1]})
+			i++
 		default:
 			n := opLen(src[i:to])
 			kind := tOp
@@ -172,6 +180,13 @@ func lex(src string, from, to int, l *diag.List) []token {
 		}
 	}
 	return toks
+}
+
+// isRuneError reports whether s starts with a byte that does not begin a
+// valid UTF-8 encoding.
+func isRuneError(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return r == utf8.RuneError && n <= 1
 }
 
 func isIdentStart(src string, i int) bool {
