@@ -538,9 +538,16 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	lk, rk, rest := equi(x.Cond, nl)
 	op := &temporalJoinOp{name: joinName(x.Kind, "TemporalJoin", x.Left, x.Right), nl: nl, nr: nr,
 		leftTime: x.LeftTime, ltime: -1, left: x.Kind == ast.LeftJoin, wm: newWMTracker(2),
-		versions: map[string][]version{}, out: out, lcols: columnsOf(x.Left.Columns())}
+		out: out, lcols: columnsOf(x.Left.Columns())}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Left)
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.probes = st.Table("probes", state.TableOptions{})
+	op.versions = st.Table("versions", state.TableOptions{})
 	for i, c := range x.Right.Columns() {
 		if c.Time == expr.RowTime {
 			op.ltime = i
@@ -550,7 +557,6 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	if op.ltime < 0 {
 		return nil, fmt.Errorf("%s: the versioned side has no event-time column", op.name)
 	}
-	var err error
 	if op.lkey, err = b.keyer(lk); err != nil {
 		return nil, err
 	}

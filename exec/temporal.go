@@ -2,10 +2,10 @@ package exec
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 )
 
 // temporalJoinOp is an event-time temporal join (FOR SYSTEM_TIME AS OF):
@@ -13,8 +13,15 @@ import (
 // that was valid at the probe row's time. Probe rows wait until the
 // watermark reaches their time, so every version up to then is known; then
 // they are joined and leave state. Versions older than the one valid at the
-// watermark are dropped. An INNER join emits nothing for a probe row
-// without a valid version, a LEFT join emits it padded with NULLs.
+// watermark are dropped (when their key is next probed or updated). An
+// INNER join emits nothing for a probe row without a valid version, a LEFT
+// join emits it padded with NULLs.
+//
+// Both live in package state, under the memory budget: probes in a table
+// keyed by join key whose expiry is the probe's time, so the watermark
+// releases them in time order from either tier; versions in a table keyed
+// by join key, one record per version (Time = its time, flagDeleted for a
+// deletion), in arrival order.
 type temporalJoinOp struct {
 	name     string
 	nl, nr   int
@@ -25,8 +32,10 @@ type temporalJoinOp struct {
 	cond     predFunc
 	left     bool // LEFT JOIN
 	wm       *wmTracker
-	probes   []probe
-	versions map[string][]version // by key, ordered by time
+	store    *state.Store
+	probes   *state.Table
+	versions *state.Table
+	due      []probe // probes released by the watermark, being joined
 	out      collector
 	c        *Counters
 	late     *lateWriter
@@ -41,27 +50,31 @@ type probe struct {
 	null bool
 }
 
-type version struct {
-	t       int64
-	vals    []row.Value // nil: deleted at t
-	deleted bool
-}
+const (
+	flagNullKey = 1 // a probe whose key or time is NULL: joins nothing
+	flagDeleted = 1 // a version that deletes its key
+)
+
+// nullProbeExpiry releases probes with a NULL key or time at the next
+// watermark, whatever it is (they join nothing, so need no version).
+const nullProbeExpiry = -1 << 62
 
 func (o *temporalJoinOp) process(port int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	wm := o.wm.cur
 	if port == 0 {
+		due := false
 		for _, r := range b {
 			tv := r.Vals[o.leftTime]
-			key, null, err := o.lkey.key(r.Vals)
+			kb, null, err := o.lkey.keyBytes(r.Vals)
 			if err != nil {
 				return fmt.Errorf("%s: %w", o.name, err)
 			}
 			t := tv.Int()
-			if tv.IsNull() {
-				null = true
-			}
-			if !tv.IsNull() && t <= wm {
+			rec := state.Record{Vals: r.Vals, Time: t, Expiry: t}
+			if null || tv.IsNull() {
+				rec.Flags, rec.Expiry = flagNullKey, nullProbeExpiry
+			} else if t <= wm {
 				// Late: its versions may already be gone. Join with what is
 				// left, and count it.
 				o.c.Late.Add(1)
@@ -69,10 +82,16 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 					return err
 				}
 			}
-			o.probes = append(o.probes, probe{vals: r.Vals, t: t, key: key, null: null})
+			if rec.Flags&flagNullKey == 0 && t <= wm {
+				due = true // a late probe joins now
+			}
+			o.probes.Append(kb, rec)
 		}
-		o.c.setState(int64(len(o.probes)))
-		if len(o.probes) > 0 && o.probes[len(o.probes)-1].t <= wm {
+		if err := o.store.Err(); err != nil {
+			return fmt.Errorf("%s: state: %w", o.name, err)
+		}
+		o.setState()
+		if due && wm != MinWatermark {
 			return o.fire(wm)
 		}
 		return nil
@@ -81,44 +100,82 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 		if r.Kind == changelogmode.UpdateBefore {
 			continue // the +U that follows is the new version
 		}
-		key, null, err := o.rkey.key(r.Vals)
+		kb, null, err := o.rkey.keyBytes(r.Vals)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
 		if null {
 			continue
 		}
-		v := version{t: r.Vals[o.ltime].Int(), vals: r.Vals}
+		rec := state.Record{Vals: r.Vals, Time: r.Vals[o.ltime].Int(), Expiry: state.NoExpiry}
 		if r.Kind == changelogmode.Delete {
-			v.deleted = true
+			rec.Flags = flagDeleted
 		}
-		vs := o.versions[key]
-		i := sort.Search(len(vs), func(i int) bool { return vs[i].t > v.t })
-		vs = append(vs, version{})
-		copy(vs[i+1:], vs[i:])
-		vs[i] = v
-		o.versions[key] = vs
+		o.versions.Append(kb, rec)
+		o.prune(kb, wm)
 	}
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.setState()
 	return nil
 }
 
-// fire joins every probe row with time <= wm, then drops versions no probe
-// can need any more.
-func (o *temporalJoinOp) fire(wm int64) error {
-	o.buf = o.buf[:0]
-	kept := o.probes[:0]
-	for _, p := range o.probes {
-		if p.t > wm && !p.null {
-			kept = append(kept, p)
-			continue
+func (o *temporalJoinOp) setState() {
+	o.c.setState(o.probes.Len())
+	o.c.Spilled.Store(o.store.Stats().Spilled)
+}
+
+// validAt returns the version of key valid at t: the greatest time <= t,
+// of equal times the last to arrive; nil when there is none or it is a
+// deletion.
+func (o *temporalJoinOp) validAt(key []byte, t int64) []row.Value {
+	var best []row.Value
+	found, bestT, deleted := false, int64(0), false
+	o.versions.Scan(key, func(r *state.Record) (keep, stop bool) {
+		if r.Time <= t && (!found || r.Time >= bestT) {
+			found, bestT, best, deleted = true, r.Time, r.Vals, r.Flags&flagDeleted != 0
 		}
+		return true, false
+	})
+	if deleted {
+		return nil
+	}
+	return best
+}
+
+// prune drops the versions of key older than the one valid at wm: no probe
+// that is not late can need them.
+func (o *temporalJoinOp) prune(key []byte, wm int64) {
+	if wm == MinWatermark {
+		return
+	}
+	found, validT := false, int64(0)
+	o.versions.Scan(key, func(r *state.Record) (keep, stop bool) {
+		if r.Time <= wm && (!found || r.Time > validT) {
+			found, validT = true, r.Time
+		}
+		return true, false
+	})
+	if !found {
+		return
+	}
+	o.versions.Scan(key, func(r *state.Record) (keep, stop bool) {
+		return r.Time >= validT, false
+	})
+}
+
+// fire joins every probe row with time <= wm, in time order.
+func (o *temporalJoinOp) fire(wm int64) error {
+	o.due = o.due[:0]
+	o.probes.Expire(wm, func(key []byte, r *state.Record) {
+		o.due = append(o.due, probe{vals: r.Vals, t: r.Time, key: string(key), null: r.Flags&flagNullKey != 0})
+	})
+	o.buf = o.buf[:0]
+	for _, p := range o.due {
 		var match []row.Value
 		if !p.null {
-			vs := o.versions[p.key]
-			i := sort.Search(len(vs), func(i int) bool { return vs[i].t > p.t }) - 1
-			if i >= 0 && !vs[i].deleted {
-				match = vs[i].vals
-			}
+			match = o.validAt([]byte(p.key), p.t)
 		}
 		if match != nil && o.cond != nil {
 			ok, err := o.cond(concat(p.vals, o.nl, match, o.nr))
@@ -136,15 +193,15 @@ func (o *temporalJoinOp) fire(wm int64) error {
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: concat(p.vals, o.nl, nil, o.nr)})
 		}
 	}
-	o.probes = kept
-	// Keep, per key, the version valid at wm and everything after it.
-	for k, vs := range o.versions {
-		i := sort.Search(len(vs), func(i int) bool { return vs[i].t > wm }) - 1
-		if i > 0 {
-			o.versions[k] = append(vs[:0:0], vs[i:]...)
+	for _, p := range o.due {
+		if !p.null {
+			o.prune([]byte(p.key), wm)
 		}
 	}
-	o.c.setState(int64(len(o.probes)))
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.setState()
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -158,8 +215,6 @@ func (o *temporalJoinOp) watermark(port int, wm int64) error {
 		return nil
 	}
 	o.c.Watermark.Store(w)
-	// Probe rows must be joined in time order for the output to be ordered.
-	sort.SliceStable(o.probes, func(i, j int) bool { return o.probes[i].t < o.probes[j].t })
 	if err := o.fire(w); err != nil {
 		return err
 	}

@@ -15,7 +15,14 @@ import (
 // without one, LEFT pads it. The streams have bounded disorder and
 // watermarks one below what the disorder allows, so no row is late and
 // every version a probe needs has arrived when the watermark reaches it.
-func TestTemporalJoinMatchesReference(t *testing.T) {
+func TestTemporalJoinMatchesReference(t *testing.T) { temporalDifferential(t, "") }
+
+// TestTemporalJoinSpillMatchesReference runs the same scripts with a
+// one-byte state budget: every probe and version spills to Badger and
+// comes back.
+func TestTemporalJoinSpillMatchesReference(t *testing.T) { temporalDifferential(t, "1b") }
+
+func temporalDifferential(t *testing.T, budget string) {
 	for _, kind := range []string{"JOIN", "LEFT JOIN"} {
 		for seed := int64(1); seed <= 60; seed++ {
 			r := rand.New(rand.NewSource(seed))
@@ -30,11 +37,13 @@ func TestTemporalJoinMatchesReference(t *testing.T) {
 			var b strings.Builder
 			b.WriteString("CREATE TABLE o (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');\n")
 			b.WriteString("CREATE TABLE r (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'datagen');\n")
+			if budget != "" {
+				fmt.Fprintf(&b, "SET 'state.memory-budget' = '%s';\n", budget)
+			}
 			fmt.Fprintf(&b, "SELECT o.k, o.v, o.ts, r.v FROM o %s r FOR SYSTEM_TIME AS OF o.ts ON o.k = r.k;\n=== events\n", kind)
 			// Interleave the two streams at random; after a row, sometimes
 			// advance that table's watermark.
-			var arrival []int // arrival rank of each version
-			arrival = make([]int, len(versions))
+			arrival := make([]int, len(versions)) // arrival rank of each version
 			i, j, rank := 0, 0, 0
 			maxO, maxR := int64(-1), int64(-1)
 			for i < len(probes) || j < len(versions) {
@@ -67,6 +76,9 @@ func TestTemporalJoinMatchesReference(t *testing.T) {
 			out, err := runScript(script)
 			if err != nil {
 				t.Fatalf("%s seed %d: %v\n%s", kind, seed, err, script)
+			}
+			if budget != "" && !strings.Contains(out, "(state spilled to disk)") {
+				t.Fatalf("%s seed %d: a %s budget did not spill", kind, seed, budget)
 			}
 			if strings.Contains(out, "late rows at") {
 				t.Fatalf("%s seed %d: the generator made late rows\n%s", kind, seed, out)

@@ -1,7 +1,7 @@
-// Package state keeps the keyed state of streamsql's operators (interval
-// and regular joins, group and window aggregates): an in-memory hot tier in front of
-// Badger (github.com/dgraph-io/badger/v4), under a memory budget, with
-// expiry by time bucket.
+// Package state keeps the keyed state of streamsql's operators (interval,
+// regular and temporal joins, group and window aggregates): an in-memory
+// hot tier in front of Badger (github.com/dgraph-io/badger/v4), under a
+// memory budget, with expiry by time bucket.
 //
 // # Shape
 //
