@@ -147,6 +147,9 @@ func (rw *rewriter) scan() {
 			rw.errorf(diag.UnsupportedSyntax, t.span(), "variables (@name) are not supported in job files")
 		case t.kind == tNumber && !numberRE.MatchString(t.val):
 			rw.errorf(diag.InvalidLiteral, t.span(), "%s is not a number: hexadecimal and bit literals are not supported, and a name that starts with a digit must be quoted (`%s`)", t.val, t.val)
+		case t.kind == tNumber && mantissaDigits(t.val) > maxLiteralDigits:
+			// TiDB's decimal cannot hold it (it fails inside the parser).
+			rw.errorf(diag.InvalidLiteral, t.span(), "number literal has %d digits: at most %d are supported", mantissaDigits(t.val), maxLiteralDigits)
 		case t.kind == tParam:
 			rw.errorf(diag.UnsupportedSyntax, t.span(), "parameters (?) are not supported in job files")
 		case t.is("INTERVAL"):
@@ -647,4 +650,22 @@ func parseTVF(src string, toks []token, end diag.Pos, l *diag.List) (w *ast.Wind
 	}
 	w.S = diag.Span{Start: start, End: p.prevEnd()}
 	return w, false
+}
+
+// maxLiteralDigits is the most digits a number literal may have before its
+// exponent: TiDB's decimal type holds 65.
+const maxLiteralDigits = 65
+
+// mantissaDigits counts the digits of a number literal before its exponent.
+func mantissaDigits(lit string) int {
+	n := 0
+	for i := 0; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c >= '0' && c <= '9':
+			n++
+		case c == 'e' || c == 'E':
+			return n
+		}
+	}
+	return n
 }

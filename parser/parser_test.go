@@ -80,3 +80,20 @@ func TestInvalidUTF8(t *testing.T) {
 		t.Fatalf("string literal: %v", f.Diags.Items[0].Msg)
 	}
 }
+
+// TestLongNumberLiteral pins the limit on a number literal's digits: TiDB's
+// decimal holds 65, and a longer literal made its parser fail internally
+// (found by fuzzing: testdata/fuzz/FuzzFrontEnd/67df5205ed683090 in package
+// planner).
+func TestLongNumberLiteral(t *testing.T) {
+	ok := "SELECT " + strings.Repeat("9", 64) + ".5 FROM t;"
+	if f := ParseString("job.sql", ok); len(f.Diags.Items) != 0 {
+		t.Fatalf("65 digits: %s", f.Diags.Items[0].Msg)
+	}
+	bad := "SELECT " + strings.Repeat("0", 73) + ".0 FROM t;"
+	f := ParseString("job.sql", bad)
+	if len(f.Diags.Items) != 1 || f.Diags.Items[0].Code != "SQL108" ||
+		f.Diags.Items[0].Msg != "number literal has 74 digits: at most 65 are supported" {
+		t.Fatalf("74 digits: %v", f.Diags.Items)
+	}
+}
