@@ -164,6 +164,21 @@ FROM orders o JOIN shipments s
 		},
 	},
 	{
+		name: "orders-temporal", events: orderEvents,
+		note: "Event-time temporal join: each shipment joins the version of its order valid at ship_time (orders declared " +
+			"versioned by PRIMARY KEY (order_id)); 1M probes, 1M versions, one per key, so every version stays (peak state ~1M rows).",
+		sql: func(c config) string {
+			ddl := strings.Replace(ordersDDL("shipments_1s.json"),
+				"WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND\n",
+				"WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND,\n  PRIMARY KEY (order_id) NOT ENFORCED\n", 1)
+			return ddl + `INSERT INTO shipped
+SELECT s.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
+FROM shipments s LEFT JOIN orders FOR SYSTEM_TIME AS OF s.ship_time AS o
+  ON s.order_id = o.order_id;
+`
+		},
+	},
+	{
 		name: "orders-4h", events: orderEvents,
 		note: "orders ⋈ shipments from JSON files, interval join, shipment within 4 hours of its order: " +
 			"the orders span less than 4 hours of event time, so nearly every order is in state at the end.",

@@ -122,7 +122,7 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 }
 
 func (o *temporalJoinOp) setState() {
-	o.c.setState(o.probes.Len())
+	o.c.setState(o.probes.Len() + o.versions.Len()) // waiting probes and kept versions
 	o.c.Spilled.Store(o.store.Stats().Spilled)
 }
 
