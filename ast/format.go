@@ -395,7 +395,15 @@ func (p *printer) table(t TableExpr) {
 		p.ident(t.Name)
 		if t.AsOf != nil {
 			p.w(" FOR SYSTEM_TIME AS OF ")
-			p.expr(t.AsOf)
+			if _, ok := t.AsOf.(*ColumnRef); ok {
+				p.expr(t.AsOf)
+			} else {
+				// Parenthesized, so that the expression's end is plain
+				// (in `AS OF NOT a` the a would read as an alias).
+				p.w("(")
+				p.expr(t.AsOf)
+				p.w(")")
+			}
 		}
 		p.alias(t.Alias)
 	case *Join:
