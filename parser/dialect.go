@@ -657,16 +657,21 @@ func parseTVF(src string, toks []token, end diag.Pos, l *diag.List) (w *ast.Wind
 const maxLiteralDigits = 65
 
 // mantissaDigits counts the digits of a number literal before its exponent.
-// A point with no digit after it counts as one, since the literal prints
-// as "5.0" and must parse again.
+// A point with no digit after or before it counts as one, since "5." and
+// ".5" print as "5.0" and "0.5" and must parse again.
 func mantissaDigits(lit string) int {
 	n := 0
 	for i := 0; i < len(lit); i++ {
 		switch c := lit[i]; {
 		case c >= '0' && c <= '9':
 			n++
-		case c == '.' && (i+1 == len(lit) || lit[i+1] < '0' || lit[i+1] > '9'):
-			n++
+		case c == '.':
+			if i+1 == len(lit) || lit[i+1] < '0' || lit[i+1] > '9' {
+				n++
+			}
+			if i == 0 {
+				n++
+			}
 		case c == 'e' || c == 'E':
 			return n
 		}
