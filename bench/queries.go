@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -191,60 +192,24 @@ FROM orders o JOIN shipments s
 `
 		},
 	},
-	{
-		name: "orders-1s-spill", events: orderEvents, budget: "256kb",
-		note: "orders-1s with 'state.memory-budget' = '256kb': the join's few thousand live rows do not fit, so nearly every row spills to Badger and comes back.",
-		sql: func(c config) string {
-			return ordersDDL("shipments_1s.json") + `INSERT INTO shipped
-SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
-FROM orders o JOIN shipments s
-  ON o.order_id = s.order_id
- AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '1' SECOND;
-`
-		},
-	},
-	{
-		name: "orders-4h-spill", events: orderEvents, budget: "128mb",
-		note: "orders-4h with 'state.memory-budget' = '128mb': most of the 1.6M waiting rows spill to Badger and come back.",
-		sql: func(c config) string {
-			return ordersDDL("shipments_4h.json") + `INSERT INTO shipped
-SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
-FROM orders o JOIN shipments s
-  ON o.order_id = s.order_id
- AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '4' HOUR;
-`
-		},
-	},
-	{
-		name: "q20-spill", nexmark: true, events: joinEvents, budget: "128mb",
-		note: "q20 with 'state.memory-budget' = '128mb': the regular join's rows spill to Badger and come back.",
-		sql: func(c config) string {
-			return "SET 'table.exec.state.ttl' = '1 h';\n" + nexmarkDDL(withEvents(c, c.joinEvents), "auction", "bid") + `CREATE TABLE q20_out (
-  auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, bid_dateTime TIMESTAMP(3), bid_extra STRING,
-  itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, auction_dateTime TIMESTAMP(3),
-  expires TIMESTAMP(3), seller BIGINT, category BIGINT, auction_extra STRING)
-WITH ('connector' = 'blackhole');
-INSERT INTO q20_out
-SELECT auction, bidder, price, channel, url, B.dateTime, B.extra,
-       itemName, description, initialBid, reserve, A.dateTime, expires, seller, category, A.extra
-FROM bid AS B INNER JOIN auction AS A ON B.auction = A.id
-WHERE A.category = 10;
-`
-		},
-	},
 }
 
-// q8-spill is q8 under a budget that forces its state (the window
-// aggregates' groups and the regular join's rows) to spill to Badger.
+// spillRuns are queries run again under a 'state.memory-budget' small enough
+// that their state spills to Badger and comes back; each is a copy of its
+// base query, appended to queries in this order.
+var spillRuns = []struct{ base, budget, note string }{
+	{"q8", "32mb", "the window aggregates' groups and the join's rows spill to Badger and come back."},
+	{"orders-1s", "256kb", "the join's few thousand live rows do not fit, so nearly every row spills to Badger and comes back."},
+	{"orders-4h", "128mb", "most of the 1.6M waiting rows spill to Badger and come back."},
+	{"q20", "128mb", "the regular join's rows spill to Badger and come back."},
+}
+
 func init() {
-	for i, q := range queries {
-		if q.name != "q8" {
-			continue
-		}
-		sp := q
-		sp.name, sp.budget = "q8-spill", "32mb"
-		sp.note = "q8 with 'state.memory-budget' = '32mb': the window aggregates' groups and the join's rows spill to Badger and come back."
-		queries = append(queries[:i+1], append([]query{sp}, queries[i+1:]...)...)
-		return
+	for _, sr := range spillRuns {
+		i := slices.IndexFunc(queries, func(q query) bool { return q.name == sr.base })
+		sp := queries[i]
+		sp.name, sp.budget = sr.base+"-spill", sr.budget
+		sp.note = fmt.Sprintf("%s with 'state.memory-budget' = '%s': %s", sr.base, sr.budget, sr.note)
+		queries = append(queries, sp)
 	}
 }
