@@ -482,7 +482,8 @@ func (o *groupAggOp) watermark(_ int, wm int64) error {
 	o.c.Watermark.Store(wm)
 	return o.out.watermark(wm)
 }
-func (o *groupAggOp) end(int) error { return o.out.end() }
+func (o *groupAggOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
+func (o *groupAggOp) end(int) error               { return o.out.end() }
 
 // windowOp is a window table-valued function: it appends window_start,
 // window_end and window_time to each row, once per window the row is in.
@@ -551,7 +552,8 @@ func (o *windowOp) watermark(_ int, wm int64) error {
 	o.c.Watermark.Store(wm)
 	return o.out.watermark(wm)
 }
-func (o *windowOp) end(int) error { return o.out.end() }
+func (o *windowOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
+func (o *windowOp) end(int) error               { return o.out.end() }
 
 // windowAggOp aggregates each window and emits it once, when the watermark
 // reaches the window's last millisecond (window_end - 1). A row for a window
@@ -639,6 +641,8 @@ func (o *windowAggOp) watermark(_ int, wm int64) error {
 	}
 	return o.out.watermark(wm)
 }
+
+func (o *windowAggOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
 
 func (o *windowAggOp) end(int) error {
 	if err := o.watermark(0, MaxWatermark); err != nil {

@@ -38,6 +38,9 @@ type Options struct {
 	// StateDir keeps operator state (--state-dir); "" means temporary
 	// stores, removed when the job ends.
 	StateDir string
+	// Warn receives warnings found while the job runs (inputs of a join
+	// drifting apart); nil: they go to Stderr.
+	Warn func(msg string)
 	// QuerySink makes the sink of a SELECT (the shell's view, or stdout for
 	// `streamsql run`). Required when plans include a SELECT.
 	QuerySink func(name string, cols []Column) Sink
@@ -49,6 +52,42 @@ type builder struct {
 	job    *Job
 	evalO  eval.Options
 	ctx    context.Context
+	// groups are the job's watermark alignment groups by name.
+	groups map[string]*alignGroup
+	// scans are the counters of each scan's source (late rows are counted
+	// against the source they came from).
+	scans map[*logical.Scan]*Counters
+	// drift is the gap between two inputs of one operator that is warned
+	// about (ms; 0: never).
+	drift int64
+}
+
+func (b *builder) driftSetting() error {
+	b.drift = time.Hour.Milliseconds()
+	if v := b.opts.Settings["table.exec.watermark.drift-warning"]; v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("setting 'table.exec.watermark.drift-warning': %v", err)
+		}
+		b.drift = d.Milliseconds()
+	}
+	return nil
+}
+
+// tracker is the watermark tracker of a multi-input operator, with the
+// drift warning between its inputs: it fires when they are more than the
+// drift setting apart beyond what the operator itself waits for (bound: an
+// interval join's time bound).
+func (b *builder) tracker(op string, bound int64, inputs ...logical.Node) *wmTracker {
+	t := newWMTracker(len(inputs))
+	if b.drift > 0 {
+		names := make([]string, len(inputs))
+		for i, in := range inputs {
+			names[i] = sideName(in)
+		}
+		t.drift = &driftCheck{threshold: satAdd(b.drift, bound), names: names, op: op, warn: b.job.warn}
+	}
+	return t
 }
 
 // Build turns plans into a job. Every INSERT and SELECT becomes a pipeline;
@@ -57,7 +96,19 @@ func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, erro
 	if opts.Clock == nil {
 		opts.Clock = func() int64 { return time.Now().UnixMilli() }
 	}
-	b := &builder{opts: opts, job: &Job{sinksDone: make(chan struct{}, len(plans))}, evalO: eval.Options{Now: opts.Clock}, ctx: ctx}
+	b := &builder{opts: opts, job: &Job{sinksDone: make(chan struct{}, len(plans)), warned: map[string]bool{}},
+		evalO: eval.Options{Now: opts.Clock}, ctx: ctx, groups: map[string]*alignGroup{}, scans: map[*logical.Scan]*Counters{}}
+	b.job.warnTo = opts.Warn
+	if b.job.warnTo == nil {
+		w := opts.Stderr
+		if w == nil {
+			w = os.Stderr
+		}
+		b.job.warnTo = func(msg string) { fmt.Fprintf(w, "streamsql: warning: %s\n", msg) }
+	}
+	if err := b.driftSetting(); err != nil {
+		return nil, err
+	}
 	for i, p := range plans {
 		var err error
 		if s, ok := p.Root.(*logical.Sink); ok {
@@ -233,8 +284,12 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 	}
 	r := &sourceRunner{idx: len(b.job.sources), name: t.Name, src: src, prepare: prep, timeCol: -1,
 		counters: b.counters(t.Name, &b.job.Sources)}
+	b.scans[s] = r.counters
 	if wm != nil {
 		r.timeCol, r.delay = wm.TimeCol, wm.DelayMillis
+	}
+	if err := b.watermarkOptions(t, r); err != nil {
+		return err
 	}
 	if c := t.Config; c != nil {
 		r.bounded = c.Spec != nil && c.Bounded()
@@ -246,6 +301,60 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 	}
 	b.job.sources = append(b.job.sources, r)
 	b.job.entry = append(b.job.entry, out)
+	return nil
+}
+
+// watermarkOptions applies idleness and alignment to a source.
+func (b *builder) watermarkOptions(t *catalog.Table, r *sourceRunner) error {
+	get := func(key string) string {
+		if t.Config != nil && t.Config.Has(key) {
+			return t.Config.Get(key)
+		}
+		return ""
+	}
+	dur := func(key, v string) (time.Duration, error) {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return 0, fmt.Errorf("table %s: option '%s': %v", t.Name, key, err)
+		}
+		return d, nil
+	}
+	idle := get("scan.watermark.idle-timeout")
+	key := "scan.watermark.idle-timeout"
+	if idle == "" {
+		idle, key = b.opts.Settings["table.exec.source.idle-timeout"], "table.exec.source.idle-timeout"
+	}
+	if idle != "" {
+		d, err := dur(key, idle)
+		if err != nil {
+			return err
+		}
+		r.idleTimeout = d
+	}
+	group := get("scan.watermark.alignment.group")
+	if group == "" || r.timeCol < 0 {
+		return nil
+	}
+	drift, err := dur("scan.watermark.alignment.max-drift", get("scan.watermark.alignment.max-drift"))
+	if err != nil {
+		return err
+	}
+	interval := time.Second
+	if v := get("scan.watermark.alignment.update-interval"); v != "" {
+		if interval, err = dur("scan.watermark.alignment.update-interval", v); err != nil {
+			return err
+		}
+	}
+	if interval <= 0 {
+		interval = time.Second
+	}
+	g := b.groups[group]
+	if g == nil {
+		g = &alignGroup{name: group}
+		b.groups[group] = g
+	}
+	r.align = g.join(drift.Milliseconds(), interval)
+	r.counters.Group = group
 	return nil
 }
 
@@ -438,8 +547,9 @@ func (b *builder) ttl(hints map[string]string, side logical.Node) int64 {
 func (b *builder) join(x *logical.Join, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	lk, rk, rest := equi(x.Cond, nl)
-	op := &joinOp{name: joinName(x.Kind, "Join", x.Left, x.Right), nl: nl, nr: nr, wm: newWMTracker(2), out: out,
+	op := &joinOp{name: joinName(x.Kind, "Join", x.Left, x.Right), nl: nl, nr: nr, out: out,
 		clock: b.opts.Clock, inner: x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin}
+	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	var err error
 	if op.cond, err = b.predicate(rest); err != nil {
@@ -468,8 +578,9 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	lk, rk, rest := equi(x.Cond, nl)
 	op := &intervalJoinOp{name: joinName(x.Kind, "IntervalJoin", x.Left, x.Right), nl: nl, nr: nr,
-		lower: x.Lower, upper: x.Upper, timeCol: [2]int{x.LeftTime, x.RightTime}, wm: newWMTracker(2), out: out,
+		lower: x.Lower, upper: x.Upper, timeCol: [2]int{x.LeftTime, x.RightTime}, out: out,
 		delay: max(-x.Lower, x.Upper, 0)}
+	op.wm = b.tracker(op.name, op.delay, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Left)
 	if op.late == nil {
@@ -537,8 +648,9 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	lk, rk, rest := equi(x.Cond, nl)
 	op := &temporalJoinOp{name: joinName(x.Kind, "TemporalJoin", x.Left, x.Right), nl: nl, nr: nr,
-		leftTime: x.LeftTime, ltime: -1, left: x.Kind == ast.LeftJoin, wm: newWMTracker(2),
+		leftTime: x.LeftTime, ltime: -1, left: x.Kind == ast.LeftJoin,
 		out: out, lcols: columnsOf(x.Left.Columns())}
+	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Left)
 	st, err := b.openState()

@@ -32,6 +32,11 @@ type Source interface {
 	// split. Read blocks until rows are available; it returns io.EOF at the
 	// end of a bounded input. A *BadRowError reports rows that could not be
 	// decoded: the rows returned with it are good and are kept.
+	//
+	// When ctx is done, Read returns promptly with ctx's error and loses
+	// nothing: rows it did not return come from a later Read. The runtime
+	// relies on this to wake a quiet source with a deadline (idleness,
+	// watermark alignment).
 	Read(ctx context.Context) (split int, rows row.Batch, err error)
 	// Splits is the number of splits Read reports; the source's watermark
 	// is the minimum over its splits that are not done and not idle.

@@ -26,10 +26,13 @@ import (
 //	o -D a, 2026-01-01 00:00:01, 10    a retraction (changelog inputs)
 //	o wm 2026-01-01 00:00:05           a watermark from table o
 //	o end                              the end of o (final watermark, then end)
+//	o idle                             o has gone idle (scan.watermark.idle-timeout)
+//	o active                           o is active again
 //	clock 5000                         processing time (ms) for state TTL
 //
 // The expected output is the changelog of the query's sink, one change a
-// line, then the late-row counts of the operators that have any.
+// line, then the late-row counts of the operators that have any, then the
+// warnings the job reported.
 
 func TestSemantics(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -103,6 +106,7 @@ func runScript(input string) (string, error) {
 			sink = &captureSink{cols: cols}
 			return sink
 		},
+		Warn: func(string) {},
 	})
 	if err != nil {
 		return "", err
@@ -142,6 +146,8 @@ func runScript(input string) (string, error) {
 				if err = entry.watermark(MaxWatermark); err == nil {
 					err = entry.end()
 				}
+			case len(fields) == 2 && (fields[1] == "idle" || fields[1] == "active"):
+				err = entry.idle(fields[1] == "idle")
 			case len(fields) == 3 && fields[1] == "wm":
 				var ms int64
 				if ms, err = eval.ParseTimestamp(fields[2]); err == nil {
@@ -185,6 +191,9 @@ func runScript(input string) (string, error) {
 	sort.Strings(lates)
 	for _, l := range lates {
 		b.WriteString(l + "\n")
+	}
+	for _, w := range job.Warnings() {
+		b.WriteString("warning: " + w + "\n")
 	}
 	for _, o := range job.Operators {
 		if o.Spilled.Load() > 0 {

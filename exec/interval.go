@@ -170,6 +170,15 @@ func (o *intervalJoinOp) watermark(port int, wm int64) error {
 	if !ok {
 		return nil
 	}
+	return o.advance(w)
+}
+
+func (o *intervalJoinOp) idle(port int, idle bool) error {
+	return idleInput(o.wm, port, idle, o.out, o.advance)
+}
+
+// advance fires what the operator's new watermark w releases.
+func (o *intervalJoinOp) advance(w int64) error {
 	o.c.Watermark.Store(w)
 	o.buf = o.buf[:0]
 	for i, s := range o.side {
@@ -196,7 +205,10 @@ func (o *intervalJoinOp) watermark(port int, wm int64) error {
 
 func (o *intervalJoinOp) end(port int) error {
 	if !o.wm.finish(port) {
-		return o.watermark(port, MaxWatermark)
+		if err := o.watermark(port, MaxWatermark); err != nil {
+			return err
+		}
+		return o.wm.reportIdle(o.out)
 	}
 	if err := o.watermark(port, MaxWatermark); err != nil {
 		return err

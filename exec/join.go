@@ -215,15 +215,26 @@ func (o *joinOp) watermark(port int, wm int64) error {
 	// A regular join's output has no time attribute: watermarks pass on
 	// only so that downstream operators and the progress line see time.
 	if w, ok := o.wm.update(port, wm); ok {
-		o.c.Watermark.Store(w)
-		return o.out.watermark(w)
+		return o.advance(w)
 	}
 	return nil
 }
 
+func (o *joinOp) advance(w int64) error {
+	o.c.Watermark.Store(w)
+	return o.out.watermark(w)
+}
+
+func (o *joinOp) idle(port int, idle bool) error {
+	return idleInput(o.wm, port, idle, o.out, o.advance)
+}
+
 func (o *joinOp) end(port int) error {
 	if !o.wm.finish(port) {
-		return o.watermark(port, MaxWatermark)
+		if err := o.watermark(port, MaxWatermark); err != nil {
+			return err
+		}
+		return o.wm.reportIdle(o.out)
 	}
 	return o.out.end()
 }

@@ -66,7 +66,8 @@ func (o *calcOp) watermark(_ int, wm int64) error {
 	o.c.Watermark.Store(wm)
 	return o.out.watermark(wm)
 }
-func (o *calcOp) end(int) error { return o.out.end() }
+func (o *calcOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
+func (o *calcOp) end(int) error               { return o.out.end() }
 
 // unionOp merges inputs; its watermark is the minimum of theirs.
 type unionOp struct {
@@ -83,16 +84,27 @@ func (o *unionOp) process(_ int, b row.Batch) error {
 
 func (o *unionOp) watermark(port int, wm int64) error {
 	if w, ok := o.wm.update(port, wm); ok {
-		o.c.Watermark.Store(w)
-		return o.out.watermark(w)
+		return o.advance(w)
 	}
 	return nil
+}
+
+func (o *unionOp) advance(w int64) error {
+	o.c.Watermark.Store(w)
+	return o.out.watermark(w)
+}
+
+func (o *unionOp) idle(port int, idle bool) error {
+	return idleInput(o.wm, port, idle, o.out, o.advance)
 }
 
 func (o *unionOp) end(port int) error {
 	if !o.wm.finish(port) {
 		// An ended input no longer holds the watermark back.
-		return o.watermark(port, MaxWatermark)
+		if err := o.watermark(port, MaxWatermark); err != nil {
+			return err
+		}
+		return o.wm.reportIdle(o.out)
 	}
 	return o.out.end()
 }
@@ -146,6 +158,8 @@ func (o *sinkOp) watermark(_ int, wm int64) error {
 	o.c.Watermark.Store(wm)
 	return nil
 }
+
+func (o *sinkOp) idle(int, bool) error { return nil }
 
 func (o *sinkOp) end(int) error {
 	if err := o.sink.Flush(o.ctx); err != nil {

@@ -30,6 +30,7 @@ type stageMsg struct {
 	kind  msgKind
 	batch row.Batch
 	wm    int64
+	idle  bool
 }
 
 func (s *stage) run(ctx context.Context, errc chan<- error) {
@@ -50,6 +51,8 @@ func (s *stage) run(ctx context.Context, errc chan<- error) {
 				err = m.dest.push(m.batch)
 			case msgWatermark:
 				err = m.dest.watermark(m.wm)
+			case msgIdle:
+				err = m.dest.idle(m.idle)
 			case msgEnd:
 				err = m.dest.end()
 			case msgErr:
@@ -92,6 +95,9 @@ func (c chanCollector) push(b row.Batch) error {
 func (c chanCollector) watermark(wm int64) error {
 	return c.send(stageMsg{dest: c.dest, kind: msgWatermark, wm: wm})
 }
+func (c chanCollector) idle(idle bool) error {
+	return c.send(stageMsg{dest: c.dest, kind: msgIdle, idle: idle})
+}
 func (c chanCollector) end() error { return c.send(stageMsg{dest: c.dest, kind: msgEnd}) }
 
 // exchange splits batches by key hash among partitions.
@@ -131,6 +137,15 @@ func (e *exchange) push(b row.Batch) error {
 func (e *exchange) watermark(wm int64) error {
 	for _, p := range e.parts {
 		if err := p.watermark(wm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *exchange) idle(idle bool) error {
+	for _, p := range e.parts {
+		if err := p.idle(idle); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/streamsql/streamsql/row"
 )
@@ -23,6 +24,10 @@ const MinWatermark int64 = math.MinInt64
 type collector interface {
 	push(b row.Batch) error
 	watermark(wm int64) error
+	// idle says that the input has become idle (true: it no longer holds
+	// watermarks back, see wmTracker) or active again (false, sent before
+	// its next rows or watermark).
+	idle(idle bool) error
 	end() error
 }
 
@@ -30,6 +35,7 @@ type collector interface {
 type operator interface {
 	process(port int, b row.Batch) error
 	watermark(port int, wm int64) error
+	idle(port int, idle bool) error
 	end(port int) error
 }
 
@@ -41,18 +47,28 @@ type portOf struct {
 
 func (p portOf) push(b row.Batch) error   { return p.op.process(p.port, b) }
 func (p portOf) watermark(wm int64) error { return p.op.watermark(p.port, wm) }
+func (p portOf) idle(idle bool) error     { return p.op.idle(p.port, idle) }
 func (p portOf) end() error               { return p.op.end(p.port) }
 
 // wmTracker keeps the watermark of a multi-input operator: the minimum over
-// its inputs that have not ended. It never goes backwards.
+// its inputs that have neither ended nor gone idle. It never goes backwards.
+// When every input that has not ended is idle, the watermark is the largest
+// of theirs (as Flink's StatusWatermarkValve does): nothing is known to hold
+// time back any more. An idle input that becomes active again may be behind
+// the operator's watermark: its rows are then late.
 type wmTracker struct {
 	in    []int64
 	ended []bool
+	idle  []bool
 	cur   int64
+	// outIdle is the idleness last reported downstream.
+	outIdle bool
+	// drift, when set, warns once when one input runs far ahead of another.
+	drift *driftCheck
 }
 
 func newWMTracker(n int) *wmTracker {
-	t := &wmTracker{in: make([]int64, n), ended: make([]bool, n), cur: MinWatermark}
+	t := &wmTracker{in: make([]int64, n), ended: make([]bool, n), idle: make([]bool, n), cur: MinWatermark}
 	for i := range t.in {
 		t.in[i] = MinWatermark
 	}
@@ -65,10 +81,32 @@ func (t *wmTracker) update(port int, wm int64) (int64, bool) {
 	if wm > t.in[port] {
 		t.in[port] = wm
 	}
-	m := MaxWatermark
+	if t.drift != nil {
+		t.drift.check(t)
+	}
+	return t.advance()
+}
+
+// advance recomputes the watermark from the inputs.
+func (t *wmTracker) advance() (int64, bool) {
+	m, active := MaxWatermark, false
 	for i, w := range t.in {
-		if !t.ended[i] && w < m {
-			m = w
+		if !t.ended[i] && !t.idle[i] {
+			active = true
+			m = min(m, w)
+		}
+	}
+	if !active {
+		idle := MinWatermark
+		anyIdle := false
+		for i, w := range t.in {
+			if !t.ended[i] {
+				anyIdle = true
+				idle = max(idle, w)
+			}
+		}
+		if anyIdle {
+			m = idle
 		}
 	}
 	if m > t.cur {
@@ -76,6 +114,27 @@ func (t *wmTracker) update(port int, wm int64) (int64, bool) {
 		return m, true
 	}
 	return t.cur, false
+}
+
+// setIdle marks port idle or active; the watermark may advance.
+func (t *wmTracker) setIdle(port int, idle bool) (int64, bool) {
+	t.idle[port] = idle
+	return t.advance()
+}
+
+// allIdle reports whether every input that has not ended is idle (and at
+// least one has not ended).
+func (t *wmTracker) allIdle() bool {
+	any := false
+	for i := range t.in {
+		if !t.ended[i] {
+			if !t.idle[i] {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
 }
 
 // finish marks port ended; it reports whether every port has ended.
@@ -87,6 +146,68 @@ func (t *wmTracker) finish(port int) bool {
 		}
 	}
 	return true
+}
+
+// idleInput applies an input's change of idleness to a multi-input
+// operator: its watermark may advance (advance is the operator's own path
+// for a new watermark), and its output is idle exactly when all its inputs
+// are.
+func idleInput(t *wmTracker, port int, idle bool, out collector, advance func(int64) error) error {
+	if w, ok := t.setIdle(port, idle); ok {
+		if err := advance(w); err != nil {
+			return err
+		}
+	}
+	return t.reportIdle(out)
+}
+
+// reportIdle tells out when the operator's idleness changed.
+func (t *wmTracker) reportIdle(out collector) error {
+	if now := t.allIdle(); now != t.outIdle {
+		t.outIdle = now
+		return out.idle(now)
+	}
+	return nil
+}
+
+// driftCheck warns when the watermarks of two inputs of one operator are
+// further apart than a threshold: the operator keeps the rows of the input
+// that is ahead until the other catches up, so state grows with the gap
+// (a consumer rewound by days, a partition stuck). It warns once per
+// operator.
+type driftCheck struct {
+	threshold int64
+	names     []string
+	op        string
+	warn      func(key, msg string)
+	warned    bool
+}
+
+func (d *driftCheck) check(t *wmTracker) {
+	if d.warned {
+		return
+	}
+	lo, hi := -1, -1
+	for i, w := range t.in {
+		if t.ended[i] || t.idle[i] || w == MinWatermark || w == MaxWatermark {
+			continue
+		}
+		if lo < 0 || w < t.in[lo] {
+			lo = i
+		}
+		if hi < 0 || w > t.in[hi] {
+			hi = i
+		}
+	}
+	if lo < 0 || lo == hi || t.in[hi]-t.in[lo] <= d.threshold {
+		return
+	}
+	d.warned = true
+	d.warn(d.op, fmt.Sprintf("%s: the watermark of input %s (%s) is %s behind input %s (%s): rows of %s wait in state "+
+		"until %s catches up, so state grows with the gap; if %s was rewound or is lagging, consider "+
+		"'scan.watermark.alignment.group' and 'scan.watermark.alignment.max-drift' on both tables",
+		d.op, d.names[lo], FormatMillis(t.in[lo]), FormatDuration(t.in[hi]-t.in[lo]), d.names[hi], FormatMillis(t.in[hi]),
+		d.names[hi], d.names[lo], d.names[lo]))
 }
 
 // Counters are a job's live numbers, safe to read while it runs.
@@ -106,6 +227,15 @@ type Counters struct {
 	PeakState atomic.Int64
 	// Spilled counts state keys written out to Badger under the budget.
 	Spilled atomic.Int64
+	// Sources only: Idle is set while every split of the source is idle
+	// ('scan.watermark.idle-timeout'); Paused while watermark alignment
+	// holds it back; Drift is how far its watermark is ahead of its
+	// alignment group's (ms; 0 without a group).
+	Idle   atomic.Bool
+	Paused atomic.Bool
+	Drift  atomic.Int64
+	// Group is the source's alignment group ("" for none).
+	Group string
 }
 
 func (c *Counters) setState(n int64) {
@@ -128,6 +258,7 @@ type msg struct {
 	batch row.Batch
 	wm    int64
 	kind  msgKind
+	idle  bool
 	err   error
 }
 
@@ -138,6 +269,7 @@ const (
 	msgWatermark
 	msgEnd
 	msgErr
+	msgIdle
 )
 
 // sourceRunner reads one source in its own goroutine.
@@ -151,6 +283,26 @@ type sourceRunner struct {
 	delay    int64
 	skipBad  bool
 	counters *Counters
+	// idleTimeout marks a split idle when it has produced no row for that
+	// long (processing time); 0: never.
+	idleTimeout time.Duration
+	// align is the source's watermark alignment group (nil: none).
+	align *alignMember
+	// now is the processing-time clock (tests replace it).
+	now func() time.Time
+}
+
+// tick is how often a source that has idleness or alignment to watch wakes
+// up when its input is quiet.
+func (r *sourceRunner) tick() time.Duration {
+	var t time.Duration
+	if r.idleTimeout > 0 {
+		t = max(r.idleTimeout/4, time.Millisecond)
+	}
+	if r.align != nil && (t == 0 || r.align.interval < t) {
+		t = r.align.interval
+	}
+	return t
 }
 
 func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
@@ -162,6 +314,10 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			}
 		}
 	}()
+	if r.align != nil {
+		// However the source stops, it no longer holds its group back.
+		defer r.align.leave()
+	}
 	send := func(m msg) bool {
 		select {
 		case out <- m:
@@ -178,34 +334,61 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 		return
 	}
 	defer r.src.Close()
-	n := max(r.src.Splits(), 1)
-	splitWM := make([]int64, n)
-	done := make([]bool, n)
-	for i := range splitWM {
-		splitWM[i] = MinWatermark
+	if r.now == nil {
+		r.now = time.Now
 	}
+	w := newSplitWatermarks(max(r.src.Splits(), 1), r.now())
+	pauser, _ := r.src.(SplitPauser)
 	cur := MinWatermark
+	idle := false // reported downstream
 	emitWM := func() bool {
 		if r.timeCol < 0 {
 			return true
 		}
-		m := MaxWatermark
-		active := false
-		for i, w := range splitWM {
-			if !done[i] {
-				active = true
-				m = min(m, w)
+		m, active := w.min()
+		nowIdle := !active && w.anyIdle()
+		if nowIdle {
+			// Every split is idle: time moves to the largest of theirs (as
+			// a multi-input operator's does), then the source says it is idle.
+			m = w.maxIdle()
+		}
+		setIdle := func() bool {
+			if nowIdle == idle {
+				return true
+			}
+			idle = nowIdle
+			r.counters.Idle.Store(idle)
+			if r.align != nil {
+				r.align.setIdle(idle)
+			}
+			return send(msg{src: r.idx, kind: msgIdle, idle: idle})
+		}
+		if !nowIdle && !setIdle() { // active again: say so before the watermark
+			return false
+		}
+		if (active || nowIdle) && m > cur && m != MinWatermark {
+			cur = m
+			r.counters.Watermark.Store(m)
+			if r.align != nil {
+				r.align.set(m)
+			}
+			if !send(msg{src: r.idx, kind: msgWatermark, wm: m}) {
+				return false
 			}
 		}
-		if !active || m <= cur {
-			return true
-		}
-		cur = m
-		r.counters.Watermark.Store(m)
-		return send(msg{src: r.idx, kind: msgWatermark, wm: m})
+		return setIdle()
 	}
+	tick := r.tick()
 	for {
-		split, rows, err := r.src.Read(ctx)
+		// Watermark alignment: a source ahead of its group by more than the
+		// allowed drift stops reading (or, when it can, stops fetching the
+		// splits that are ahead) until the group catches up.
+		if r.align != nil && r.timeCol >= 0 {
+			if !r.alignWait(ctx, w, pauser) {
+				return
+			}
+		}
+		split, rows, err := r.read(ctx, tick)
 		var bad *BadRowError
 		if errors.As(err, &bad) {
 			r.counters.Bad.Add(1)
@@ -215,8 +398,9 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			}
 			err = nil
 		}
+		now := r.now()
 		if len(rows) > 0 {
-			if split < 0 || split >= n {
+			if split < 0 || split >= w.n() {
 				split = 0
 			}
 			rows, perr := r.prepare(rows)
@@ -225,8 +409,9 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 				return
 			}
 			r.counters.In.Add(int64(len(rows)))
+			w.active(split, now)
 			if r.timeCol >= 0 {
-				maxT := splitWM[split]
+				maxT := w.wm[split]
 				for _, rw := range rows {
 					v := rw.Vals[r.timeCol]
 					if v.IsNull() {
@@ -239,24 +424,41 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 						}
 					}
 				}
-				splitWM[split] = maxT
+				w.wm[split] = maxT
+			}
+			if idle {
+				// Active again: say so before the rows.
+				idle = false
+				r.counters.Idle.Store(false)
+				if r.align != nil {
+					r.align.setIdle(false)
+				}
+				if !send(msg{src: r.idx, kind: msgIdle, idle: false}) {
+					return
+				}
 			}
 			if !send(msg{src: r.idx, kind: msgBatch, batch: rows}) {
-				return
-			}
-			if !emitWM() {
 				return
 			}
 		}
 		if d, ok := r.src.(SplitDoner); ok {
 			for _, s := range d.DoneSplits() {
-				if s >= 0 && s < n {
-					done[s] = true
+				if s >= 0 && s < w.n() {
+					w.done[s] = true
 				}
 			}
 		}
+		if r.idleTimeout > 0 {
+			w.markIdle(now, r.idleTimeout)
+		}
+		if !emitWM() {
+			return
+		}
 		if errors.Is(err, io.EOF) {
 			r.counters.Watermark.Store(MaxWatermark)
+			if idle {
+				send(msg{src: r.idx, kind: msgIdle, idle: false})
+			}
 			send(msg{src: r.idx, kind: msgWatermark, wm: MaxWatermark})
 			send(msg{src: r.idx, kind: msgEnd})
 			return
@@ -267,6 +469,92 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			}
 			fail(err)
 			return
+		}
+	}
+}
+
+// read reads once. With a tick, Read gets a deadline so that the runner
+// wakes up on a quiet input to check idleness and alignment; a deadline
+// that passes is not an error.
+func (r *sourceRunner) read(ctx context.Context, tick time.Duration) (int, row.Batch, error) {
+	if tick <= 0 {
+		return r.src.Read(ctx)
+	}
+	rctx, cancel := context.WithTimeout(ctx, tick)
+	split, rows, err := r.src.Read(rctx)
+	cancel()
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		err = nil
+	}
+	return split, rows, err
+}
+
+// splitWatermarks are a source's watermarks per split, with which splits
+// are done (ended) and idle.
+type splitWatermarks struct {
+	wm         []int64
+	done, idle []bool
+	paused     []bool
+	last       []time.Time // when each split last produced a row
+}
+
+func newSplitWatermarks(n int, now time.Time) *splitWatermarks {
+	w := &splitWatermarks{wm: make([]int64, n), done: make([]bool, n), idle: make([]bool, n),
+		paused: make([]bool, n), last: make([]time.Time, n)}
+	for i := range w.wm {
+		w.wm[i] = MinWatermark
+		w.last[i] = now
+	}
+	return w
+}
+
+func (w *splitWatermarks) n() int { return len(w.wm) }
+
+// min is the source's watermark: the minimum over splits neither done nor
+// idle; active is false when there is none.
+func (w *splitWatermarks) min() (m int64, active bool) {
+	m = MaxWatermark
+	for i, x := range w.wm {
+		if !w.done[i] && !w.idle[i] {
+			active = true
+			m = min(m, x)
+		}
+	}
+	return m, active
+}
+
+// maxIdle is the largest watermark of the idle splits.
+func (w *splitWatermarks) maxIdle() int64 {
+	m := MinWatermark
+	for i, x := range w.wm {
+		if !w.done[i] && w.idle[i] {
+			m = max(m, x)
+		}
+	}
+	return m
+}
+
+func (w *splitWatermarks) anyIdle() bool {
+	for i := range w.wm {
+		if !w.done[i] && w.idle[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// active records that split produced rows at now.
+func (w *splitWatermarks) active(split int, now time.Time) {
+	w.last[split] = now
+	w.idle[split] = false
+}
+
+// markIdle marks idle the splits quiet for longer than timeout. A split
+// paused by alignment is waiting, not idle.
+func (w *splitWatermarks) markIdle(now time.Time, timeout time.Duration) {
+	for i := range w.wm {
+		if !w.done[i] && !w.idle[i] && !w.paused[i] && now.Sub(w.last[i]) >= timeout {
+			w.idle[i] = true
 		}
 	}
 }
@@ -286,6 +574,34 @@ type Job struct {
 	ctx    context.Context
 	// sinksDone is signalled by each sink at its end.
 	sinksDone chan struct{}
+	// Warnings found while running, each once per key.
+	warnMu   sync.Mutex
+	warned   map[string]bool
+	warnings []string
+	warnTo   func(string)
+}
+
+// warn reports msg once per key (an operator's partitions share its name).
+func (j *Job) warn(key, msg string) {
+	j.warnMu.Lock()
+	if j.warned[key] {
+		j.warnMu.Unlock()
+		return
+	}
+	j.warned[key] = true
+	j.warnings = append(j.warnings, msg)
+	to := j.warnTo
+	j.warnMu.Unlock()
+	if to != nil {
+		to(msg)
+	}
+}
+
+// Warnings returns the warnings reported so far.
+func (j *Job) Warnings() []string {
+	j.warnMu.Lock()
+	defer j.warnMu.Unlock()
+	return append([]string(nil), j.warnings...)
 }
 
 // Close releases what the job holds: sinks, state stores, dead-letter
@@ -330,10 +646,12 @@ func (j *Job) Run(ctx context.Context) (err error) {
 	// which batches and watermarks of different sources meet is then the
 	// same in every run, and so is the output (at one partition). With an
 	// unbounded source, whatever arrives first is taken, so that a quiet
-	// source cannot hold the others back.
+	// source cannot hold the others back; likewise with idleness or
+	// alignment, which depend on processing time (a source waiting for its
+	// group must not stop the task from taking the others' rows).
 	deterministic := len(j.sources) > 0
 	for _, s := range j.sources {
-		deterministic = deterministic && s.bounded
+		deterministic = deterministic && s.bounded && s.align == nil && s.idleTimeout == 0
 	}
 	ch := make(chan msg, 64)
 	own := make([]chan msg, len(j.sources))
@@ -390,6 +708,8 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			err = j.entry[m.src].push(m.batch)
 		case msgWatermark:
 			err = j.entry[m.src].watermark(m.wm)
+		case msgIdle:
+			err = j.entry[m.src].idle(m.idle)
 		case msgEnd:
 			remaining--
 			ended[m.src] = true

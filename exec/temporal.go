@@ -214,6 +214,10 @@ func (o *temporalJoinOp) watermark(port int, wm int64) error {
 	if !ok {
 		return nil
 	}
+	return o.advance(w)
+}
+
+func (o *temporalJoinOp) advance(w int64) error {
 	o.c.Watermark.Store(w)
 	if err := o.fire(w); err != nil {
 		return err
@@ -221,9 +225,16 @@ func (o *temporalJoinOp) watermark(port int, wm int64) error {
 	return o.out.watermark(w)
 }
 
+func (o *temporalJoinOp) idle(port int, idle bool) error {
+	return idleInput(o.wm, port, idle, o.out, o.advance)
+}
+
 func (o *temporalJoinOp) end(port int) error {
 	if !o.wm.finish(port) {
-		return o.watermark(port, MaxWatermark)
+		if err := o.watermark(port, MaxWatermark); err != nil {
+			return err
+		}
+		return o.wm.reportIdle(o.out)
 	}
 	if err := o.watermark(port, MaxWatermark); err != nil {
 		return err

@@ -37,6 +37,7 @@ var setKeys = []string{
 	"sql-client.execution.result-mode",
 	"table.exec.state.ttl",
 	"table.exec.source.idle-timeout",
+	"table.exec.watermark.drift-warning",
 	"table.local-time-zone",
 	"parallelism",
 	"pipeline.name",

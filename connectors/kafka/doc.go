@@ -60,10 +60,13 @@
 // group-offsets reads offsets committed by others. Committing safely needs
 // a hook from the runtime after the sinks flushed (see the Kafka issue).
 //
-// 'scan.watermark.idle-timeout', 'scan.watermark.alignment.*' and
-// 'scan.late-rows.path' are refused by the source for now: idleness and
-// alignment need hooks in exec's runtime (a split that becomes idle and
-// active again; pausing a source), which DoneSplits cannot express.
+// Each partition is a split with its own watermark. Idleness
+// ('scan.watermark.idle-timeout') and watermark alignment
+// ('scan.watermark.alignment.*') are the runtime's (package exec): the
+// source implements exec.SplitPauser so that alignment pauses fetching of
+// the partitions that run ahead, and its Read returns on a context deadline
+// without losing fetched records, so that the runtime can wake on a quiet
+// topic.
 //
 // Open gives the brokers OpenTimeout to answer; a fetch error that franz-go
 // does not retry fails the job with the topic and partition.

@@ -604,13 +604,4 @@ func TestOptionErrors(t *testing.T) {
 			t.Errorf("%s: %v", c.opts, err)
 		}
 	}
-	// Options the source does not implement yet are refused, not ignored.
-	for _, opts := range []string{"'scan.watermark.idle-timeout' = '1 min'",
-		"'scan.watermark.alignment.group' = 'g', 'scan.watermark.alignment.max-drift' = '1 min'"} {
-		ddl := `CREATE TABLE t (id BIGINT) WITH ('connector'='kafka','topic'='t','properties.bootstrap.servers'='localhost:1','format'='json',` + opts + `)`
-		_, err := NewSource(conntest.SourceSpec(t, ddl, ""))
-		if err == nil || !strings.Contains(err.Error(), "not supported by the Kafka source yet") {
-			t.Errorf("%s: %v", opts, err)
-		}
-	}
 }

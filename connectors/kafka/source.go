@@ -88,11 +88,6 @@ func NewSource(spec exec.Spec) (*Source, error) {
 	fail := func(f string, args ...any) (*Source, error) {
 		return nil, fmt.Errorf("%s: table %s: %s", s.connector, set.table, fmt.Sprintf(f, args...))
 	}
-	for _, k := range []string{"scan.watermark.idle-timeout", "scan.watermark.alignment.group", "scan.late-rows.path"} {
-		if c.Has(k) {
-			return fail("'%s' is not supported by the Kafka source yet", k)
-		}
-	}
 	if set.upsert {
 		// upsert-kafka reads the whole compacted topic, as Flink does.
 		s.startMode = "earliest-offset"
@@ -455,6 +450,34 @@ func (s *Source) Partition(split int) (string, int32) {
 // unbounded), as resolved by Open.
 func (s *Source) Offsets(split int) (start, end int64) {
 	return s.parts[split].start, s.parts[split].end
+}
+
+// PauseSplits stops fetching partitions (watermark alignment). Records
+// already fetched for them are still returned.
+func (s *Source) PauseSplits(splits []int) {
+	if s.cl != nil {
+		s.cl.PauseFetchPartitions(s.topicParts(splits, false))
+	}
+}
+
+// ResumeSplits fetches paused partitions again, except those that have
+// reached their end.
+func (s *Source) ResumeSplits(splits []int) {
+	if s.cl != nil {
+		s.cl.ResumeFetchPartitions(s.topicParts(splits, true))
+	}
+}
+
+func (s *Source) topicParts(splits []int, skipDone bool) map[string][]int32 {
+	m := map[string][]int32{}
+	for _, i := range splits {
+		if i < 0 || i >= len(s.parts) || skipDone && s.parts[i].done {
+			continue
+		}
+		p := s.parts[i]
+		m[p.topic] = append(m[p.topic], p.partition)
+	}
+	return m
 }
 
 // DoneSplits returns the partitions that reached their end offset since

@@ -293,7 +293,8 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 	}
 	s.ids = ids
 	last := ids[len(ids)-1]
-	s.next = last + 1
+	// s.next moves only once the batch is returned: a Read that ends on its
+	// context's deadline while waiting for the rate loses no event.
 	if s.limited {
 		due := s.start.Add(time.Duration(c.Timestamp(last)-c.BaseTime) * time.Millisecond)
 		if wait := time.Until(due); wait > 0 {
@@ -306,6 +307,7 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			}
 		}
 	}
+	s.next = last + 1
 	return 0, s.rows(ids), nil
 }
 
