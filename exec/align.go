@@ -98,13 +98,12 @@ func (m *alignMember) limit() (groupMin, limit int64, wake <-chan struct{}) {
 	if g.wake == nil {
 		g.wake = make(chan struct{})
 	}
-	limit = satAdd(groupMin, m.drift)
-	if groupMin == MinWatermark {
-		// A member has no watermark yet (it has read nothing): no limit
-		// until it has, or goes idle, or ends.
-		limit = MaxWatermark
-	}
-	return groupMin, limit, g.wake
+	// A member without a watermark yet (it has read nothing) holds the
+	// others at the start, as a lagging one does later: otherwise a fast
+	// source would read everything before a slow one has opened. A member
+	// that never gets data must be marked idle ('scan.watermark.idle-timeout')
+	// or it holds the group for good, as it holds the watermark.
+	return groupMin, satAdd(groupMin, m.drift), g.wake
 }
 
 // alignWait applies alignment before a read. Without a SplitPauser it
@@ -126,11 +125,12 @@ func (r *sourceRunner) alignWait(ctx context.Context, w *splitWatermarks, pauser
 		waiting := false
 		if pauser != nil {
 			var pause, resume []int
-			open := false
+			open, live := false, false
 			for i, x := range w.wm {
 				if w.done[i] {
 					continue
 				}
+				live = true
 				ahead := x > limit
 				switch {
 				case ahead && !w.paused[i]:
@@ -149,7 +149,9 @@ func (r *sourceRunner) alignWait(ctx context.Context, w *splitWatermarks, pauser
 			if len(resume) > 0 {
 				pauser.ResumeSplits(resume)
 			}
-			waiting = !open
+			// Every split that has not ended is paused: a Read would find
+			// nothing. (When all have ended, Read reports the end.)
+			waiting = live && !open
 		} else {
 			waiting = own != MaxWatermark && own > limit
 		}

@@ -305,7 +305,8 @@ func TestAlignmentPausesSplits(t *testing.T) {
 	waitFor(t, "the held rows", func() bool { return c.batches(0) == 4 })
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !slices.EqualFunc(f.pauses, [][]int{{1}}, slices.Equal) {
-		t.Errorf("pauses %v, want only split 1", f.pauses)
+	// (Split 0 may be paused at first, while split 1 has no watermark yet.)
+	if len(f.pauses) == 0 || !slices.Equal(f.pauses[len(f.pauses)-1], []int{1}) || f.paused[0] || f.paused[1] {
+		t.Errorf("pauses %v, resumes %v, paused now %v: want split 1 paused last, and nothing paused now", f.pauses, f.resumes, f.paused)
 	}
 }

@@ -61,6 +61,9 @@ type part struct {
 	start     int64
 	end       int64 // exclusive; -1: unbounded
 	done      bool
+	// paused: watermark alignment holds the partition; its fetched records
+	// stay queued until it resumes.
+	paused bool
 }
 
 // piece is fetched records of one partition not yet returned.
@@ -453,8 +456,13 @@ func (s *Source) Offsets(split int) (start, end int64) {
 }
 
 // PauseSplits stops fetching partitions (watermark alignment). Records
-// already fetched for them are still returned.
+// already fetched for them stay queued, not returned, until they resume.
 func (s *Source) PauseSplits(splits []int) {
+	for _, i := range splits {
+		if i >= 0 && i < len(s.parts) {
+			s.parts[i].paused = true
+		}
+	}
 	if s.cl != nil {
 		s.cl.PauseFetchPartitions(s.topicParts(splits, false))
 	}
@@ -463,6 +471,11 @@ func (s *Source) PauseSplits(splits []int) {
 // ResumeSplits fetches paused partitions again, except those that have
 // reached their end.
 func (s *Source) ResumeSplits(splits []int) {
+	for _, i := range splits {
+		if i >= 0 && i < len(s.parts) {
+			s.parts[i].paused = false
+		}
+	}
 	if s.cl != nil {
 		s.cl.ResumeFetchPartitions(s.topicParts(splits, true))
 	}
@@ -498,8 +511,8 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, nil, err
 		}
-		if len(s.queue) > 0 {
-			return s.next()
+		if i := s.ready(); i >= 0 {
+			return s.next(i)
 		}
 		if s.cl == nil || s.bounded() && s.left == 0 {
 			return 0, nil, io.EOF
@@ -532,9 +545,20 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 
 func (s *Source) bounded() bool { return s.boundMode != "unbounded" }
 
-// next decodes records of the first queued piece.
-func (s *Source) next() (int, row.Batch, error) {
-	pc := &s.queue[0]
+// ready returns the first queued piece of a partition that is not paused,
+// or -1.
+func (s *Source) ready() int {
+	for i, pc := range s.queue {
+		if !s.parts[pc.split].paused {
+			return i
+		}
+	}
+	return -1
+}
+
+// next decodes records of queued piece i.
+func (s *Source) next(i int) (int, row.Batch, error) {
+	pc := &s.queue[i]
 	split := pc.split
 	p := &s.parts[split]
 	var batch row.Batch
@@ -558,7 +582,7 @@ func (s *Source) next() (int, row.Batch, error) {
 		var err error
 		batch, err = s.decode(batch, r)
 		if err != nil {
-			s.advance(n)
+			s.advance(i, n)
 			return split, batch, &exec.BadRowError{
 				Where: r.Topic + "/" + strconv.Itoa(int(r.Partition)) + "/" + strconv.FormatInt(r.Offset, 10),
 				Err:   err,
@@ -566,17 +590,21 @@ func (s *Source) next() (int, row.Batch, error) {
 			}
 		}
 	}
-	s.advance(n)
+	s.advance(i, n)
 	return split, batch, nil
 }
 
-// advance drops the first n records of the first queued piece.
-func (s *Source) advance(n int) {
-	pc := &s.queue[0]
+// advance drops the first n records of queued piece i.
+func (s *Source) advance(i, n int) {
+	pc := &s.queue[i]
 	pc.recs = pc.recs[n:]
 	if len(pc.recs) == 0 {
-		s.queue[0] = piece{}
-		s.queue = s.queue[1:]
+		if i == 0 {
+			s.queue[0] = piece{}
+			s.queue = s.queue[1:]
+		} else {
+			s.queue = slices.Delete(s.queue, i, i+1)
+		}
 	}
 }
 
