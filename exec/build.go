@@ -57,9 +57,16 @@ type builder struct {
 	// scans are the counters of each scan's source (late rows are counted
 	// against the source they came from).
 	scans map[*logical.Scan]*Counters
+	// late are the late-row recorders, to connect to their sources.
+	late []lateOf
 	// drift is the gap between two inputs of one operator that is warned
 	// about (ms; 0: never).
 	drift int64
+}
+
+type lateOf struct {
+	w    *lateWriter
+	scan *logical.Scan
 }
 
 func (b *builder) driftSetting() error {
@@ -119,6 +126,9 @@ func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, erro
 		if err != nil {
 			return nil, err
 		}
+	}
+	for _, l := range b.late {
+		l.w.src = b.scans[l.scan]
 	}
 	return b.job, nil
 }
@@ -502,18 +512,27 @@ func baseTable(n logical.Node) *catalog.Table {
 	return nil
 }
 
-// lateFor is the dead-letter writer of the table under n, if it has one.
+// lateFor is the late-row recorder of an operator input n: it counts late
+// rows against the source of the table under n and writes them to that
+// table's dead-letter file when it has one. It is nil when n is not one
+// table's rows.
 func (b *builder) lateFor(n logical.Node) *lateWriter {
-	t := baseTable(n)
-	if t == nil || t.Config == nil || !t.Config.Has("scan.late-rows.path") {
+	s := baseScan(n)
+	if s == nil {
 		return nil
 	}
-	p := t.Config.Get("scan.late-rows.path")
-	if !filepath.IsAbs(p) && b.opts.BaseDir != "" {
-		p = filepath.Join(b.opts.BaseDir, p)
+	w := &lateWriter{}
+	// The scan is built after the operator: its counters are set at the end
+	// of Build.
+	b.late = append(b.late, lateOf{w, s})
+	if t := s.Table; t != nil && t.Config != nil && t.Config.Has("scan.late-rows.path") {
+		p := t.Config.Get("scan.late-rows.path")
+		if !filepath.IsAbs(p) && b.opts.BaseDir != "" {
+			p = filepath.Join(b.opts.BaseDir, p)
+		}
+		w.path = p
+		b.job.closers = append(b.job.closers, w.close)
 	}
-	w := &lateWriter{path: p}
-	b.job.closers = append(b.job.closers, w.close)
 	return w
 }
 
@@ -582,10 +601,7 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 		delay: max(-x.Lower, x.Upper, 0)}
 	op.wm = b.tracker(op.name, op.delay, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
-	op.late = b.lateFor(x.Left)
-	if op.late == nil {
-		op.late = b.lateFor(x.Right)
-	}
+	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
 	op.lateCols = [2][]Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
 	if op.cond, err = b.predicate(rest); err != nil {

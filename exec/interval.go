@@ -30,7 +30,7 @@ type intervalJoinOp struct {
 	delay        int64
 	out          collector
 	c            *Counters
-	late         *lateWriter
+	late         [2]*lateWriter // per input
 	lateCols     [2][]Column
 	store        *state.Store
 	buf          row.Batch
@@ -133,7 +133,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		exp := o.expiryOf(port, t)
 		if late {
 			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, t, wm, o.lateCols[port]); err != nil {
+			if err := o.late[port].write(o.name, r, t, wm, o.lateCols[port]); err != nil {
 				return err
 			}
 		}

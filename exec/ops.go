@@ -169,17 +169,26 @@ func (o *sinkOp) end(int) error {
 	return nil
 }
 
-// lateWriter records late rows: it counts them and, when a dead-letter
-// path is configured, writes each with the reason as one JSON line.
+// lateWriter records the late rows of one operator input: it counts them
+// against the source they came from and, when that table has a dead-letter
+// path, writes each with the reason as one JSON line. (The operator counts
+// its own.)
 type lateWriter struct {
 	mu   sync.Mutex
 	path string
+	src  *Counters // nil when the input is not one table (a join, a union)
 	f    *os.File
 	err  error
 }
 
 func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []Column) error {
-	if w == nil || w.path == "" {
+	if w == nil {
+		return nil
+	}
+	if w.src != nil {
+		w.src.Late.Add(1)
+	}
+	if w.path == "" {
 		return nil
 	}
 	w.mu.Lock()

@@ -35,13 +35,18 @@ func outBlocks(t *testing.T, out string) ([]block, map[string]int) {
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		switch {
 		case line == "<no output>" || line == "":
-		case strings.HasPrefix(line, "late rows at "):
+		case strings.HasPrefix(line, "late rows at "), strings.HasPrefix(line, "late rows from "):
+			// late["Op"] for an operator, late["from t"] for a source.
 			i := strings.LastIndex(line, ": ")
 			n, err := strconv.Atoi(line[i+2:])
 			if err != nil {
 				t.Fatalf("cannot read %q", line)
 			}
-			late[line[len("late rows at "):i]] = n
+			if name, ok := strings.CutPrefix(line[:i], "late rows at "); ok {
+				late[name] = n
+			} else {
+				late[line[len("late rows "):i]] = n
+			}
 		case strings.HasPrefix(line, "  "):
 			if len(bs) == 0 {
 				t.Fatalf("output line before any event: %q", line)
@@ -456,6 +461,9 @@ func TestIntervalJoinLateRows(t *testing.T) {
 			name := "IntervalJoin " + map[string]string{"JOIN": "INNER", "LEFT JOIN": "LEFT", "RIGHT JOIN": "RIGHT", "FULL JOIN": "FULL"}[kind] + "(l, r)"
 			if n := late[name]; n != lateWant {
 				fail("late rows: engine %d, want %d (%v)", n, lateWant, late)
+			}
+			if n := late["from l"] + late["from r"]; n != lateWant {
+				fail("late rows counted against the sources: %d, want %d (%v)", n, lateWant, late)
 			}
 			// What the engine emitted: pairs, and padded rows with where.
 			type pairKey struct{ l, r int }

@@ -144,6 +144,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		Stderr:      stderr,
 		Parallelism: parallelism,
 		StateDir:    *stateDir,
+		Warn:        func(msg string) { fmt.Fprintf(stderr, "streamsql run: warning: %s\n", msg) },
 		QuerySink: func(name string, cols []exec.Column) exec.Sink {
 			// A SELECT shows its changelog as the shell's tableau does: a
 			// table with an op column (or the mode SET chose).
@@ -201,7 +202,7 @@ func progress(job *exec.Job, w io.Writer, start time.Time, done <-chan struct{})
 			var wms []string
 			for _, s := range job.Sources {
 				in += s.In.Load()
-				wms = append(wms, s.Name+"="+exec.FormatMillis(s.Watermark.Load()))
+				wms = append(wms, sourceProgress(s))
 			}
 			for _, s := range job.Sinks {
 				out += s.Out.Load()
@@ -212,6 +213,39 @@ func progress(job *exec.Job, w io.Writer, start time.Time, done <-chan struct{})
 	}
 }
 
+// sourceProgress describes where one input stands: its watermark, the
+// largest event time it has seen, and whether idleness or alignment holds
+// it, e.g. "clicks=2026-11-20 07:38:15.000 (max 2026-11-20 07:38:20.000,
+// 12m ahead of group attribution, paused)".
+func sourceProgress(s *exec.Counters) string {
+	wm := s.Watermark.Load()
+	text := s.Name + "=" + exec.FormatMillis(wm)
+	var notes []string
+	if mt := s.MaxTime.Load(); mt != exec.MinWatermark && wm != exec.MaxWatermark {
+		notes = append(notes, "max "+exec.FormatMillis(mt))
+	}
+	if s.Group != "" {
+		if d := s.Drift.Load(); d > 0 {
+			notes = append(notes, exec.FormatDuration(d)+" ahead of group "+s.Group)
+		} else {
+			notes = append(notes, "group "+s.Group)
+		}
+	}
+	if s.Paused.Load() {
+		notes = append(notes, "paused")
+	}
+	if s.Idle.Load() {
+		notes = append(notes, "idle")
+	}
+	if n := s.Late.Load(); n > 0 {
+		notes = append(notes, plural(int(n), "late row"))
+	}
+	if len(notes) > 0 {
+		text += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return text
+}
+
 func summary(job *exec.Job, w io.Writer, took time.Duration) {
 	fmt.Fprintf(w, "streamsql run: %s\n", took.Round(time.Millisecond))
 	for _, s := range job.Sources {
@@ -219,6 +253,9 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 			exec.FormatMillis(s.Watermark.Load()), exec.FormatMillis(s.MaxTime.Load()))
 		if b := s.Bad.Load(); b > 0 {
 			fmt.Fprintf(w, "  %s", plural(int(b), "bad row"))
+		}
+		if l := s.Late.Load(); l > 0 {
+			fmt.Fprintf(w, "  %s", plural(int(l), "late row"))
 		}
 		fmt.Fprintln(w)
 	}
