@@ -294,7 +294,11 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 		fmt.Fprintln(w)
 	}
 	for _, s := range job.Sinks {
-		fmt.Fprintf(w, "  sink %-30s %8d rows written\n", s.Name, s.Out.Load())
+		noun := "rows"
+		if s.Out.Load() == 1 {
+			noun = "row"
+		}
+		fmt.Fprintf(w, "  sink %-30s %8d %s written\n", s.Name, s.Out.Load(), noun)
 	}
 }
 
