@@ -212,6 +212,8 @@ func TestIdleTimeout(t *testing.T) {
 			kinds = append(kinds, "rows")
 		case msgWatermark:
 			kinds = append(kinds, "wm")
+		case msgEnd, msgErr:
+			kinds = append(kinds, "end")
 		}
 	}
 	want := []string{"rows", "wm", "idle", "active", "rows"}

@@ -74,7 +74,7 @@ func (b *builder) driftSetting() error {
 	if v := b.opts.Settings["table.exec.watermark.drift-warning"]; v != "" {
 		d, err := connectors.ParseDuration(v)
 		if err != nil {
-			return fmt.Errorf("setting 'table.exec.watermark.drift-warning': %v", err)
+			return fmt.Errorf("setting 'table.exec.watermark.drift-warning': %w", err)
 		}
 		b.drift = d.Milliseconds()
 	}
@@ -325,7 +325,7 @@ func (b *builder) watermarkOptions(t *catalog.Table, r *sourceRunner) error {
 	dur := func(key, v string) (time.Duration, error) {
 		d, err := connectors.ParseDuration(v)
 		if err != nil {
-			return 0, fmt.Errorf("table %s: option '%s': %v", t.Name, key, err)
+			return 0, fmt.Errorf("table %s: option '%s': %w", t.Name, key, err)
 		}
 		return d, nil
 	}

@@ -125,16 +125,16 @@ func (t *wmTracker) setIdle(port int, idle bool) (int64, bool) {
 // allIdle reports whether every input that has not ended is idle (and at
 // least one has not ended).
 func (t *wmTracker) allIdle() bool {
-	any := false
+	open := false
 	for i := range t.in {
 		if !t.ended[i] {
 			if !t.idle[i] {
 				return false
 			}
-			any = true
+			open = true
 		}
 	}
-	return any
+	return open
 }
 
 // finish marks port ended; it reports whether every port has ended.

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -213,7 +214,9 @@ GROUP BY window_start, window_end;
 		}
 	}
 	cancel()
-	<-done
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("the job failed: %v", err)
+	}
 	var got []string
 	for _, c := range consume(t, addr, "counts") {
 		got = append(got, c.value)
