@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -310,5 +311,27 @@ func TestAlignmentPausesSplits(t *testing.T) {
 	// (Split 0 may be paused at first, while split 1 has no watermark yet.)
 	if len(f.pauses) == 0 || !slices.Equal(f.pauses[len(f.pauses)-1], []int{1}) || f.paused[0] || f.paused[1] {
 		t.Errorf("pauses %v, resumes %v, paused now %v: want split 1 paused last, and nothing paused now", f.pauses, f.resumes, f.paused)
+	}
+}
+
+// TestFutureTimeWarning: a row far ahead of the wall clock (a unit error,
+// a broken clock) is warned about once, with the source and the time.
+func TestFutureTimeWarning(t *testing.T) {
+	f := newFeed(1, false)
+	var mu sync.Mutex
+	var warnings []string
+	r := &sourceRunner{name: "orders", src: f, timeCol: 0, future: 24 * time.Hour,
+		warn: func(_, msg string) { mu.Lock(); warnings = append(warnings, msg); mu.Unlock() }}
+	c := runSources(t, r)
+	now := time.Now().UnixMilli()
+	f.feed <- feedItem{times: []int64{now}}
+	far := now + 3*86_400_000
+	f.feed <- feedItem{times: []int64{far, far + 1}}
+	waitFor(t, "the rows", func() bool { return c.watermark(0) == far+1 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "source orders: a row has event time "+FormatMillis(far)) ||
+		!strings.Contains(warnings[0], "3d ahead of the wall clock") {
+		t.Errorf("warnings: %q", warnings)
 	}
 }

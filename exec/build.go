@@ -62,6 +62,9 @@ type builder struct {
 	// drift is the gap between two inputs of one operator that is warned
 	// about (ms; 0: never).
 	drift int64
+	// future is how far ahead of the wall clock an event time is warned
+	// about.
+	future time.Duration
 }
 
 type lateOf struct {
@@ -70,6 +73,14 @@ type lateOf struct {
 }
 
 func (b *builder) driftSetting() error {
+	b.future = 24 * time.Hour
+	if v := b.opts.Settings["table.exec.source.future-time-warning"]; v != "" {
+		d, err := connectors.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("setting 'table.exec.source.future-time-warning': %w", err)
+		}
+		b.future = d
+	}
 	b.drift = time.Hour.Milliseconds()
 	if v := b.opts.Settings["table.exec.watermark.drift-warning"]; v != "" {
 		d, err := connectors.ParseDuration(v)
@@ -293,7 +304,7 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 		return err
 	}
 	r := &sourceRunner{idx: len(b.job.sources), name: t.Name, src: src, prepare: prep, timeCol: -1,
-		counters: b.counters(t.Name, &b.job.Sources)}
+		counters: b.counters(t.Name, &b.job.Sources), warn: b.job.warn, future: b.future}
 	b.scans[s] = r.counters
 	if wm != nil {
 		r.timeCol, r.delay = wm.TimeCol, wm.DelayMillis

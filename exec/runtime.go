@@ -290,6 +290,24 @@ type sourceRunner struct {
 	align *alignMember
 	// now is the processing-time clock (tests replace it).
 	now func() time.Time
+	// warn reports a row whose event time is far ahead of the wall clock
+	// (once per source); future is how far is far (0: never).
+	warn   func(key, msg string)
+	future time.Duration
+}
+
+// checkFuture warns once when a row's event time t is more than r.future
+// ahead of the wall clock: the watermark jumps with it and every later row
+// of the table becomes late.
+func (r *sourceRunner) checkFuture(t int64, now time.Time) {
+	if r.warn == nil || r.future <= 0 || t <= now.Add(r.future).UnixMilli() {
+		return
+	}
+	r.warn("future:"+r.name, fmt.Sprintf("source %s: a row has event time %s, %s ahead of the wall clock; the watermark "+
+		"moves with it and every later row of %s at an earlier time will be late (counted, and written to "+
+		"'scan.late-rows.path' if set). A clock or unit error (seconds read as milliseconds)?",
+		r.name, FormatMillis(t), FormatDuration(t-now.UnixMilli()), r.name))
+	r.future = 0 // once
 }
 
 // tick is how often a source that has idleness or alignment to watch wakes
@@ -421,6 +439,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 						maxT = t - r.delay
 						if t > r.counters.MaxTime.Load() {
 							r.counters.MaxTime.Store(t)
+							r.checkFuture(t, now)
 						}
 					}
 				}
