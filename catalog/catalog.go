@@ -232,6 +232,12 @@ func (c *Catalog) CreateTable(ct *ast.CreateTable, src *diag.Source, l *diag.Lis
 			l.Errorf(diag.PrimaryKeyRequired, ct.Name.S, "connector '%s' needs a primary key: it writes and reads rows by key", cfg.Spec.Name).
 				WithHint("declare one, e.g. PRIMARY KEY (%s) NOT ENFORCED", firstColumn(t))
 		}
+		if cfg.Spec.KeyNeedsChangelogFormat && len(ct.PrimaryKeys) > 0 && cfg.Format != nil && !cfg.Format.Changelog {
+			l.Errorf(diag.PrimaryKeyFormat, ct.PrimaryKeys[0].S,
+				"a '%s' table with format '%s' cannot have a PRIMARY KEY: its records are appended, and nothing in them says that one updates another with the same key",
+				cfg.Spec.Name, cfg.Format.Name).
+				WithHint("to keep the latest row per key use 'connector' = 'upsert-kafka' with 'key.format' and 'value.format'; for a changelog use 'format' = 'debezium-json'; otherwise drop the PRIMARY KEY")
+		}
 		c.metadataKeys(t, cfg.Spec.Name, l)
 	}
 	t.Invalid = l.Errors() > errs

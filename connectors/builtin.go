@@ -120,9 +120,11 @@ var kafkaSpec = &ConnectorSpec{
 	SourceEmits:   InsertOnly,
 	SinkAccepts:   InsertOnly,
 	Bounded:       kafkaBounded,
-	Check:         checkKafka,
-	CheckSource:   checkKafkaSource,
-	CheckSink:     checkKafkaSink,
+	// A key on an insert-only topic promises updates the format cannot say.
+	KeyNeedsChangelogFormat: true,
+	Check:                   checkKafka,
+	CheckSource:             checkKafkaSource,
+	CheckSink:               checkKafkaSink,
 }
 
 var upsertKafkaSpec = &ConnectorSpec{

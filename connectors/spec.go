@@ -90,6 +90,10 @@ type ConnectorSpec struct {
 	// NeedsPrimaryKey is set when the table must declare PRIMARY KEY (...)
 	// NOT ENFORCED (upsert-kafka). The catalog checks it.
 	NeedsPrimaryKey bool
+	// KeyNeedsChangelogFormat is set when a PRIMARY KEY is refused with an
+	// insert-only format (kafka: the records of a key cannot be told apart
+	// as updates; Flink refuses it too).
+	KeyNeedsChangelogFormat bool
 	// Source and Sink say whether the connector can be read and written.
 	Source, Sink bool
 	// SourceEmits is the changelog mode the connector emits as a source with

@@ -66,6 +66,7 @@ var (
 	DuplicateOption       = def("SQL215", "option given twice")
 	ComputedColumnInvalid = def("SQL216", "invalid computed or metadata column")
 	WrongObjectKind       = def("SQL217", "table used as view or view used as table")
+	PrimaryKeyFormat      = def("SQL218", "primary key on an insert-only Kafka table")
 )
 
 // Binding and types.
