@@ -91,9 +91,8 @@ WHERE A.category = 10 AND (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA');
 	},
 	{
 		name: "q8", nexmark: true, events: nexmarkEvents,
-		note: "Nexmark q8 as written: people and sellers per 10-second TUMBLE window, joined on id and window. " +
-			"streamsql has no window join operator yet: the planner makes it two window aggregates under a regular join, " +
-			"whose state is kept until the inputs end.",
+		note: "Nexmark q8 as written: people and sellers per 10-second TUMBLE window, joined on id and window " +
+			"(a window join: each window is joined once when the watermark passes its end, then freed).",
 		sql: func(c config) string {
 			return nexmarkDDL(c, "person", "auction") + `CREATE TABLE q8_out (id BIGINT, name STRING, stime TIMESTAMP(3))
 WITH ('connector' = 'blackhole');
@@ -198,7 +197,7 @@ FROM orders o JOIN shipments s
 // that their state spills to Badger and comes back; each is a copy of its
 // base query, appended to queries in this order.
 var spillRuns = []struct{ base, budget, note string }{
-	{"q8", "32mb", "the window aggregates' groups and the join's rows spill to Badger and come back."},
+	{"q8", "32mb", "the window aggregates' groups and the window join's rows spill to Badger and come back."},
 	{"orders-1s", "256kb", "the join's few thousand live rows do not fit, so nearly every row spills to Badger and comes back."},
 	{"orders-4h", "128mb", "most of the 1.6M waiting rows spill to Badger and come back."},
 	{"q20", "128mb", "the regular join's rows spill to Badger and come back."},

@@ -267,6 +267,10 @@ func (b *builder) node(n logical.Node, out collector) error {
 		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
 		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
 			func(out collector) (operator, error) { return b.intervalJoin(x, out) })
+	case *logical.WindowJoin:
+		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
+		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+			func(out collector) (operator, error) { return b.windowJoin(x, out) })
 	case *logical.TemporalJoin:
 		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
 		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
@@ -625,6 +629,37 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 		}
 		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
 		op.side[i] = &ijSide{key: k, outer: outer}
+	}
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.side[0].table = st.Table("left", state.TableOptions{})
+	op.side[1].table = st.Table("right", state.TableOptions{})
+	return op, nil
+}
+
+func (b *builder) windowJoin(x *logical.WindowJoin, out collector) (operator, error) {
+	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
+	lk, rk, rest := equi(x.Cond, nl)
+	op := &windowJoinOp{name: joinName(x.Kind, "WindowJoin", x.Left, x.Right), nl: nl, nr: nr, out: out}
+	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
+	op.c = b.counters(op.name, &b.job.Operators)
+	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
+	op.lcols = [2][]Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
+	var err error
+	if op.cond, err = b.predicate(rest); err != nil {
+		return nil, err
+	}
+	ends := [2]int{x.LeftEnd, x.RightEnd}
+	for i, ks := range [][]expr.Expr{lk, rk} {
+		k, err := b.keyer(ks)
+		if err != nil {
+			return nil, err
+		}
+		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
+		op.side[i] = &wjSide{key: k, end: ends[i], outer: outer}
 	}
 	st, err := b.openState()
 	if err != nil {

@@ -61,6 +61,27 @@ type IntervalJoin struct {
 	S       diag.Span
 }
 
+// WindowJoin joins the rows of the same window of two windowed inputs
+// (window TVFs, or window aggregates over them, with the same window): the
+// join condition equates both inputs' window_start and window_end. Each
+// window's rows wait until the watermark passes the window's end, are
+// joined once, and leave state; the output is insert-only.
+type WindowJoin struct {
+	Kind        ast.JoinKind
+	Left, Right Node
+	// LeftStart, LeftEnd, RightStart and RightEnd index window_start and
+	// window_end in Left's and Right's columns.
+	LeftStart, LeftEnd, RightStart, RightEnd int
+	// Window is the window both inputs share.
+	Window *Window
+	// Cond is the whole join condition (over left then right), the window
+	// equalities included.
+	Cond    expr.Expr
+	Keyword diag.Span
+	Cols    []Column
+	S       diag.Span
+}
+
 // TemporalJoin joins each probe row (Left) with the version of Right
 // valid at the probe row's time (FOR SYSTEM_TIME AS OF).
 type TemporalJoin struct {
@@ -191,6 +212,9 @@ func (n *WatermarkAssigner) Columns() []Column { return n.Input.Columns() }
 func (n *IntervalJoin) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
+func (n *WindowJoin) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
 func (n *TemporalJoin) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
@@ -227,6 +251,9 @@ func (n *WatermarkAssigner) Span() diag.Span { return n.S }
 func (n *IntervalJoin) Span() diag.Span { return n.S }
 
 // Span implements Node.
+func (n *WindowJoin) Span() diag.Span { return n.S }
+
+// Span implements Node.
 func (n *TemporalJoin) Span() diag.Span { return n.S }
 
 // Span implements Node.
@@ -256,6 +283,7 @@ func (n *Sink) Span() diag.Span { return n.S }
 func (*Scan) node()              {}
 func (*WatermarkAssigner) node() {}
 func (*IntervalJoin) node()      {}
+func (*WindowJoin) node()        {}
 func (*TemporalJoin) node()      {}
 func (*WindowAggregate) node()   {}
 func (*Filter) node()            {}
@@ -288,6 +316,8 @@ func Replace(n Node, children []Node) Node {
 	case *WatermarkAssigner:
 		n.Input = children[0]
 	case *IntervalJoin:
+		n.Left, n.Right = children[0], children[1]
+	case *WindowJoin:
 		n.Left, n.Right = children[0], children[1]
 	case *TemporalJoin:
 		n.Left, n.Right = children[0], children[1]
@@ -322,6 +352,8 @@ func Children(n Node) []Node {
 	case *WatermarkAssigner:
 		return []Node{n.Input}
 	case *IntervalJoin:
+		return []Node{n.Left, n.Right}
+	case *WindowJoin:
 		return []Node{n.Left, n.Right}
 	case *TemporalJoin:
 		return []Node{n.Left, n.Right}

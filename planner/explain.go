@@ -121,20 +121,13 @@ func (e *explainer) title(n logical.Node) string {
 			s += ", " + render(x.Cond, x.Cols)
 		}
 		return s
+	case *logical.WindowJoin:
+		return fmt.Sprintf("WindowJoin %s %s, %s", x.Kind, windowText(x.Window), render(x.Cond, x.Cols))
 	case *logical.TemporalJoin:
 		return fmt.Sprintf("TemporalJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.LeftTime), render(x.Cond, x.Cols))
 	case *logical.Window:
 		in := x.Input.Columns()
-		s := fmt.Sprintf("Window %s(%s", x.Func, colName(in, x.TimeCol))
-		for _, v := range []int64{x.Slide, x.Step, x.Size} {
-			if v > 0 {
-				s += ", " + expr.FormatMillis(v)
-			}
-		}
-		if x.Offset != 0 {
-			s += ", offset " + expr.FormatMillis(x.Offset)
-		}
-		return s + ")"
+		return "Window " + windowCall(x, colName(in, x.TimeCol))
 	case *logical.Aggregate:
 		return "GroupAggregate " + aggText(x.Keys, x.Aggs, x.Input.Columns())
 	case *logical.WindowAggregate:
@@ -146,6 +139,27 @@ func (e *explainer) title(n logical.Node) string {
 	}
 	return fmt.Sprintf("%T", n)
 }
+
+// windowCall renders a window TVF: TUMBLE(dateTime, 10s).
+func windowCall(x *logical.Window, timeCol string) string {
+	s := x.Func + "("
+	if timeCol != "" {
+		s += timeCol + ", "
+	}
+	var args []string
+	for _, v := range []int64{x.Slide, x.Step, x.Size} {
+		if v > 0 {
+			args = append(args, expr.FormatMillis(v))
+		}
+	}
+	if x.Offset != 0 {
+		args = append(args, "offset "+expr.FormatMillis(x.Offset))
+	}
+	return s + strings.Join(args, ", ") + ")"
+}
+
+// windowText renders the window a window join's inputs share.
+func windowText(x *logical.Window) string { return windowCall(x, "") }
 
 func aggText(keys []expr.Expr, aggs []*logical.AggCall, in []logical.Column) string {
 	var parts []string

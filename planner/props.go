@@ -69,6 +69,10 @@ func timeCols(n logical.Node) []expr.TimeAttr {
 		return none(len(n.Columns()))
 	case *logical.IntervalJoin:
 		return append(timeCols(x.Left), timeCols(x.Right)...)
+	case *logical.WindowJoin:
+		// window_start and window_end stay plain columns, as a window
+		// aggregate leaves them.
+		return none(len(x.Cols))
 	case *logical.TemporalJoin:
 		return append(timeCols(x.Left), none(len(x.Right.Columns()))...)
 	case *logical.Window:
@@ -156,6 +160,11 @@ func (d *deriver) produce(n logical.Node) *Props {
 		}
 		p.Keys = joinKeys(x.Kind, l.Keys, r.Keys, len(x.Left.Columns()), x.Cond)
 		p.Why = d.joinWhy(x, l, r)
+	case *logical.WindowJoin:
+		p.Produced = changelogmode.InsertOnly
+		if x.Kind == ast.InnerJoin {
+			p.Keys = joinKeys(x.Kind, child(0).Keys, child(1).Keys, len(x.Left.Columns()), x.Cond)
+		}
 	case *logical.IntervalJoin, *logical.TemporalJoin, *logical.WindowAggregate:
 		p.Produced = changelogmode.InsertOnly
 		if w, ok := x.(*logical.WindowAggregate); ok {
@@ -360,7 +369,7 @@ func (d *deriver) require(n logical.Node, needBefore bool) {
 		// The versioned side is read by key: an upsert stream is enough.
 		d.require(x.Left, true)
 		d.require(x.Right, false)
-	case *logical.Join, *logical.Aggregate, *logical.WindowAggregate, *logical.IntervalJoin:
+	case *logical.Join, *logical.Aggregate, *logical.WindowAggregate, *logical.IntervalJoin, *logical.WindowJoin:
 		// Stateful operators retract what they stored: they need full
 		// updates from their inputs.
 		for _, c := range logical.Children(n) {
@@ -397,6 +406,8 @@ func nodeSpan(n logical.Node) diag.Span {
 	case *logical.Join:
 		kw = x.Keyword
 	case *logical.IntervalJoin:
+		kw = x.Keyword
+	case *logical.WindowJoin:
 		kw = x.Keyword
 	case *logical.TemporalJoin:
 		kw = x.Keyword

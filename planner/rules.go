@@ -18,6 +18,8 @@ import (
 //	interval     recognise time bounds between two time attributes: IntervalJoin
 //	temporal     FOR SYSTEM_TIME AS OF against a versioned table: TemporalJoin
 //	window       an aggregate grouped by window_start, window_end: WindowAggregate
+//	windowjoin   a join of two inputs with the same window on their window_start
+//	             and window_end: WindowJoin
 //	project      merge a projection into the projection below it; drop identities
 //	prune        mark the columns each scan really reads
 
@@ -424,6 +426,12 @@ func baseScan(n logical.Node) *logical.Scan {
 
 func (o *optimizer) windows(n logical.Node) logical.Node {
 	n = mapChildren(n, o.windows)
+	if j, ok := n.(*logical.Join); ok && j.AsOf == nil {
+		if wj := o.windowJoin(j); wj != nil {
+			return wj
+		}
+		return n
+	}
 	a, ok := n.(*logical.Aggregate)
 	if !ok {
 		return n
@@ -444,6 +452,94 @@ func (o *optimizer) windows(n logical.Node) logical.Node {
 	}
 	o.fire("window", a.S, "the aggregate groups by window_start and window_end of %s: each window is emitted once, when the watermark passes its end", w.Func)
 	return &logical.WindowAggregate{Input: a.Input, Keys: a.Keys, Aggs: a.Aggs, Cols: a.Cols, S: a.S}
+}
+
+// windowJoin recognises a join of two windowed inputs with the same window
+// whose condition equates both window_start and window_end: each window's
+// rows are joined once, when the watermark passes its end (Flink's window
+// join).
+func (o *optimizer) windowJoin(j *logical.Join) logical.Node {
+	if j.Cond == nil || j.Kind == ast.CrossJoin {
+		return nil
+	}
+	lw, ls, le := windowCols(j.Left)
+	rw, rs, re := windowCols(j.Right)
+	if lw == nil || rw == nil || ls < 0 || le < 0 || rs < 0 || re < 0 || !sameWindow(lw, rw) {
+		return nil
+	}
+	nL := len(j.Left.Columns())
+	hasStart, hasEnd := false, false
+	for _, c := range expr.Conjuncts(j.Cond) {
+		call, ok := c.(*expr.Call)
+		if !ok || call.Fn != "=" {
+			continue
+		}
+		a, aok := call.Args[0].(*expr.Column)
+		b, bok := call.Args[1].(*expr.Column)
+		if !aok || !bok {
+			continue
+		}
+		x, y := a.Index, b.Index
+		if x > y {
+			x, y = y, x
+		}
+		hasStart = hasStart || x == ls && y == nL+rs
+		hasEnd = hasEnd || x == le && y == nL+re
+	}
+	if !hasStart || !hasEnd {
+		return nil
+	}
+	o.fire("windowjoin", j.Keyword, "both inputs are windowed by %s and the condition equates their window_start and window_end: each window's rows are joined once, when the watermark passes its end, then freed", lw.Func)
+	return &logical.WindowJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftStart: ls, LeftEnd: le,
+		RightStart: rs, RightEnd: re, Window: lw, Cond: j.Cond, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+}
+
+func sameWindow(a, b *logical.Window) bool {
+	return a.Func == b.Func && a.Size == b.Size && a.Slide == b.Slide && a.Step == b.Step && a.Offset == b.Offset
+}
+
+// windowCols is windowOf through window aggregates too: a window
+// aggregate grouped by window_start and window_end keeps them as columns.
+func windowCols(n logical.Node) (*logical.Window, int, int) {
+	switch x := n.(type) {
+	case *logical.WindowAggregate:
+		w, s, e := windowOf(x.Input)
+		if w == nil {
+			return nil, -1, -1
+		}
+		ns, ne := -1, -1
+		for i, k := range x.Keys {
+			if c, ok := k.(*expr.Column); ok {
+				if c.Index == s {
+					ns = i
+				}
+				if c.Index == e {
+					ne = i
+				}
+			}
+		}
+		return w, ns, ne
+	case *logical.Filter:
+		return windowCols(x.Input)
+	case *logical.Project:
+		w, s, e := windowCols(x.Input)
+		if w == nil {
+			return nil, -1, -1
+		}
+		ns, ne := -1, -1
+		for i, ex := range x.Exprs {
+			if c, ok := ex.(*expr.Column); ok {
+				if c.Index == s {
+					ns = i
+				}
+				if c.Index == e {
+					ne = i
+				}
+			}
+		}
+		return w, ns, ne
+	}
+	return windowOf(n)
 }
 
 // windowOf finds a window TVF under filters and column projections, and the
@@ -609,6 +705,8 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 		all := append([]bool(nil), need...)
 		all[x.LeftTime] = true
 		o.requireJoin(x.Left, x.Right, all, x.Cond, nil)
+	case *logical.WindowJoin:
+		o.requireJoin(x.Left, x.Right, need, x.Cond, nil)
 	case *logical.Window:
 		nIn := len(x.Input.Columns())
 		in := append([]bool(nil), need[:nIn]...)

@@ -86,6 +86,16 @@ func (d *deriver) walk(n logical.Node) {
 		d.regularJoin(x, p)
 	case *logical.IntervalJoin:
 		d.intervalJoin(x, p)
+	case *logical.WindowJoin:
+		for i, side := range []logical.Node{x.Left, x.Right} {
+			if in := d.props[side]; !in.Produced.IsInsertOnly() {
+				o := d.origin(side)
+				d.l.Errorf(diag.WindowInput, nodeSpan(x), "a window join needs insert-only inputs, but its %s input emits %s", []string{"left", "right"}[i], in.Produced).
+					WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o)).
+					WithHint("a window's join result is emitted once, when the watermark passes its end, and cannot be corrected later")
+			}
+		}
+		p.State = []string{"both sides: each window's rows until watermark >= window_end - 1ms, then joined once and freed"}
 	case *logical.TemporalJoin:
 		lt := x.Cols[x.LeftTime].Name
 		if !d.props[x.Left].Produced.IsInsertOnly() {

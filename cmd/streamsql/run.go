@@ -303,7 +303,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 }
 
 func stateful(name string) bool {
-	for _, p := range []string{"Join", "IntervalJoin", "TemporalJoin", "GroupAggregate", "WindowAggregate"} {
+	for _, p := range []string{"Join", "IntervalJoin", "WindowJoin", "TemporalJoin", "GroupAggregate", "WindowAggregate"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

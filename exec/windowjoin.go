@@ -1,0 +1,182 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
+)
+
+// windowJoinOp is a window join (Flink's): both inputs carry the same
+// window (window_start, window_end) and the join keys include both, so a
+// row only ever meets rows of its own window. Each row waits in state
+// until the watermark reaches its window's last millisecond (window_end -
+// 1); then the window is joined once: pairs that satisfy the rest of the
+// condition, and, on an outer side, each row that met none, padded with
+// NULLs. Then the window's rows leave state. A row whose window has
+// already been joined is late: counted, written to the dead-letter file
+// when there is one, and not joined. The output is insert-only.
+type windowJoinOp struct {
+	name   string
+	nl, nr int
+	side   [2]*wjSide
+	cond   predFunc // the condition's non-equality rest; nil: none
+	wm     *wmTracker
+	out    collector
+	c      *Counters
+	store  *state.Store
+	late   [2]*lateWriter
+	lcols  [2][]Column
+	buf    row.Batch
+	fired  []firedRow
+	err    error
+}
+
+type wjSide struct {
+	table *state.Table
+	key   keyer
+	end   int // window_end's column
+	outer bool
+}
+
+// firedRow is a left row of a window being joined.
+type firedRow struct {
+	key  []byte
+	vals []row.Value
+	null bool
+}
+
+// flagNoKey marks a row whose join key has a NULL: it meets nothing.
+const flagNoKey = 2
+
+func (o *windowJoinOp) live() int64 { return o.side[0].table.Len() + o.side[1].table.Len() }
+
+func (o *windowJoinOp) process(port int, b row.Batch) error {
+	o.c.In.Add(int64(len(b)))
+	me := o.side[port]
+	wm := o.wm.cur
+	for _, r := range b {
+		if r.Kind != changelogmode.Insert {
+			return fmt.Errorf("%s: a window join takes insert-only input, got a %s row", o.name, r.Kind)
+		}
+		ev := r.Vals[me.end]
+		if ev.IsNull() {
+			continue // no window: cannot happen for a window TVF's rows
+		}
+		last := ev.Int() - 1
+		if last <= wm {
+			o.c.Late.Add(1)
+			if err := o.late[port].write(o.name, r, last, wm, o.lcols[port]); err != nil {
+				return err
+			}
+			continue
+		}
+		key, null, err := me.key.keyBytes(r.Vals)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.name, err)
+		}
+		rec := state.Record{Vals: r.Vals, Time: last, Expiry: last}
+		if null {
+			if !me.outer {
+				continue // it can meet nothing and is not emitted alone
+			}
+			rec.Flags = flagNoKey
+		}
+		me.table.Append(key, rec)
+	}
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.c.setState(o.live())
+	return nil
+}
+
+func (o *windowJoinOp) watermark(port int, wm int64) error {
+	if w, ok := o.wm.update(port, wm); ok {
+		return o.advance(w)
+	}
+	return nil
+}
+
+func (o *windowJoinOp) idle(port int, idle bool) error {
+	return idleInput(o.wm, port, idle, o.out, o.advance)
+}
+
+// advance joins every window whose last millisecond the watermark w has
+// reached.
+func (o *windowJoinOp) advance(w int64) error {
+	o.c.Watermark.Store(w)
+	o.buf = o.buf[:0]
+	left, right := o.side[0], o.side[1]
+	// The left rows of the windows that end, copied out: the right side is
+	// probed for each once they have all left the left table.
+	o.fired = o.fired[:0]
+	left.table.Expire(w, func(key []byte, r *state.Record) {
+		o.fired = append(o.fired, firedRow{key: slices.Clone(key), vals: slices.Clone(r.Vals), null: r.Flags&flagNoKey != 0})
+	})
+	for _, f := range o.fired {
+		matched := false
+		if !f.null {
+			right.table.Scan(f.key, func(m *state.Record) (keep, stop bool) {
+				if m.Flags&flagNoKey != 0 {
+					return true, false
+				}
+				out := concat(f.vals, o.nl, m.Vals, o.nr)
+				if o.cond != nil {
+					ok, err := o.cond(out)
+					if err != nil {
+						o.err = err
+						return true, true
+					}
+					if !ok {
+						return true, false
+					}
+				}
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: out})
+				matched = true
+				if right.outer {
+					m.Flags |= flagMatched
+				}
+				return true, false
+			})
+			if o.err != nil {
+				return fmt.Errorf("%s: %w", o.name, o.err)
+			}
+		}
+		if !matched && left.outer {
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: concat(f.vals, o.nl, nil, o.nr)})
+		}
+	}
+	right.table.Expire(w, func(_ []byte, r *state.Record) {
+		if right.outer && r.Flags&flagMatched == 0 {
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: concat(nil, o.nl, r.Vals, o.nr)})
+		}
+	})
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("%s: state: %w", o.name, err)
+	}
+	o.c.setState(o.live())
+	o.c.Spilled.Store(o.store.Stats().Spilled)
+	if len(o.buf) > 0 {
+		o.c.Out.Add(int64(len(o.buf)))
+		if err := o.out.push(o.buf); err != nil {
+			return err
+		}
+	}
+	return o.out.watermark(w)
+}
+
+func (o *windowJoinOp) end(port int) error {
+	if !o.wm.finish(port) {
+		if err := o.watermark(port, MaxWatermark); err != nil {
+			return err
+		}
+		return o.wm.reportIdle(o.out)
+	}
+	if err := o.watermark(port, MaxWatermark); err != nil {
+		return err
+	}
+	return o.out.end()
+}
