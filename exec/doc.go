@@ -13,7 +13,11 @@
 //   - A watermark W means no more rows with time <= W are expected on that
 //     input. A source's watermark is the minimum over its active splits; a
 //     multi-input operator's is the minimum over its inputs; watermarks never
-//     go backwards.
+//     go backwards. A split quiet for 'scan.watermark.idle-timeout' is idle
+//     and leaves the minimum; idleness travels with the watermarks, so a
+//     join takes the minimum over its inputs that are not idle. Sources of
+//     one alignment group ('scan.watermark.alignment.*') stop reading while
+//     more than max-drift ahead of the group (align.go).
 //   - A bounded source ends with a final watermark (MaxWatermark) that fires
 //     every timer and flushes every buffered row, then End. The job ends when
 //     every sink has seen End.
