@@ -589,22 +589,15 @@ func (b *builder) join(x *logical.Join, out collector) (operator, error) {
 	if op.cond, err = b.predicate(rest); err != nil {
 		return nil, err
 	}
-	for i, ks := range [][]expr.Expr{lk, rk} {
-		k, err := b.keyer(ks)
-		if err != nil {
-			return nil, err
-		}
-		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
-		op.side[i] = &joinSide{key: k, outer: outer}
+	js, err := b.joinSides(op.name, x.Kind, lk, rk)
+	if err != nil {
+		return nil, err
+	}
+	for i := range op.side {
+		op.side[i] = &joinSide{key: js.keys[i], outer: js.outer[i], table: js.tables[i]}
 	}
 	op.ttl = [2]int64{b.ttl(x.Hints, x.Left), b.ttl(x.Hints, x.Right)}
-	st, err := b.openState()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op.name, err)
-	}
-	op.store = st
-	op.side[0].table = st.Table("left", state.TableOptions{})
-	op.side[1].table = st.Table("right", state.TableOptions{})
+	op.store = js.store
 	return op, nil
 }
 
@@ -622,21 +615,14 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 	if op.cond, err = b.predicate(rest); err != nil {
 		return nil, err
 	}
-	for i, ks := range [][]expr.Expr{lk, rk} {
-		k, err := b.keyer(ks)
-		if err != nil {
-			return nil, err
-		}
-		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
-		op.side[i] = &ijSide{key: k, outer: outer}
-	}
-	st, err := b.openState()
+	js, err := b.joinSides(op.name, x.Kind, lk, rk)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op.name, err)
+		return nil, err
 	}
-	op.store = st
-	op.side[0].table = st.Table("left", state.TableOptions{})
-	op.side[1].table = st.Table("right", state.TableOptions{})
+	for i := range op.side {
+		op.side[i] = &ijSide{key: js.keys[i], outer: js.outer[i], table: js.tables[i]}
+	}
+	op.store = js.store
 	return op, nil
 }
 
@@ -652,23 +638,44 @@ func (b *builder) windowJoin(x *logical.WindowJoin, out collector) (operator, er
 	if op.cond, err = b.predicate(rest); err != nil {
 		return nil, err
 	}
+	js, err := b.joinSides(op.name, x.Kind, lk, rk)
+	if err != nil {
+		return nil, err
+	}
 	ends := [2]int{x.LeftEnd, x.RightEnd}
+	for i := range op.side {
+		op.side[i] = &wjSide{key: js.keys[i], end: ends[i], outer: js.outer[i], table: js.tables[i]}
+	}
+	op.store = js.store
+	return op, nil
+}
+
+// sides is what the two-sided joins share: each side's key and whether it
+// is outer, and one state store with a table per side.
+type sides struct {
+	keys   [2]keyer
+	outer  [2]bool
+	store  *state.Store
+	tables [2]*state.Table
+}
+
+func (b *builder) joinSides(name string, kind ast.JoinKind, lk, rk []expr.Expr) (sides, error) {
+	var js sides
 	for i, ks := range [][]expr.Expr{lk, rk} {
 		k, err := b.keyer(ks)
 		if err != nil {
-			return nil, err
+			return js, err
 		}
-		outer := i == 0 && (x.Kind == ast.LeftJoin || x.Kind == ast.FullJoin) || i == 1 && (x.Kind == ast.RightJoin || x.Kind == ast.FullJoin)
-		op.side[i] = &wjSide{key: k, end: ends[i], outer: outer}
+		js.keys[i] = k
 	}
+	js.outer = [2]bool{kind == ast.LeftJoin || kind == ast.FullJoin, kind == ast.RightJoin || kind == ast.FullJoin}
 	st, err := b.openState()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op.name, err)
+		return js, fmt.Errorf("%s: %w", name, err)
 	}
-	op.store = st
-	op.side[0].table = st.Table("left", state.TableOptions{})
-	op.side[1].table = st.Table("right", state.TableOptions{})
-	return op, nil
+	js.store = st
+	js.tables = [2]*state.Table{st.Table("left", state.TableOptions{}), st.Table("right", state.TableOptions{})}
+	return js, nil
 }
 
 // openState opens the state of one operator partition: under

@@ -203,15 +203,4 @@ func (o *intervalJoinOp) advance(w int64) error {
 	return o.out.watermark(out)
 }
 
-func (o *intervalJoinOp) end(port int) error {
-	if !o.wm.finish(port) {
-		if err := o.watermark(port, MaxWatermark); err != nil {
-			return err
-		}
-		return o.wm.reportIdle(o.out)
-	}
-	if err := o.watermark(port, MaxWatermark); err != nil {
-		return err
-	}
-	return o.out.end()
-}
+func (o *intervalJoinOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }

@@ -229,12 +229,4 @@ func (o *joinOp) idle(port int, idle bool) error {
 	return idleInput(o.wm, port, idle, o.out, o.advance)
 }
 
-func (o *joinOp) end(port int) error {
-	if !o.wm.finish(port) {
-		if err := o.watermark(port, MaxWatermark); err != nil {
-			return err
-		}
-		return o.wm.reportIdle(o.out)
-	}
-	return o.out.end()
-}
+func (o *joinOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }

@@ -98,16 +98,7 @@ func (o *unionOp) idle(port int, idle bool) error {
 	return idleInput(o.wm, port, idle, o.out, o.advance)
 }
 
-func (o *unionOp) end(port int) error {
-	if !o.wm.finish(port) {
-		// An ended input no longer holds the watermark back.
-		if err := o.watermark(port, MaxWatermark); err != nil {
-			return err
-		}
-		return o.wm.reportIdle(o.out)
-	}
-	return o.out.end()
-}
+func (o *unionOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }
 
 // sinkOp hands rows to a connector's sink.
 type sinkOp struct {

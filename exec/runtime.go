@@ -161,6 +161,21 @@ func idleInput(t *wmTracker, port int, idle bool, out collector, advance func(in
 	return t.reportIdle(out)
 }
 
+// endInput ends one input of a multi-input operator: an ended input no
+// longer holds the watermark back (nor counts for idleness); when every
+// input has ended, the final watermark fires what is left and the end goes
+// on. watermark is the operator's own watermark method.
+func endInput(t *wmTracker, port int, out collector, watermark func(port int, wm int64) error) error {
+	last := t.finish(port)
+	if err := watermark(port, MaxWatermark); err != nil {
+		return err
+	}
+	if !last {
+		return t.reportIdle(out)
+	}
+	return out.end()
+}
+
 // reportIdle tells out when the operator's idleness changed.
 func (t *wmTracker) reportIdle(out collector) error {
 	if now := t.allIdle(); now != t.outIdle {

@@ -507,17 +507,7 @@ func windowCols(n logical.Node) (*logical.Window, int, int) {
 		if w == nil {
 			return nil, -1, -1
 		}
-		ns, ne := -1, -1
-		for i, k := range x.Keys {
-			if c, ok := k.(*expr.Column); ok {
-				if c.Index == s {
-					ns = i
-				}
-				if c.Index == e {
-					ne = i
-				}
-			}
-		}
+		ns, ne := passedThrough(x.Keys, s, e)
 		return w, ns, ne
 	case *logical.Filter:
 		return windowCols(x.Input)
@@ -526,20 +516,27 @@ func windowCols(n logical.Node) (*logical.Window, int, int) {
 		if w == nil {
 			return nil, -1, -1
 		}
-		ns, ne := -1, -1
-		for i, ex := range x.Exprs {
-			if c, ok := ex.(*expr.Column); ok {
-				if c.Index == s {
-					ns = i
-				}
-				if c.Index == e {
-					ne = i
-				}
-			}
-		}
+		ns, ne := passedThrough(x.Exprs, s, e)
 		return w, ns, ne
 	}
 	return windowOf(n)
+}
+
+// passedThrough returns where exprs (a projection's, an aggregate's keys)
+// pass input columns s and e through unchanged, or -1.
+func passedThrough(exprs []expr.Expr, s, e int) (ns, ne int) {
+	ns, ne = -1, -1
+	for i, ex := range exprs {
+		if c, ok := ex.(*expr.Column); ok {
+			if c.Index == s {
+				ns = i
+			}
+			if c.Index == e {
+				ne = i
+			}
+		}
+	}
+	return ns, ne
 }
 
 // windowOf finds a window TVF under filters and column projections, and the
@@ -556,17 +553,7 @@ func windowOf(n logical.Node) (*logical.Window, int, int) {
 		if w == nil {
 			return nil, 0, 0
 		}
-		ns, ne := -1, -1
-		for i, ex := range x.Exprs {
-			if c, ok := ex.(*expr.Column); ok {
-				if c.Index == s {
-					ns = i
-				}
-				if c.Index == e {
-					ne = i
-				}
-			}
-		}
+		ns, ne := passedThrough(x.Exprs, s, e)
 		return w, ns, ne
 	}
 	return nil, 0, 0
