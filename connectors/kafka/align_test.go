@@ -171,6 +171,14 @@ func TestRewoundClicksWithAlignment(t *testing.T) {
 // fires; with 'scan.watermark.idle-timeout' the quiet partition stops
 // counting and the windows of the other one come out while the job runs.
 func TestIdlePartition(t *testing.T) {
+	for _, par := range []int{1, 2} {
+		t.Run(fmt.Sprintf("parallelism %d", par), func(t *testing.T) { idlePartition(t, par) })
+	}
+}
+
+// idlePartition runs TestIdlePartition at a parallelism (at 2, idleness
+// travels through the exchange and the partitions' merge).
+func idlePartition(t *testing.T, parallelism int) {
 	addr := cluster(t, map[string]int32{"events": 2, "counts": 1})
 	var recs []rec
 	for i := range int64(10) {
@@ -192,7 +200,7 @@ GROUP BY window_start, window_end;
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, j.Session.Plans, exec.Options{Settings: j.Session.Settings, Parallelism: 1})
+	job, err := exec.Build(ctx, j.Session.Plans, exec.Options{Settings: j.Session.Settings, Parallelism: parallelism})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,6 +233,7 @@ GROUP BY window_start, window_end;
 		`{"window_start":"2026-11-20 00:00:00.000","n":2}`, `{"window_start":"2026-11-20 00:01:00.000","n":2}`,
 		`{"window_start":"2026-11-20 00:02:00.000","n":2}`, `{"window_start":"2026-11-20 00:03:00.000","n":2}`,
 	}
+	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("counts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
