@@ -322,7 +322,13 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 		if c.Format != nil {
 			fmtName = c.Format.Name
 		}
-		r.skipBad = c.Get(fmtName+".ignore-parse-errors") == "true"
+		// With 'value.format' (Kafka) the format's options carry "value."
+		// in front, as Flink writes them.
+		key := fmtName + ".ignore-parse-errors"
+		if c.Has("value.format") {
+			key = "value." + key
+		}
+		r.skipBad = strings.EqualFold(c.Get(key), "true")
 	}
 	b.job.sources = append(b.job.sources, r)
 	b.job.entry = append(b.job.entry, out)
