@@ -861,6 +861,9 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		}
 		return lk
 	case *tast.FuncCallExpr:
+		if e.Schema.O != "" {
+			c.failf(diag.UnsupportedSyntax, c.here(), "a function name qualified by a database (%s.%s) is not supported; call %s(...)", e.Schema.O, e.FnName.O, e.FnName.O)
+		}
 		if strings.EqualFold(e.FnName.O, "trim") && len(e.Args) > 1 {
 			c.failf(diag.UnsupportedSyntax, c.here(), "TRIM(BOTH|LEADING|TRAILING ... FROM s) is not supported yet; use TRIM(s), LTRIM(s) or RTRIM(s)")
 		}
