@@ -91,7 +91,7 @@ func (t *Table) compactBucket(b *bucket) {
 		if e := be.e; e.slot >= 0 {
 			if i := e.find(be.seq); i >= 0 {
 				r := &e.recs[i]
-				if !r.dead && r.Expiry != NoExpiry && t.buckets.id(r.Expiry) == b.id {
+				if !r.dead && r.expiry != NoExpiry && t.buckets.id(r.expiry) == b.id {
 					kept = append(kept, be)
 				}
 			}

@@ -193,37 +193,41 @@ const (
 // AppendHeader appends the encoding of r's header (Count, Matches, Time,
 // Flags, Expiry; not its values).
 func AppendHeader(dst []byte, r *Record) []byte {
+	return appendHeader(dst, r.Expiry, r.Count, r.Matches, r.Time, r.Flags)
+}
+
+func appendHeader(dst []byte, expiry, count, matches, time int64, flags uint32) []byte {
 	var mask byte
-	if r.Expiry != NoExpiry {
+	if expiry != NoExpiry {
 		mask |= hasExpiry
 	}
-	if r.Count != 0 {
+	if count != 0 {
 		mask |= hasCount
 	}
-	if r.Matches != 0 {
+	if matches != 0 {
 		mask |= hasMatches
 	}
-	if r.Time != 0 {
+	if time != 0 {
 		mask |= hasTime
 	}
-	if r.Flags != 0 {
+	if flags != 0 {
 		mask |= hasFlags
 	}
 	dst = append(dst, mask)
 	if mask&hasExpiry != 0 {
-		dst = binary.AppendVarint(dst, r.Expiry)
+		dst = binary.AppendVarint(dst, expiry)
 	}
 	if mask&hasCount != 0 {
-		dst = binary.AppendVarint(dst, r.Count)
+		dst = binary.AppendVarint(dst, count)
 	}
 	if mask&hasMatches != 0 {
-		dst = binary.AppendVarint(dst, r.Matches)
+		dst = binary.AppendVarint(dst, matches)
 	}
 	if mask&hasTime != 0 {
-		dst = binary.AppendVarint(dst, r.Time)
+		dst = binary.AppendVarint(dst, time)
 	}
 	if mask&hasFlags != 0 {
-		dst = binary.AppendUvarint(dst, uint64(r.Flags))
+		dst = binary.AppendUvarint(dst, uint64(flags))
 	}
 	return dst
 }

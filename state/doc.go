@@ -21,6 +21,14 @@
 // record with Expiry <= upTo and hands each to fn first, in (Expiry, Seq)
 // order, whichever tier it is in.
 //
+// The hot tier keeps a record's values in their encoding (see Encoding),
+// one string per record, not the []row.Value it was given: a decoded input
+// row's values usually alias larger buffers (the input line, a slab shared
+// by a batch), and the encoding is about a fifth of their size. Scan and
+// Expire decode the values for their callbacks into fresh memory (the
+// strings alias the stored encoding, which never changes), so a callback
+// may keep r.Vals.
+//
 // A Map (NewMap) is the one-value-per-key flavour for state that is an
 // object (a group's accumulators): the hot tier holds the Go value itself
 // and a Codec encodes it only when it spills or is flushed.
@@ -28,7 +36,7 @@
 // # Tiers and the budget
 //
 // Every hot key costs an estimate of its memory (entry, key, records,
-// values, strings, and the expiry bucket entries); the sum over a store's
+// their encoded values, and the expiry bucket entries); the sum over a store's
 // tables is MemBytes. The budget comes from Options.MemoryBudget — the
 // setting 'state.memory-budget', parsed by ParseSize ('256mb' is 256 MiB,
 // Flink's units) — and defaults to 256 MiB. When MemBytes exceeds it, a
@@ -55,8 +63,11 @@
 // refreshed on access) keep their entry and are requeued when it is
 // reached. In Badger, each spilled record with an expiry has an index
 // entry ordered by (expiry, seq): Expire reads the due prefix of that
-// index, reads the keys it names, and rewrites them without the due
-// records; it never scans the table.
+// index a chunk of 4096 entries at a time, reads the keys each chunk
+// names, and rewrites them without the due records before reading the
+// next chunk (so expiring all of a large spilled state, as the end of the
+// input does, holds one chunk in memory, not the state); it never scans
+// the table.
 //
 // # Badger layout and durability
 //

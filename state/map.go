@@ -55,14 +55,14 @@ func (m *Map[V]) Put(key []byte, v V, expiry int64) {
 	t.s.checkCallback()
 	e := t.lookup(key, true)
 	if len(e.recs) == 0 {
-		e.recs = append(e.recs, Record{seq: t.seq, Expiry: NoExpiry})
+		e.recs = append(e.recs, rec{seq: t.seq, expiry: NoExpiry})
 		t.seq++
 		t.rows++
 		t.grow(e, recordBytes)
 	}
 	r := &e.recs[0]
-	if old := r.Expiry; old != expiry {
-		r.Expiry = expiry
+	if old := r.expiry; old != expiry {
+		r.expiry = expiry
 		t.reindex(e, r.seq, old, expiry)
 	}
 	size := m.c.Size(v)

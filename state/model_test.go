@@ -344,6 +344,25 @@ func TestTableAgainstModel(t *testing.T) {
 	}
 }
 
+// TestTableAgainstModelSmallChunks expires cold records a few index
+// entries at a time, so a key's due records span chunks and hot records
+// interleave with several chunks.
+func TestTableAgainstModelSmallChunks(t *testing.T) {
+	defer func(n int) { coldChunkSize = n }(coldChunkSize)
+	for _, n := range []int{1, 3} {
+		coldChunkSize = n
+		var total Stats
+		for seed := uint64(20); seed < 28; seed++ {
+			st := runModel(t, seed, 1, 1500, false)
+			total.ColdExpired += st.ColdExpired
+			runModel(t, seed, 6000, 1500, false)
+		}
+		if total.ColdExpired == 0 {
+			t.Errorf("chunk size %d: nothing expired from the cold tier", n)
+		}
+	}
+}
+
 func TestTableReopenAgainstModel(t *testing.T) {
 	for _, budget := range []int64{1, 6000, -1} {
 		for seed := uint64(100); seed < 104; seed++ {

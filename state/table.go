@@ -25,6 +25,22 @@ type Record struct {
 	Expiry  int64  // Expire(upTo) removes the record once upTo >= Expiry; NoExpiry: never
 	Flags   uint32 // operator bits, e.g. "matched"
 	seq     uint64
+}
+
+// rec is a record as the hot tier holds it: the header fields, and the
+// values in their encoding (AppendValues), one string per record. A row
+// decoded from its input usually aliases a larger buffer (the input line,
+// a slab of values shared by a batch); keeping the encoding instead costs
+// about a fifth of the memory and keeps nothing else alive. Scan and Expire
+// decode the values for their callbacks.
+type rec struct {
+	vals    string // AppendValues encoding; immutable
+	count   int64
+	matches int64
+	time    int64
+	expiry  int64
+	seq     uint64
+	flags   uint32
 	dead    bool
 }
 
@@ -65,14 +81,16 @@ type Table struct {
 	touched   []*entry
 	requeue   []bent
 	coldCache map[string]*coldKey
+	ebuf      []byte
+	vslab     []row.Value
 }
 
 // entry is a hot key.
 type entry struct {
 	key      string
 	t        *Table
-	recs     []Record // by seq
-	obj      any      // Map tables
+	recs     []rec // by seq
+	obj      any   // Map tables
 	objSize  int64
 	size     int64
 	slot     int32
@@ -84,7 +102,7 @@ type entry struct {
 
 type coldKey struct {
 	key  string
-	recs []Record
+	recs []rec
 	obj  any
 	dead int
 }
@@ -107,20 +125,56 @@ func cmpDue(a, b dueRec) int {
 // Size estimates.
 const (
 	entryBytes  = int64(unsafe.Sizeof(entry{})) + 64 // + map slot, ring slot
-	recordBytes = int64(unsafe.Sizeof(Record{}))
+	recordBytes = int64(unsafe.Sizeof(rec{}))
 	valueBytes  = int64(unsafe.Sizeof(row.Value{}))
 )
 
-func recSize(r *Record) int64 {
-	n := recordBytes + valueBytes*int64(len(r.Vals))
-	for i := range r.Vals {
-		n += int64(len(r.Vals[i].Str()))
+// recSize is a record's memory: its header and its encoded values (with
+// the allocator's rounding, about 8 bytes on average).
+func recSize(r *rec) int64 {
+	if len(r.vals) == 0 {
+		return recordBytes
 	}
-	return n
+	return recordBytes + int64(len(r.vals)) + 8
+}
+
+// newRec makes the hot tier's form of r.
+func (t *Table) newRec(r *Record, seq uint64) rec {
+	var vals string
+	if len(r.Vals) > 0 {
+		t.ebuf = AppendValues(t.ebuf[:0], r.Vals)
+		vals = string(t.ebuf)
+	}
+	return rec{vals: vals, count: r.Count, matches: r.Matches, time: r.Time, expiry: r.Expiry, seq: seq, flags: r.Flags}
+}
+
+// view fills out with r's header and its values, decoded into fresh
+// memory from the table's slab (the callback may keep them); the strings
+// alias r.vals, which never changes.
+func (t *Table) view(r *rec, out *Record) {
+	out.Count, out.Matches, out.Time, out.Expiry, out.Flags, out.seq = r.count, r.matches, r.time, r.expiry, r.flags, r.seq
+	out.Vals = nil
+	if len(r.vals) == 0 {
+		return
+	}
+	b := unsafe.Slice(unsafe.StringData(r.vals), len(r.vals))
+	n, _ := binary.Uvarint(b)
+	out.Vals = decodeChecked(t.slab(int(n)), b, int(n), nil, true)
+}
+
+// slab hands out value slices carved from larger allocations, never
+// reused (a callback may keep what it was given).
+func (t *Table) slab(n int) []row.Value {
+	if len(t.vslab) < n {
+		t.vslab = make([]row.Value, max(n, 1024))
+	}
+	v := t.vslab[:0:n]
+	t.vslab = t.vslab[n:]
+	return v
 }
 
 func (e *entry) find(seq uint64) int {
-	i, ok := slices.BinarySearchFunc(e.recs, seq, func(r Record, s uint64) int { return cmp.Compare(r.seq, s) })
+	i, ok := slices.BinarySearchFunc(e.recs, seq, func(r rec, s uint64) int { return cmp.Compare(r.seq, s) })
 	if !ok {
 		return -1
 	}
@@ -179,7 +233,7 @@ func (t *Table) newEntry(key string) *entry {
 }
 
 func (t *Table) load(key []byte) *entry {
-	var recs []Record
+	var recs []rec
 	var obj any
 	found := false
 	if t.s.db == nil {
@@ -213,8 +267,8 @@ func (t *Table) load(key []byte) *entry {
 	for i := range recs {
 		r := &recs[i]
 		d += recSize(r)
-		if r.Expiry != NoExpiry {
-			t.bucketAdd(r.Expiry, r.seq, e)
+		if r.expiry != NoExpiry {
+			t.bucketAdd(r.expiry, r.seq, e)
 		}
 	}
 	if t.codec != nil {
@@ -229,7 +283,7 @@ func (t *Table) load(key []byte) *entry {
 // encodeEntry appends the Badger value of a key: uvarint(live records),
 // then per record uvarint(seq) and the record; then, in a Map table,
 // uvarint(len) and the value's encoding.
-func (t *Table) encodeEntry(dst []byte, recs []Record, obj any) []byte {
+func (t *Table) encodeEntry(dst []byte, recs []rec, obj any) []byte {
 	n := 0
 	for i := range recs {
 		if !recs[i].dead {
@@ -240,7 +294,12 @@ func (t *Table) encodeEntry(dst []byte, recs []Record, obj any) []byte {
 	for i := range recs {
 		if r := &recs[i]; !r.dead {
 			dst = binary.AppendUvarint(dst, r.seq)
-			dst = AppendRecord(dst, r)
+			dst = appendHeader(dst, r.expiry, r.count, r.matches, r.time, r.flags)
+			if len(r.vals) == 0 {
+				dst = append(dst, 0) // no values
+			} else {
+				dst = append(dst, r.vals...)
+			}
 		}
 	}
 	if t.codec != nil {
@@ -251,25 +310,36 @@ func (t *Table) encodeEntry(dst []byte, recs []Record, obj any) []byte {
 	return dst
 }
 
-func (t *Table) decodeEntry(b []byte) ([]Record, any, error) {
+func (t *Table) decodeEntry(b []byte) ([]rec, any, error) {
 	n, p := binary.Uvarint(b)
 	if p <= 0 || n == 0 || n > uint64(len(b)) {
 		return nil, nil, ErrCorrupt
 	}
-	recs := make([]Record, n)
+	recs := make([]rec, n)
 	var prev uint64
+	var hdr Record
 	for i := range recs {
 		seq, w := binary.Uvarint(b[p:])
 		if w <= 0 || (i > 0 && seq <= prev) {
 			return nil, nil, ErrCorrupt
 		}
 		p += w
-		m, err := DecodeRecord(b[p:], &recs[i])
+		m, err := DecodeHeader(b[p:], &hdr)
 		if err != nil {
 			return nil, nil, err
 		}
 		p += m
-		recs[i].seq, prev = seq, seq
+		cnt, size, _, err := valuesLen(b[p:])
+		if err != nil {
+			return nil, nil, err
+		}
+		r := &recs[i]
+		if cnt > 0 {
+			r.vals = string(b[p : p+size])
+		}
+		p += size
+		r.count, r.matches, r.time, r.expiry, r.flags = hdr.Count, hdr.Matches, hdr.Time, hdr.Expiry, hdr.Flags
+		r.seq, prev = seq, seq
 	}
 	var obj any
 	if t.codec != nil {
@@ -297,11 +367,11 @@ func (t *Table) writeEntry(wb *batch, e *entry) {
 	kb := unsafe.Slice(unsafe.StringData(e.key), len(e.key))
 	for i := range e.recs {
 		r := &e.recs[i]
-		if r.dead || r.Expiry == NoExpiry {
+		if r.dead || r.expiry == NoExpiry {
 			continue
 		}
-		t.s.set(wb, t.indexKey(r.Expiry, r.seq), kb)
-		t.coldMinExp = min(t.coldMinExp, r.Expiry)
+		t.s.set(wb, t.indexKey(r.expiry, r.seq), kb)
+		t.coldMinExp = min(t.coldMinExp, r.expiry)
 	}
 	if !e.inBadger {
 		t.coldInc(e.key)
@@ -320,8 +390,8 @@ func (t *Table) dropHot(e *entry) {
 	t.s.used -= e.size
 	e.size = 0
 	for i := range e.recs {
-		if r := &e.recs[i]; !r.dead && r.Expiry != NoExpiry {
-			t.bucketStale(r.Expiry)
+		if r := &e.recs[i]; !r.dead && r.expiry != NoExpiry {
+			t.bucketStale(r.expiry)
 		}
 	}
 	// Stale bucket entries may still point at e: keep it small.
@@ -436,18 +506,18 @@ func (t *Table) multimap() {
 }
 
 // Append adds a record under key, after the key's other records. The table
-// keeps rec.Vals (the caller must not change them afterwards) and a copy
-// of the key.
+// keeps an encoded copy of rec.Vals and a copy of the key: the caller may
+// reuse both.
 func (t *Table) Append(key []byte, rec Record) {
 	t.s.checkCallback()
 	t.multimap()
 	e := t.lookup(key, true)
-	rec.seq, rec.dead = t.seq, false
+	r := t.newRec(&rec, t.seq)
 	t.seq++
-	e.recs = append(e.recs, rec)
-	t.grow(e, recSize(&rec))
-	if rec.Expiry != NoExpiry {
-		t.bucketAdd(rec.Expiry, rec.seq, e)
+	e.recs = append(e.recs, r)
+	t.grow(e, recSize(&r))
+	if r.expiry != NoExpiry {
+		t.bucketAdd(r.expiry, r.seq, e)
 	}
 	e.dirty = true
 	t.rows++
@@ -456,7 +526,7 @@ func (t *Table) Append(key []byte, rec Record) {
 
 // Scan calls fn for each record of key in insertion order. fn may change
 // the record's header fields (Count, Matches, Time, Flags, Expiry) in
-// place, but not its Vals; keep=false removes the record; stop=true ends
+// place, but not its Vals (a decoded copy, which fn may keep); keep=false removes the record; stop=true ends
 // the scan. A cold key is read from Badger once and becomes hot. fn must
 // not call methods of the Store or its tables. It returns whether the key
 // had records.
@@ -471,26 +541,28 @@ func (t *Table) Scan(key []byte, fn func(r *Record) (keep, stop bool)) bool {
 	n := len(e.recs)
 	j := 0
 	changed, stopped := false, false
+	var v Record
 	for i := 0; i < n; i++ {
 		r := &e.recs[i]
 		if !stopped {
-			old := *r
-			keep, stop := fn(r)
+			t.view(r, &v)
+			keep, stop := fn(&v)
 			stopped = stop
 			if !keep {
 				changed = true
-				t.grow(e, -recSize(&old))
+				t.grow(e, -recSize(r))
 				t.rows--
-				if old.Expiry != NoExpiry {
-					t.bucketStale(old.Expiry)
+				if r.expiry != NoExpiry {
+					t.bucketStale(r.expiry)
 				}
 				continue
 			}
-			if r.Count != old.Count || r.Matches != old.Matches || r.Time != old.Time || r.Flags != old.Flags || r.Expiry != old.Expiry {
+			if v.Count != r.count || v.Matches != r.matches || v.Time != r.time || v.Flags != r.flags || v.Expiry != r.expiry {
 				changed = true
-				r.seq, r.dead = old.seq, false
-				if r.Expiry != old.Expiry {
-					t.reindex(e, r.seq, old.Expiry, r.Expiry)
+				old := r.expiry
+				r.count, r.matches, r.time, r.flags, r.expiry = v.Count, v.Matches, v.Time, v.Flags, v.Expiry
+				if r.expiry != old {
+					t.reindex(e, r.seq, old, r.expiry)
 				}
 			}
 		}
@@ -593,20 +665,20 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 				continue
 			}
 			r := &e.recs[idx]
-			if r.dead || r.Expiry == NoExpiry {
+			if r.dead || r.expiry == NoExpiry {
 				continue
 			}
-			if r.Expiry <= upTo {
+			if r.expiry <= upTo {
 				r.dead = true
-				hot = append(hot, dueRec{exp: r.Expiry, seq: r.seq, e: e, idx: int32(idx)})
+				hot = append(hot, dueRec{exp: r.expiry, seq: r.seq, e: e, idx: int32(idx)})
 				if e.mark != t.epoch {
 					e.mark = t.epoch
 					touched = append(touched, e)
 				}
 				continue
 			}
-			if x.id(r.Expiry) == b.id {
-				rq = append(rq, bent{r.Expiry, r.seq, e})
+			if x.id(r.expiry) == b.id {
+				rq = append(rq, bent{r.expiry, r.seq, e})
 			}
 		}
 		rest := copy(b.ents, b.ents[i:])
@@ -630,24 +702,13 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 	}
 	slices.SortFunc(hot, cmpDue)
 
-	// Cold: the due prefix of the Badger index.
-	wb := s.newBatch()
-	cold := t.coldPass(upTo, t.coldDue[:0], wb)
-
-	// Callbacks in (expiry, seq) order over both tiers.
-	s.inCallback = true
-	i, j := 0, 0
-	for i < len(hot) || j < len(cold) {
-		var d *dueRec
-		if j == len(cold) || (i < len(hot) && cmpDue(hot[i], cold[j]) < 0) {
-			d = &hot[i]
-			i++
-		} else {
-			d = &cold[j]
-			j++
-		}
+	// Callbacks in (expiry, seq) order over both tiers: the cold records
+	// come from the due prefix of the Badger index, a chunk at a time, and
+	// the hot ones that sort before each cold one go first.
+	var v Record
+	emit := func(d *dueRec) {
 		var key string
-		var r *Record
+		var r *rec
 		var obj any
 		if d.e != nil {
 			key, r, obj = d.e.key, &d.e.recs[d.idx], d.e.obj
@@ -655,10 +716,42 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 			key, r, obj = d.ck.key, &d.ck.recs[d.idx], d.ck.obj
 		}
 		if fnRec != nil {
-			fnRec(strBytes(key), r)
+			t.view(r, &v)
+			fnRec(strBytes(key), &v)
 		} else if fnObj != nil {
 			fnObj(strBytes(key), obj)
 		}
+	}
+	n := len(hot)
+	i := 0
+	if t.coldKeys > 0 && upTo >= t.coldMinExp {
+		from := t.indexKey(t.coldMinExp, 0)
+		for {
+			wb := s.newBatch()
+			cold, next := t.coldChunk(upTo, from, t.coldDue[:0], wb)
+			s.inCallback = true
+			for j := range cold {
+				for i < len(hot) && cmpDue(hot[i], cold[j]) < 0 {
+					emit(&hot[i])
+					i++
+				}
+				emit(&cold[j])
+			}
+			s.inCallback = false
+			n += len(cold)
+			t.applyCold(wb)
+			s.commit(wb)
+			clear(cold)
+			t.coldDue = cold[:0]
+			if next == nil {
+				break
+			}
+			from = next
+		}
+	}
+	s.inCallback = true
+	for ; i < len(hot); i++ {
+		emit(&hot[i])
 	}
 	s.inCallback = false
 
@@ -689,52 +782,47 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 			e.dirty = true
 		}
 	}
-	// Cold keys are rewritten without them.
-	for _, ck := range t.coldCache {
-		if ck == nil || ck.dead == 0 {
-			continue
-		}
-		t.rows -= int64(ck.dead)
-		s.stats.ColdExpired += int64(ck.dead)
-		kb := strBytes(ck.key)
-		if ck.dead == len(ck.recs) {
-			s.del(wb, t.dataKey(kb))
-			t.coldDec(ck.key)
-			continue
-		}
-		t.vbuf = t.encodeEntry(t.vbuf[:0], ck.recs, ck.obj)
-		s.set(wb, t.dataKey(kb), t.vbuf)
-	}
-	s.commit(wb)
 	s.maybeSpill()
-	n := len(hot) + len(cold)
 	clear(hot)
-	clear(cold)
 	clear(touched)
-	t.due, t.coldDue, t.touched = hot[:0], cold[:0], touched[:0]
+	t.due, t.touched = keepSmall(hot), keepSmall(touched)
 	return n
 }
 
-// coldPass collects the due cold records, deleting the index entries it
-// passes.
-func (t *Table) coldPass(upTo int64, due []dueRec, wb *batch) []dueRec {
-	if t.coldCache != nil {
-		clear(t.coldCache)
+// keepSmall empties a scratch slice for reuse, dropping it when it is
+// large: one expiry of many records should not pin its list for good.
+func keepSmall[T any](s []T) []T {
+	if cap(s) > 4096 {
+		return nil
 	}
-	if t.coldKeys == 0 || upTo < t.coldMinExp {
-		return due
-	}
+	return s[:0]
+}
+
+// coldChunkSize is the number of index entries one chunk of a cold expiry
+// reads: the keys it names are decoded and rewritten together, so this
+// bounds the memory of expiring any amount of spilled state (a variable
+// for the tests).
+var coldChunkSize = 4096
+
+// coldChunk collects due cold records, starting at the index key from,
+// deleting the index entries it passes, for at most coldChunkSize index
+// entries. It returns the key to resume from, or nil when every due entry
+// was read.
+func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch) ([]dueRec, []byte) {
 	if t.coldCache == nil {
 		t.coldCache = map[string]*coldKey{}
 	}
+	clear(t.coldCache)
 	s := t.s
 	next := int64(math.MaxInt64)
+	var resume []byte
 	err := s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: t.xpre})
 		defer it.Close()
 		// No live index entry is below coldMinExp: seeking there skips the
 		// tombstones of the entries earlier passes deleted.
-		for it.Seek(t.indexKey(t.coldMinExp, 0)); it.ValidForPrefix(t.xpre); it.Next() {
+		read := 0
+		for it.Seek(from); it.ValidForPrefix(t.xpre); it.Next() {
 			item := it.Item()
 			exp, seq, ok := t.parseIndexKey(item.Key())
 			if !ok {
@@ -744,6 +832,11 @@ func (t *Table) coldPass(upTo int64, due []dueRec, wb *batch) []dueRec {
 				next = exp
 				break
 			}
+			if read == coldChunkSize {
+				resume = item.KeyCopy(nil)
+				return nil
+			}
+			read++
 			s.del(wb, item.Key())
 			err := item.Value(func(v []byte) error {
 				t.keyBuf = append(t.keyBuf[:0], v...)
@@ -770,12 +863,12 @@ func (t *Table) coldPass(upTo int64, due []dueRec, wb *batch) []dueRec {
 			if ck == nil {
 				continue
 			}
-			idx, found := slices.BinarySearchFunc(ck.recs, seq, func(r Record, s uint64) int { return cmp.Compare(r.seq, s) })
+			idx, found := slices.BinarySearchFunc(ck.recs, seq, func(r rec, s uint64) int { return cmp.Compare(r.seq, s) })
 			if !found {
 				continue
 			}
 			r := &ck.recs[idx]
-			if r.dead || r.Expiry != exp {
+			if r.dead || r.expiry != exp {
 				continue
 			}
 			r.dead = true
@@ -786,10 +879,34 @@ func (t *Table) coldPass(upTo int64, due []dueRec, wb *batch) []dueRec {
 	})
 	if err != nil {
 		s.fail(err)
-		return due[:0]
+		return due[:0], nil
 	}
-	t.coldMinExp = next
-	return due
+	if resume == nil {
+		t.coldMinExp = next
+	}
+	return due, resume
+}
+
+// applyCold rewrites the keys of the last cold chunk without their due
+// records.
+func (t *Table) applyCold(wb *batch) {
+	s := t.s
+	for _, ck := range t.coldCache {
+		if ck == nil || ck.dead == 0 {
+			continue
+		}
+		t.rows -= int64(ck.dead)
+		s.stats.ColdExpired += int64(ck.dead)
+		kb := strBytes(ck.key)
+		if ck.dead == len(ck.recs) {
+			s.del(wb, t.dataKey(kb))
+			t.coldDec(ck.key)
+			continue
+		}
+		t.vbuf = t.encodeEntry(t.vbuf[:0], ck.recs, ck.obj)
+		s.set(wb, t.dataKey(kb), t.vbuf)
+	}
+	clear(t.coldCache)
 }
 
 func (t *Table) loadCold(txn *badger.Txn, key []byte) (*coldKey, error) {
