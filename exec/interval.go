@@ -123,7 +123,12 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 				}
 				o.emit(changelogmode.Insert, l, rr)
 				matched = true
-				m.Flags |= flagMatched
+				if other.outer {
+					// Only an outer side needs the bit; leaving an inner
+					// side's record unchanged keeps it clean, so a key read
+					// back from Badger is dropped again without a write.
+					m.Flags |= flagMatched
+				}
 				return true, false
 			})
 			if o.probeErr != nil {
@@ -139,7 +144,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		}
 		if exp > wm && !null {
 			rec := state.Record{Vals: r.Vals, Time: t, Expiry: min(exp, state.NoExpiry-1)}
-			if matched {
+			if matched && me.outer {
 				rec.Flags = flagMatched
 			}
 			me.table.Append(key, rec)
