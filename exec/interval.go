@@ -187,8 +187,14 @@ func (o *intervalJoinOp) advance(w int64) error {
 	o.c.Watermark.Store(w)
 	o.buf = o.buf[:0]
 	for i, s := range o.side {
+		if !s.outer {
+			// An inner side's rows just leave: no callback, so the store
+			// need not decode them.
+			s.table.Expire(w, nil)
+			continue
+		}
 		s.table.Expire(w, func(_ []byte, r *state.Record) {
-			if r.Flags&flagMatched == 0 && s.outer {
+			if r.Flags&flagMatched == 0 {
 				l, rr := pair(i, r.Vals, nil)
 				o.emit(changelogmode.Insert, l, rr)
 			}
