@@ -13,7 +13,8 @@ import (
 // record whose expiry moves earlier or to another bucket gets a new entry,
 // leaving the old one stale. Stale entries (their record gone, evicted or
 // moved) are dropped when their bucket comes due, or by compaction when
-// they are more than half of a bucket.
+// they are more than a quarter of a bucket (a stale entry keeps its
+// evicted entry struct alive).
 type bucketIndex struct {
 	shift uint
 	m     map[int64]*bucket
@@ -78,7 +79,7 @@ func (t *Table) bucketStale(exp int64) {
 		return
 	}
 	b.stale++
-	if len(b.ents) >= 32 && 2*b.stale > len(b.ents) {
+	if len(b.ents) >= 32 && 4*b.stale > len(b.ents) {
 		t.compactBucket(b)
 	}
 }

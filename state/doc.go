@@ -45,7 +45,8 @@
 // operation returns. Only keys changed since Badger last saw them are
 // written; a key read back and not changed is dropped for free. A lookup
 // of a key that is not hot consults an in-memory count of spilled keys by
-// hash (about 20 bytes per spilled key, outside the budget) and goes to
+// a 32-bit hash (about 10 bytes per spilled key, outside the budget; a
+// collision costs one Badger lookup that finds nothing) and goes to
 // Badger only when the key may be there, so a new key never costs a disk
 // read; a cold key that is found is loaded whole and becomes hot (Append
 // to a cold key loads it too). Results are the same with and without spill:

@@ -49,6 +49,7 @@ type Store struct {
 	ring   []*entry // clock over every hot entry of every table
 	hand   int
 	tables map[string]*Table
+	tlist  []*Table // by Table.idx
 
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
@@ -193,7 +194,7 @@ func (s *Store) Flush() error {
 	wb := s.newBatch()
 	for _, e := range s.ring {
 		if e.dirty {
-			e.t.writeEntry(wb, e)
+			s.tlist[e.tab].writeEntry(wb, e)
 		}
 	}
 	for _, t := range s.tables {
@@ -265,6 +266,9 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 	if len(name) > 255 {
 		panic(fmt.Sprintf("state: table name %q is longer than 255 bytes", name))
 	}
+	if len(s.tlist) > math.MaxUint16 {
+		panic("state: too many tables in one store")
+	}
 	w := o.BucketWidth
 	if w <= 0 {
 		w = s.width
@@ -279,7 +283,8 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 		dpre:       append([]byte{'d', byte(len(name))}, name...),
 		xpre:       append([]byte{'x', byte(len(name))}, name...),
 		hot:        map[string]*entry{},
-		cold:       map[uint64]uint32{},
+		idx:        uint16(len(s.tlist)),
+		cold:       map[uint32]uint32{},
 		pendingDel: map[string]struct{}{},
 		codec:      c,
 		coldMinExp: math.MaxInt64,
@@ -287,6 +292,7 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 	t.buckets.init(shift)
 	t.reopen()
 	s.tables[name] = t
+	s.tlist = append(s.tlist, t)
 	return t
 }
 
@@ -401,7 +407,7 @@ func (s *Store) maybeSpill() {
 			s.hand++
 			continue
 		}
-		e.t.evict(wb, e) // swaps another entry into this slot
+		s.tlist[e.tab].evict(wb, e) // swaps another entry into this slot
 	}
 	for _, t := range s.tables {
 		t.writeDeletes(wb)

@@ -53,6 +53,7 @@ func (r *Record) Seq() uint64 { return r.seq }
 // comment). It belongs to its Store's goroutine.
 type Table struct {
 	s          *Store
+	idx        uint16 // in s.tlist
 	name       string
 	dpre, xpre []byte
 	codec      *anyCodec // Map tables
@@ -65,7 +66,7 @@ type Table struct {
 
 	// cold counts the keys with data in Badger by hash (a key is looked
 	// up in Badger only when its hash is here); coldKeys is their number.
-	cold       map[uint64]uint32
+	cold       map[uint32]uint32
 	coldKeys   int64
 	pendingDel map[string]struct{} // keys whose Badger data is to be deleted
 	coldMinExp int64               // no cold index entry expires before this
@@ -85,19 +86,30 @@ type Table struct {
 	vslab     []row.Value
 }
 
-// entry is a hot key.
+// entry is a hot key. It is kept to 80 bytes (a size class), one per hot
+// key: its table is an index into the store's tables, and its share of
+// the budget is recomputed when it leaves the hot tier (entrySize).
 type entry struct {
 	key      string
-	t        *Table
 	recs     []rec // by seq
 	obj      any   // Map tables
 	objSize  int64
-	size     int64
 	slot     int32
 	mark     uint32
-	ref      bool // clock bit
-	dirty    bool // differs from Badger
-	inBadger bool // Badger holds data for the key (maybe stale)
+	tab      uint16 // index in Store.tlist
+	ref      bool   // clock bit
+	dirty    bool   // differs from Badger
+	inBadger bool   // Badger holds data for the key (maybe stale)
+}
+
+// entrySize is what e counts against the budget: what newEntry, load,
+// Append, Scan, Expire and Map.Put added and removed with grow.
+func entrySize(e *entry) int64 {
+	n := entryBytes + int64(len(e.key)) + e.objSize
+	for i := range e.recs {
+		n += recSize(&e.recs[i])
+	}
+	return n
 }
 
 type coldKey struct {
@@ -181,21 +193,22 @@ func (e *entry) find(seq uint64) int {
 	return i
 }
 
-func (t *Table) grow(e *entry, d int64) {
-	e.size += d
+func (t *Table) grow(_ *entry, d int64) {
 	t.hotBytes += d
 	t.s.used += d
 }
 
-func (t *Table) hash(key []byte) uint64 { return maphash.Bytes(t.s.seed, key) }
+// The cold count is by a 32-bit hash: a collision only costs a Badger
+// lookup that finds nothing, and a slot is half the size of a 64-bit one.
+func (t *Table) hash(key []byte) uint32 { return uint32(maphash.Bytes(t.s.seed, key)) }
 
 func (t *Table) coldInc(key string) {
-	t.cold[maphash.String(t.s.seed, key)]++
+	t.cold[uint32(maphash.String(t.s.seed, key))]++
 	t.coldKeys++
 }
 
 func (t *Table) coldDec(key string) {
-	h := maphash.String(t.s.seed, key)
+	h := uint32(maphash.String(t.s.seed, key))
 	if n := t.cold[h]; n <= 1 {
 		delete(t.cold, h)
 	} else {
@@ -225,7 +238,7 @@ func (t *Table) lookup(key []byte, create bool) *entry {
 }
 
 func (t *Table) newEntry(key string) *entry {
-	e := &entry{key: key, t: t, ref: true}
+	e := &entry{key: key, tab: t.idx, ref: true}
 	t.hot[key] = e
 	t.s.ringAdd(e)
 	t.grow(e, entryBytes+int64(len(key)))
@@ -386,16 +399,16 @@ func (t *Table) writeEntry(wb *batch, e *entry) {
 func (t *Table) dropHot(e *entry) {
 	delete(t.hot, e.key)
 	t.s.ringRemove(e)
-	t.hotBytes -= e.size
-	t.s.used -= e.size
-	e.size = 0
+	size := entrySize(e)
+	t.hotBytes -= size
+	t.s.used -= size
 	for i := range e.recs {
 		if r := &e.recs[i]; !r.dead && r.expiry != NoExpiry {
 			t.bucketStale(r.expiry)
 		}
 	}
 	// Stale bucket entries may still point at e: keep it small.
-	e.recs, e.obj = nil, nil
+	e.recs, e.obj, e.objSize = nil, nil, 0
 }
 
 func (t *Table) evict(wb *batch, e *entry) {
@@ -403,6 +416,7 @@ func (t *Table) evict(wb *batch, e *entry) {
 		t.writeEntry(wb, e)
 	}
 	t.dropHot(e)
+	e.key = ""
 	t.s.stats.Spilled++
 }
 
@@ -418,6 +432,7 @@ func (t *Table) removeEntry(e *entry) {
 			t.s.commit(wb)
 		}
 	}
+	e.key = ""
 }
 
 func (t *Table) writeDeletes(wb *batch) {
