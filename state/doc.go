@@ -52,6 +52,15 @@
 // to a cold key loads it too). Results are the same with and without spill:
 // the tests run random operations against a plain map with a 1-byte budget.
 //
+// # The Go memory limit
+//
+// While stores are open, and unless the user set GOMEMLIMIT, the Go memory
+// limit is twice the sum of their budgets plus 48 MB per store (Badger's
+// memtables and compaction buffers, the index of spilled keys) plus 192 MB
+// for the rest of the job (see memlimit.go): without it the collector lets
+// the heap reach twice its live size whatever the budget. A store with no
+// budget lifts the limit; closing the last store restores the previous one.
+//
 // # Expiry by bucket
 //
 // A record with an expiry (event time for an interval join: the watermark
@@ -75,8 +84,11 @@
 //	'd' len(table) table key             -> uvarint(n) (uvarint(seq) record)*n [uvarint(len) value]
 //	'x' len(table) table exp(8) seq(8)   -> key
 //
-// Badger runs small: 8 MB memtables (2), no block cache, no compression,
-// one version, no fsync per write, its logger silenced.
+// Badger runs small: 4 MB memtables (2), 2 MB tables at every level, no
+// block cache, no compression, one version, no fsync per write, its logger
+// silenced. Its tables are memory-mapped, so the pages of tables it wrote
+// or read count in the process's resident set (as file pages the kernel
+// can drop), beside the heap.
 //
 // What is durable: Badger holds what was spilled and what Flush wrote.
 // Flush writes every changed hot key and pending delete, then syncs, so

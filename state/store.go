@@ -25,7 +25,7 @@ type Options struct {
 	// tables of the store) above which the coldest keys spill to Badger.
 	// 0 means DefaultMemoryBudget; a negative budget never spills.
 	MemoryBudget int64
-	// MemTableSize is Badger's memtable size; 0 means 8 MB.
+	// MemTableSize is Badger's memtable size; 0 means 4 MB.
 	MemTableSize int64
 	// BucketWidth is the default expiry bucket width (in the unit of the
 	// expiry times, usually milliseconds) for tables that do not set one;
@@ -83,6 +83,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.width = 1024
 	}
 	s.mt = opts.MemTableSize
+	memLimitOpen(s.budget)
 	if dir == "" {
 		// A temporary store opens Badger only when something has to spill:
 		// state that fits the budget never touches the disk.
@@ -91,6 +92,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s.dir = dir
 	if err := s.openDB(); err != nil {
+		memLimitClose(s.budget)
 		return nil, err
 	}
 	return s, nil
@@ -109,7 +111,7 @@ func (s *Store) openDB() error {
 	dir := s.dir
 	mt := s.mt
 	if mt <= 0 {
-		mt = 8 << 20
+		mt = 4 << 20
 	}
 	bo := badger.DefaultOptions(dir).
 		WithLogger(nil).
@@ -128,7 +130,10 @@ func (s *Store) openDB() error {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
-		WithDetectConflicts(false)
+		WithDetectConflicts(false).
+		// A value goes to the value log only above this; it must stay
+		// under Badger's largest batch (15% of a memtable).
+		WithValueThreshold(min(256<<10, mt/8))
 	bo.TableSizeMultiplier = 1 // 2 MB tables at every level: compaction buffers stay small
 	db, err := badger.Open(bo)
 	if err != nil {
@@ -219,6 +224,7 @@ func (s *Store) Close() error {
 		err = s.Flush()
 	}
 	s.closed = true
+	memLimitClose(s.budget)
 	if s.db != nil {
 		if e := s.db.Close(); err == nil && e != nil {
 			err = fmt.Errorf("state: %w", e)

@@ -1,0 +1,78 @@
+package state
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"sync"
+)
+
+// The Go runtime's memory limit follows the budgets of the open stores.
+//
+// The budget bounds the hot tier, but by default the Go collector lets the
+// heap grow to twice what was live after the last collection, so a job
+// whose state is held to 128 MB could still peak at several times that.
+// While stores are open, and unless the user set GOMEMLIMIT, the limit is
+// twice the sum of their budgets (the hot tier, and room for the garbage
+// its churn makes: with only the budget, the collector ran so often that
+// a spilling join took 40% more CPU) plus memLimitSlack per store
+// (Badger's memtables and compaction buffers, the index of spilled keys)
+// plus memLimitBase (everything that is not state: sources, batches in
+// flight, sinks). The limit only makes the collector run sooner; a job
+// whose live heap exceeds it runs slower (the runtime caps the collector
+// at about half the CPU), never fails. Any open store with an unlimited budget
+// lifts the limit. When the last store closes, the limit goes back to what
+// it was.
+const (
+	memLimitBase  = 192 << 20
+	memLimitSlack = 48 << 20
+)
+
+var memLimit struct {
+	sync.Mutex
+	budgets   int64 // sum of the finite budgets of open stores
+	stores    int   // open stores with a finite budget
+	unlimited int   // open stores with no budget
+	prev      int64 // the limit before the first store opened
+	active    bool  // the limit is ours
+}
+
+// userMemLimit reports whether the user set the limit (GOMEMLIMIT): then
+// the stores leave it alone.
+var userMemLimit = os.Getenv("GOMEMLIMIT") != ""
+
+// memLimitOpen and memLimitClose count a store in or out of the limit.
+func memLimitOpen(budget int64) { memLimitAdd(budget, 1) }
+
+func memLimitClose(budget int64) { memLimitAdd(budget, -1) }
+
+func memLimitAdd(budget int64, d int) {
+	if userMemLimit {
+		return
+	}
+	m := &memLimit
+	m.Lock()
+	defer m.Unlock()
+	if budget >= 1<<50 { // a PiB, or none: no limit (and sums cannot overflow)
+		m.unlimited += d
+	} else {
+		m.budgets += int64(d) * budget
+		m.stores += d
+	}
+	if m.stores+m.unlimited == 0 {
+		if m.active {
+			debug.SetMemoryLimit(m.prev)
+			m.active = false
+		}
+		return
+	}
+	if !m.active {
+		m.prev = debug.SetMemoryLimit(-1)
+		m.active = true
+	}
+	limit := int64(math.MaxInt64)
+	if m.unlimited == 0 {
+		limit = 2*m.budgets + memLimitBase + int64(m.stores)*memLimitSlack
+	}
+	debug.SetMemoryLimit(limit)
+}
