@@ -77,12 +77,18 @@
 // names, and rewrites them without the due records before reading the
 // next chunk (so expiring all of a large spilled state, as the end of the
 // input does, holds one chunk in memory, not the state); it never scans
-// the table.
+// the table. Every index entry names a record as the latest value of its
+// key in Badger holds it (an entry whose record changes expiry or leaves
+// while its key is hot is deleted at the start of the next batch), and it
+// carries that value's record count n and latest expiry: Expire without a
+// callback deletes a key with n = 1 whose latest expiry is due without
+// reading it (a record-level blind delete: the interval join's inner
+// sides, where most keys hold one row).
 //
 // # Badger layout and durability
 //
 //	'd' len(table) table key             -> uvarint(n) (uvarint(seq) record)*n [uvarint(len) value]
-//	'x' len(table) table exp(8) seq(8)   -> key
+//	'x' len(table) table exp(8) seq(8)   -> maxexp(8) uvarint(n) key
 //
 // Badger runs small: 4 MB memtables (2), 2 MB tables at every level, no
 // block cache, no compression, one version, no fsync per write, its logger

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/streamsql/streamsql/row"
@@ -152,4 +153,42 @@ func TestCallbackMayNotReenter(t *testing.T) {
 		}
 	}()
 	tab.Scan([]byte("k"), func(r *Record) (bool, bool) { tab.Append([]byte("j"), Record{}); return true, false })
+}
+
+// TestExpireColdBlind: with no callback, a spilled key whose only record
+// is due is deleted without being read; a key with more records is read
+// and rewritten; either way the results are the model's (model_test.go
+// covers the mixes).
+func TestExpireColdBlind(t *testing.T) {
+	s, err := Open("", Options{MemoryBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	for i := 0; i < 1000; i++ {
+		tab.Append([]byte(fmt.Sprint("single", i)), Record{Vals: []row.Value{row.IntValue(int64(i))}, Expiry: int64(i)})
+	}
+	for i := 0; i < 10; i++ {
+		k := []byte(fmt.Sprint("double", i))
+		tab.Append(k, Record{Expiry: int64(i)})
+		tab.Append(k, Record{Expiry: 5000})
+	}
+	if tab.HotKeys() != 0 {
+		t.Fatalf("%d hot keys under a 1-byte budget", tab.HotKeys())
+	}
+	loaded := s.Stats().Loaded
+	if n := tab.Expire(999, nil); n != 1010 || tab.Len() != 10 {
+		t.Fatalf("Expire(999, nil) removed %d, Len %d; want 1010 and 10", n, tab.Len())
+	}
+	st := s.Stats()
+	if st.ColdBlind != 1000 || st.ColdExpired != 1010 || st.Loaded != loaded {
+		t.Fatalf("stats %+v: want 1000 of 1010 cold expiries unread, nothing loaded", st)
+	}
+	// A single key appended to again after its blind delete starts afresh.
+	tab.Append([]byte("single1"), Record{Expiry: 2000})
+	var seen int
+	if tab.Expire(math.MaxInt64-1, func([]byte, *Record) { seen++ }) != 11 || seen != 11 || tab.Len() != 0 {
+		t.Fatalf("final Expire saw %d, Len %d", seen, tab.Len())
+	}
 }

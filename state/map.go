@@ -62,6 +62,7 @@ func (m *Map[V]) Put(key []byte, v V, expiry int64) {
 	}
 	r := &e.recs[0]
 	if old := r.expiry; old != expiry {
+		t.unindex(r)
 		r.expiry = expiry
 		t.reindex(e, r.seq, old, expiry)
 	}

@@ -65,6 +65,7 @@ type Stats struct {
 	Written     int64 // keys written to Badger (evicted dirty, or flushed)
 	Loaded      int64 // keys read back from Badger into the hot tier
 	ColdExpired int64 // records expired straight from Badger
+	ColdBlind   int64 // of those, records whose key was deleted unread (see Table.Expire)
 }
 
 // Open opens (or creates) the state in dir. With dir "" the state lives in
@@ -197,6 +198,9 @@ func (s *Store) Flush() error {
 		return s.err
 	}
 	wb := s.newBatch()
+	for _, t := range s.tlist {
+		t.writeIdxDeletes(wb)
+	}
 	for _, e := range s.ring {
 		if e.dirty {
 			s.tlist[e.tab].writeEntry(wb, e)
@@ -403,6 +407,9 @@ func (s *Store) maybeSpill() {
 	}
 	target := s.budget - s.budget/8
 	wb := s.newBatch()
+	for _, t := range s.tlist {
+		t.writeIdxDeletes(wb)
+	}
 	for s.used > target && len(s.ring) > 0 {
 		if s.hand >= len(s.ring) {
 			s.hand = 0
@@ -425,7 +432,10 @@ func (s *Store) maybeSpill() {
 // ---- key layout ----
 //
 //	'd' len(table) table key             -> the key's records (see encodeEntry)
-//	'x' len(table) table exp(8) seq(8)   -> key     (exp sign-flipped, big-endian)
+//	'x' len(table) table exp(8) seq(8)   -> maxexp(8) uvarint(n) key
+//
+// (exp sign-flipped, big-endian; n and maxexp are the key's record count
+// and latest expiry when it was last written whole, see writeEntry)
 //
 // The index sorts by expiry then sequence number, so expiring a table's
 // cold records is one forward scan over the due prefix of its index.

@@ -42,6 +42,7 @@ type rec struct {
 	seq     uint64
 	flags   uint32
 	dead    bool
+	indexed bool // Badger's expiry index has (expiry, seq) for it
 }
 
 // Seq is the record's insertion number, unique and increasing within its
@@ -84,6 +85,15 @@ type Table struct {
 	coldCache map[string]*coldKey
 	ebuf      []byte
 	vslab     []row.Value
+	// idxDel are Badger index entries of records that changed or left
+	// while hot, to delete at the start of the next batch (see unindex).
+	idxDel []idxKey
+	blindN int // records a cold expiry removed without reading them
+}
+
+type idxKey struct {
+	exp int64
+	seq uint64
 }
 
 // entry is a hot key. It is kept to 80 bytes (a size class), one per hot
@@ -353,6 +363,7 @@ func (t *Table) decodeEntry(b []byte) ([]rec, any, error) {
 		p += size
 		r.count, r.matches, r.time, r.expiry, r.flags = hdr.Count, hdr.Matches, hdr.Time, hdr.Expiry, hdr.Flags
 		r.seq, prev = seq, seq
+		r.indexed = r.expiry != NoExpiry
 	}
 	var obj any
 	if t.codec != nil {
@@ -377,13 +388,26 @@ func (t *Table) decodeEntry(b []byte) ([]rec, any, error) {
 func (t *Table) writeEntry(wb *batch, e *entry) {
 	t.vbuf = t.encodeEntry(t.vbuf[:0], e.recs, e.obj)
 	t.s.set(wb, t.dataKey(unsafe.Slice(unsafe.StringData(e.key), len(e.key))), t.vbuf)
-	kb := unsafe.Slice(unsafe.StringData(e.key), len(e.key))
+	// Each index entry says how many records the key has and the latest
+	// expiry among them, so a cold expiry that needs no callback can
+	// delete a key whose only record is due without reading it.
+	n, maxExp := 0, int64(math.MinInt64)
+	for i := range e.recs {
+		if r := &e.recs[i]; !r.dead {
+			n++
+			maxExp = max(maxExp, r.expiry)
+		}
+	}
+	t.blob = binary.BigEndian.AppendUint64(t.blob[:0], uint64(maxExp))
+	t.blob = binary.AppendUvarint(t.blob, uint64(n))
+	t.blob = append(t.blob, e.key...)
 	for i := range e.recs {
 		r := &e.recs[i]
 		if r.dead || r.expiry == NoExpiry {
 			continue
 		}
-		t.s.set(wb, t.indexKey(r.expiry, r.seq), kb)
+		t.s.set(wb, t.indexKey(r.expiry, r.seq), t.blob)
+		r.indexed = true
 		t.coldMinExp = min(t.coldMinExp, r.expiry)
 	}
 	if !e.inBadger {
@@ -420,19 +444,49 @@ func (t *Table) evict(wb *batch, e *entry) {
 	t.s.stats.Spilled++
 }
 
-// removeEntry deletes a key that has no records left.
+// removeEntry deletes a key that has no records left (or, from Delete and
+// Map.Delete, whose records all go).
 func (t *Table) removeEntry(e *entry) {
+	for i := range e.recs {
+		t.unindex(&e.recs[i])
+	}
 	t.dropHot(e)
 	if e.inBadger {
 		t.coldDec(e.key)
 		t.pendingDel[e.key] = struct{}{}
-		if len(t.pendingDel) >= 4096 {
-			wb := t.s.newBatch()
-			t.writeDeletes(wb)
-			t.s.commit(wb)
-		}
 	}
+	t.flushDeletesIfMany()
 	e.key = ""
+}
+
+// unindex notes that r, read from or written to Badger with an index
+// entry, is about to leave or change its expiry: the entry is deleted at
+// the start of the next batch, so every index entry always names a record
+// as Badger's latest value of its key holds it (and its record count and
+// latest expiry are never too low).
+func (t *Table) unindex(r *rec) {
+	if r.indexed {
+		t.idxDel = append(t.idxDel, idxKey{r.expiry, r.seq})
+		r.indexed = false
+	}
+}
+
+// writeIdxDeletes starts a batch with the index deletes unindex queued
+// (before any set in it: a batch applies its writes in order).
+func (t *Table) writeIdxDeletes(wb *batch) {
+	for _, x := range t.idxDel {
+		t.s.del(wb, t.indexKey(x.exp, x.seq))
+	}
+	t.idxDel = keepSmall(t.idxDel)
+}
+
+func (t *Table) flushDeletesIfMany() {
+	if len(t.pendingDel)+len(t.idxDel) >= 4096 {
+		wb := t.s.newBatch()
+		t.writeIdxDeletes(wb)
+		t.writeDeletes(wb)
+		t.s.commit(wb)
+	}
 }
 
 func (t *Table) writeDeletes(wb *batch) {
@@ -570,11 +624,15 @@ func (t *Table) Scan(key []byte, fn func(r *Record) (keep, stop bool)) bool {
 				if r.expiry != NoExpiry {
 					t.bucketStale(r.expiry)
 				}
+				t.unindex(r)
 				continue
 			}
 			if v.Count != r.count || v.Matches != r.matches || v.Time != r.time || v.Flags != r.flags || v.Expiry != r.expiry {
 				changed = true
 				old := r.expiry
+				if v.Expiry != old {
+					t.unindex(r)
+				}
 				r.count, r.matches, r.time, r.flags, r.expiry = v.Count, v.Matches, v.Time, v.Flags, v.Expiry
 				if r.expiry != old {
 					t.reindex(e, r.seq, old, r.expiry)
@@ -641,7 +699,8 @@ func (t *Table) HotKeys() int { return len(t.hot) }
 // whatever was spilled. fn must not call methods of the Store or its
 // tables, nor keep key (r.Vals it may keep). It returns the number of
 // records removed. It touches only the due buckets in memory and the due
-// prefix of the Badger expiry index.
+// prefix of the Badger expiry index; with fn nil, a spilled key whose only
+// record is due is deleted without being read.
 func (t *Table) Expire(upTo int64, fn func(key []byte, r *Record)) int {
 	t.multimap()
 	return t.expire(upTo, fn, nil)
@@ -740,10 +799,12 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 	n := len(hot)
 	i := 0
 	if t.coldKeys > 0 && upTo >= t.coldMinExp {
-		from := t.indexKey(t.coldMinExp, 0)
+		from := slices.Clone(t.indexKey(t.coldMinExp, 0)) // indexKey's buffer is reused
 		for {
 			wb := s.newBatch()
-			cold, next := t.coldChunk(upTo, from, t.coldDue[:0], wb)
+			t.writeIdxDeletes(wb)
+			t.blindN = 0
+			cold, next := t.coldChunk(upTo, from, t.coldDue[:0], wb, fnRec == nil && fnObj == nil)
 			s.inCallback = true
 			for j := range cold {
 				for i < len(hot) && cmpDue(hot[i], cold[j]) < 0 {
@@ -753,7 +814,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 				emit(&cold[j])
 			}
 			s.inCallback = false
-			n += len(cold)
+			n += len(cold) + t.blindN
 			t.applyCold(wb)
 			s.commit(wb)
 			clear(cold)
@@ -778,6 +839,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 			if r.dead {
 				t.grow(e, -recSize(r))
 				t.rows--
+				t.unindex(r)
 				continue
 			}
 			if k != m {
@@ -822,8 +884,9 @@ var coldChunkSize = 4096
 // coldChunk collects due cold records, starting at the index key from,
 // deleting the index entries it passes, for at most coldChunkSize index
 // entries. It returns the key to resume from, or nil when every due entry
-// was read.
-func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch) ([]dueRec, []byte) {
+// was read. With blind set (no callback), a key whose index entry says it
+// has one record, due, is deleted without being read (counted in blindN).
+func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch, blind bool) ([]dueRec, []byte) {
 	if t.coldCache == nil {
 		t.coldCache = map[string]*coldKey{}
 	}
@@ -853,8 +916,18 @@ func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch) ([]d
 			}
 			read++
 			s.del(wb, item.Key())
+			var maxExp int64
+			var nrec uint64
 			err := item.Value(func(v []byte) error {
-				t.keyBuf = append(t.keyBuf[:0], v...)
+				if len(v) < 9 {
+					return ErrCorrupt
+				}
+				maxExp = int64(binary.BigEndian.Uint64(v))
+				var w int
+				if nrec, w = binary.Uvarint(v[8:]); w <= 0 {
+					return ErrCorrupt
+				}
+				t.keyBuf = append(t.keyBuf[:0], v[8+w:]...)
 				return nil
 			})
 			if err != nil {
@@ -868,6 +941,16 @@ func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch) ([]d
 				continue
 			}
 			ck, seen := t.coldCache[string(key)]
+			if !seen && blind && nrec == 1 && maxExp <= upTo {
+				// The key's only record is this one, and it is due.
+				s.del(wb, t.dataKey(key))
+				t.coldDec(string(key))
+				t.rows--
+				s.stats.ColdExpired++
+				s.stats.ColdBlind++
+				t.blindN++
+				continue
+			}
 			if !seen {
 				ck, err = t.loadCold(txn, key)
 				if err != nil {
