@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -143,8 +144,54 @@ func (s *Store) openDB() error {
 		}
 		return fmt.Errorf("state: opening %s: %w", dir, err)
 	}
+	if err := checkFormat(db); err != nil {
+		db.Close()
+		return fmt.Errorf("state: %s: %w", dir, err)
+	}
 	s.db = db
 	return nil
+}
+
+// formatKey holds the layout version of a state directory (see "key
+// layout"); formatVersion 2 added the record count and latest expiry to
+// the index values.
+var formatKey = []byte("\x00format")
+
+const formatVersion = "2"
+
+// checkFormat stamps a new directory with formatVersion and refuses one
+// written in another layout: reading it would misread the index.
+func checkFormat(db *badger.DB) error {
+	var got []byte
+	used := false
+	err := db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(formatKey)
+		if err == nil {
+			got, err = item.ValueCopy(nil)
+			return err
+		}
+		if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{})
+		defer it.Close()
+		it.Rewind()
+		used = it.Valid()
+		return nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case got != nil && string(got) == formatVersion:
+		return nil
+	case got != nil || used:
+		v := string(got)
+		if v == "" {
+			v = "1"
+		}
+		return fmt.Errorf("the state was written in layout %s by another streamsql version; this one reads layout %s (remove the directory to start afresh)", v, formatVersion)
+	}
+	return db.Update(func(txn *badger.Txn) error { return txn.Set(formatKey, []byte(formatVersion)) })
 }
 
 // ensureDB opens Badger on first need; false after a failure (in s.err).
