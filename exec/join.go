@@ -182,15 +182,10 @@ func (o *joinOp) process(port int, b row.Batch) error {
 // same values, else as a new record.
 func (o *joinOp) keep(s int, key []byte, vals []row.Value, matches, now int64) {
 	t := o.side[s].table
-	found := false
-	t.Scan(key, func(r *state.Record) (keep, stop bool) {
-		if !sameVals(r.Vals, vals) {
-			return true, false
-		}
+	found := t.Find(key, vals, func(r *state.Record) bool {
 		r.Count++
 		r.Time, r.Expiry = now, o.expiry(s, now)
-		found = true
-		return true, true
+		return true
 	})
 	if !found {
 		t.Append(key, state.Record{Vals: vals, Count: 1, Matches: matches, Time: now, Expiry: o.expiry(s, now)})
@@ -199,16 +194,10 @@ func (o *joinOp) keep(s int, key []byte, vals []row.Value, matches, now int64) {
 
 // remove takes one copy of a row out; false when no record holds it.
 func (o *joinOp) remove(s *joinSide, key []byte, vals []row.Value) bool {
-	found := false
-	s.table.Scan(key, func(r *state.Record) (keep, stop bool) {
-		if !sameVals(r.Vals, vals) {
-			return true, false
-		}
-		found = true
+	return s.table.Find(key, vals, func(r *state.Record) bool {
 		r.Count--
-		return r.Count > 0, true
+		return r.Count > 0
 	})
-	return found
 }
 
 func (o *joinOp) watermark(port int, wm int64) error {

@@ -202,6 +202,54 @@ func runModel(t *testing.T, seed uint64, budget int64, steps int, reopen bool) S
 				}
 				acts = append(acts, a)
 			}
+			if rng.IntN(3) == 0 { // Find: the first record holding these values
+				rs := m.recs[k]
+				vals := randVals(rng)
+				if len(rs) > 0 && rng.IntN(4) != 0 {
+					vals = rs[rng.IntN(len(rs))].Vals
+				}
+				a := acts[0]
+				var got []Record
+				found := tab.Find([]byte(k), vals, func(r *Record) bool {
+					got = append(got, *r)
+					apply(r, a)
+					return a.keep
+				})
+				j := slices.IndexFunc(rs, func(r Record) bool {
+					if len(r.Vals) != len(vals) {
+						return false
+					}
+					for i := range vals {
+						if !r.Vals[i].Equal(vals[i]) {
+							return false
+						}
+					}
+					return true
+				})
+				if found != (j >= 0) || len(got) != min(1, j+1) {
+					t.Fatalf("step %d: Find(%s, %v) found=%v visited %d, model index %d", step, k, vals, found, len(got), j)
+				}
+				if j < 0 {
+					break
+				}
+				if !sameRecord(&got[0], &rs[j]) {
+					t.Fatalf("step %d: Find(%s) got %s want %s", step, k, fmtRec(&got[0]), fmtRec(&rs[j]))
+				}
+				r := rs[j]
+				apply(&r, a)
+				kept := append(append(rs[:j:j], func() []Record {
+					if a.keep {
+						return []Record{r}
+					}
+					return nil
+				}()...), rs[j+1:]...)
+				if len(kept) == 0 {
+					delete(m.recs, k)
+				} else {
+					m.recs[k] = kept
+				}
+				break
+			}
 			var got []Record
 			i := 0
 			had := tab.Scan([]byte(k), func(r *Record) (bool, bool) {

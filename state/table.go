@@ -164,7 +164,7 @@ func recSize(r *rec) int64 {
 func (t *Table) newRec(r *Record, seq uint64) rec {
 	var vals string
 	if len(r.Vals) > 0 {
-		t.ebuf = AppendValues(t.ebuf[:0], r.Vals)
+		t.ebuf = t.encodeVals(t.ebuf[:0], r.Vals)
 		vals = string(t.ebuf)
 	}
 	return rec{vals: vals, count: r.Count, matches: r.Matches, time: r.Time, expiry: r.Expiry, seq: seq, flags: r.Flags}
@@ -606,6 +606,44 @@ func (t *Table) Scan(key []byte, fn func(r *Record) (keep, stop bool)) bool {
 	if e == nil {
 		return false
 	}
+	t.scan(e, false, nil, fn)
+	return true
+}
+
+// Find calls fn for the first record of key whose values equal vals (each
+// by row.Value.Equal), as Scan would: fn may change its header fields, and
+// keep=false removes it. The values are compared in their encoding (which
+// is canonical for Equal), so the key's other records are not decoded:
+// finding the record that holds a row among many costs a byte comparison
+// each. It returns whether such a record was found.
+func (t *Table) Find(key []byte, vals []row.Value, fn func(r *Record) (keep bool)) bool {
+	t.s.checkCallback()
+	t.multimap()
+	e := t.lookup(key, false)
+	if e == nil {
+		return false
+	}
+	t.ebuf = t.encodeVals(t.ebuf[:0], vals)
+	found := false
+	t.scan(e, true, t.ebuf, func(r *Record) (keep, stop bool) {
+		found = true
+		return fn(r), true
+	})
+	return found
+}
+
+// encodeVals is a record's stored values: empty for no values, else
+// their AppendValues encoding.
+func (t *Table) encodeVals(dst []byte, vals []row.Value) []byte {
+	if len(vals) == 0 {
+		return dst
+	}
+	return AppendValues(dst, vals)
+}
+
+// scan runs fn over e's records (with filter, only those whose encoded
+// values are match), applying what it changed.
+func (t *Table) scan(e *entry, filter bool, match []byte, fn func(r *Record) (keep, stop bool)) {
 	t.s.inCallback = true
 	n := len(e.recs)
 	j := 0
@@ -613,7 +651,7 @@ func (t *Table) Scan(key []byte, fn func(r *Record) (keep, stop bool)) bool {
 	var v Record
 	for i := 0; i < n; i++ {
 		r := &e.recs[i]
-		if !stopped {
+		if !stopped && (!filter || r.vals == string(match)) {
 			t.view(r, &v)
 			keep, stop := fn(&v)
 			stopped = stop
@@ -654,7 +692,6 @@ func (t *Table) Scan(key []byte, fn func(r *Record) (keep, stop bool)) bool {
 		t.removeEntry(e)
 	}
 	t.s.maybeSpill()
-	return true
 }
 
 // reindex moves a record's bucket entry after its expiry changed.
