@@ -122,16 +122,19 @@
 //
 // Interval join: one Table per side, BucketWidth near the watermark step.
 // A row probes the other side with Scan(key) (checking the time bound on
-// r.Time and the condition on r.Vals, setting a matched bit in r.Flags),
-// then, unless its expiry is already passed, Append(key, Record{Vals,
-// Time: t, Expiry: t-lower or t+upper}). On a watermark w, Expire(w, fn):
-// fn emits the null-padded row when the side is outer and the matched bit
-// is clear.
+// r.Time and the condition on r.Vals, setting a matched bit in r.Flags
+// when that side is outer: an unchanged record stays clean, so a key read
+// back for a probe is dropped again without a write), then, unless its
+// expiry is already passed, Append(key, Record{Vals, Time: t, Expiry:
+// t-lower or t+upper}). On a watermark w, an outer side's Expire(w, fn):
+// fn emits the null-padded row when the matched bit is clear; an inner
+// side's Expire(w, nil), which deletes spilled single-row keys unread.
 //
 // Regular join: one Table per side; Record.Count holds identical rows,
 // Record.Matches the partner instances, Expiry = access time + the side's
-// TTL (NoExpiry without TTL). Storing a row Scans the key for an identical
-// row (Count++) before Appending; a retraction Scans it and decrements (or
+// TTL (NoExpiry without TTL). Storing a row Finds the key's record with
+// the identical row (Count++; Find compares encodings, decoding nothing
+// else) before Appending; a retraction Finds it and decrements (or
 // removes); a probe Scans the other side, updating Matches and Expiry. At
 // the start of each batch, Expire(now, nil) frees expired rows.
 //
