@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -211,5 +212,66 @@ INSERT INTO totals SELECT customer, SUM(amount), COUNT(*) FROM orders GROUP BY c
 	}
 	if len(last) != 3 {
 		t.Errorf("totals: %v", last)
+	}
+}
+
+// TestRunRefusesLeftJoinIntoJSON: `streamsql run` of a regular LEFT JOIN
+// into a plain json topic stops at the planner's SQL400, exits 1 and runs
+// nothing: neither that topic nor the topic of a valid INSERT in the same
+// job gets a record, although the inputs hold rows to join.
+func TestRunRefusesLeftJoinIntoJSON(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders", "shipments", "enriched", "copy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addr := c.ListenAddrs()[0]
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx,
+		&kgo.Record{Topic: "orders", Value: []byte(`{"order_id": 1, "amount": 10}`)},
+		&kgo.Record{Topic: "orders", Value: []byte(`{"order_id": 2, "amount": 20}`)},
+		&kgo.Record{Topic: "shipments", Value: []byte(`{"ship_id": "s1", "order_id": 1}`)},
+	).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	job := writeJob(t, "refused.sql", fmt.Sprintf(`CREATE TABLE orders (order_id BIGINT, amount BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'json',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');
+CREATE TABLE shipments (ship_id STRING, order_id BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'shipments', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'json',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');
+CREATE TABLE enriched (order_id BIGINT, amount BIGINT, ship_id STRING)
+WITH ('connector' = 'kafka', 'topic' = 'enriched', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'json');
+CREATE TABLE copy (order_id BIGINT, amount BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'copy', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'json');
+INSERT INTO copy SELECT order_id, amount FROM orders;
+INSERT INTO enriched
+SELECT o.order_id, o.amount, s.ship_id FROM orders o LEFT JOIN shipments s ON o.order_id = s.order_id;
+`, addr))
+	r := invoke("run", job)
+	if r.code != 1 || !strings.Contains(r.stderr, ":12:1: error: sink enriched (kafka, json) is append-only") ||
+		!strings.Contains(r.stderr, "[SQL400]") || !strings.Contains(r.stderr, "nothing was run") {
+		t.Errorf("streamsql run: %s", r)
+	}
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, "enriched", "copy", "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil {
+			t.Errorf("%s/%d: %v", o.Topic, o.Partition, o.Err)
+		}
+		if o.Topic != "orders" && o.Offset != 0 {
+			t.Errorf("%s/%d has %d records: the refused job wrote", o.Topic, o.Partition, o.Offset)
+		}
+	})
+	if n := len(ends["orders"]); n != 2 {
+		t.Errorf("orders: %d partitions listed; the check above saw nothing", n)
 	}
 }
