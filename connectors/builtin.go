@@ -86,6 +86,9 @@ func kafkaShared() []OptionSpec {
 			Doc: "End time for 'timestamp' bounded mode, in milliseconds since the epoch."},
 		{Key: "scan.topic-partition-discovery.interval", Default: "5 min", Validate: duration,
 			Doc: "How often a source looks for new partitions and topics."},
+		{Key: "scan.broker-timeout", Default: "2 min", Validate: duration,
+			Doc: "streamsql: how long a running source waits while no broker answers (connections refused or dropped) " +
+				"before the job fails, naming the topics and the last error."},
 		{Key: "sink.delivery-guarantee", Default: "at-least-once", Choices: []string{"at-least-once", "exactly-once", "none"},
 			Doc: "Delivery guarantee of the sink; 'exactly-once' writes in transactions."},
 		{Key: "sink.transactional-id-prefix", Validate: nonEmpty, Example: "streamsql-clicks",

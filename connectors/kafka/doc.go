@@ -69,7 +69,14 @@
 // topic.
 //
 // Open gives the brokers OpenTimeout to answer; a fetch error that franz-go
-// does not retry fails the job with the topic and partition.
+// does not retry fails the job with the topic and partition. franz-go
+// retries a broker that refuses or drops connections forever, so the
+// consuming client's hooks (type health) note when its requests last got
+// through: Read polls at most a quarter of 'scan.broker-timeout' (at most a
+// second) at a time, and once every connection and request has failed for
+// 'scan.broker-timeout' (BrokerTimeout, two minutes, by default) it fails
+// with the topics, the partitions not read to their end and the last
+// error. A quiet topic is not a failure: its empty fetches get through.
 //
 // # Sink
 //
@@ -90,7 +97,13 @@
 // error any record met so far; Flush waits until every record is
 // acknowledged and returns an error naming the table, the topic and the
 // reason if any failed. A record not acknowledged within DeliveryTimeout
-// ('properties.delivery.timeout.ms') fails. 'sink.delivery-guarantee' =
+// ('properties.delivery.timeout.ms', at least a second) fails. franz-go
+// checks that timeout only around requests, and never fails a record of
+// the idempotent producer whose request was in flight when a connection
+// dropped, so with the broker gone Flush, and Produce once the buffer is
+// full, would wait forever: a watchdog fails the sink when records wait and
+// none was acknowledged or failed for the delivery timeout, naming the last
+// connection error, and cancels every Produce. Close never waits longer. 'sink.delivery-guarantee' =
 // 'exactly-once' and upsert-kafka's 'sink.buffer-flush.*' are refused: not
 // implemented yet.
 //

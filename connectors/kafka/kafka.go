@@ -253,6 +253,9 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 			case "request.timeout.ms":
 				opts = append(opts, kgo.ProduceRequestTimeout(d))
 			case "delivery.timeout.ms":
+				if d < minDeliveryTimeout {
+					return nil, fmt.Errorf("'properties.delivery.timeout.ms' = '%s': want at least %d (one second)", v, minDeliveryTimeout.Milliseconds())
+				}
 				opts = append(opts, kgo.RecordDeliveryTimeout(d))
 			}
 		case "fetch.max.bytes", "max.partition.fetch.bytes", "batch.size":

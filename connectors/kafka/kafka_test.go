@@ -597,6 +597,7 @@ func TestOptionErrors(t *testing.T) {
 		{"'properties.bogus.thing' = 'x'", "'properties.bogus.thing' is not supported"},
 		{"'properties.auto.offset.reset' = 'sometimes'", "earliest, latest or none"},
 		{"'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'x'", "exactly-once"},
+		{"'properties.delivery.timeout.ms' = '300'", "want at least 1000"},
 	} {
 		ddl := `CREATE TABLE t (id BIGINT) WITH ('connector'='kafka','topic'='t','properties.bootstrap.servers'='localhost:1','format'='json',` + c.opts + `)`
 		_, err := NewSink(conntest.SinkSpec(t, ddl, ""))

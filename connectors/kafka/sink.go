@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,6 +22,9 @@ import (
 // before it fails the job, unless 'properties.delivery.timeout.ms' says
 // otherwise (Kafka's own default, two minutes).
 var DeliveryTimeout = 2 * time.Minute
+
+// minDeliveryTimeout is the shortest delivery timeout franz-go takes.
+const minDeliveryTimeout = time.Second
 
 // Sink writes one Kafka topic. See the package comment.
 type Sink struct {
@@ -36,6 +41,23 @@ type Sink struct {
 	err     error // the first producer error
 	written int64
 	buf     []byte
+
+	// The stall watchdog. franz-go fails a record on its delivery timeout
+	// only before it writes a request or after a response, and never a
+	// record of an idempotent producer whose request was in flight when
+	// the connection dropped: with the broker gone, Flush (and Produce,
+	// once the buffer is full) would wait forever. The watchdog fails the
+	// sink when records wait and none was acknowledged or failed for
+	// timeout, and cancels pctx, the context of every Produce.
+	timeout  time.Duration // 'properties.delivery.timeout.ms'
+	health   health
+	pctx     context.Context
+	pcancel  context.CancelCauseFunc
+	stop     chan struct{}
+	stopped  sync.WaitGroup
+	produced atomic.Int64 // records handed to Produce
+	resolved atomic.Int64 // records acknowledged or failed
+	progress atomic.Int64 // unix nanoseconds of the last ack or failure, or of the first record after none waited
 }
 
 // NewSink returns the sink of spec.Table. It checks the options and
@@ -52,6 +74,11 @@ func NewSink(spec exec.Spec) (*Sink, error) {
 	}
 	if set.pattern != nil || len(set.topics) != 1 {
 		return fail("a sink writes to a single 'topic'")
+	}
+	s.timeout = DeliveryTimeout
+	if v, ok := set.props["delivery.timeout.ms"]; ok {
+		n, _ := strconv.ParseInt(v, 10, 64) // clientOptions checked it
+		s.timeout = time.Duration(n) * time.Millisecond
 	}
 	s.topic = set.topics[0]
 	if g := c.Get("sink.delivery-guarantee"); g == "exactly-once" {
@@ -93,16 +120,47 @@ func NewSink(spec exec.Spec) (*Sink, error) {
 func (s *Sink) Topic() string { return s.topic }
 
 // Open creates the producer. It does not wait for the brokers: the first
-// records do.
-func (s *Sink) Open(context.Context) error {
+// records do. ctx bounds the life of the sink: records still waiting when
+// it ends are failed.
+func (s *Sink) Open(ctx context.Context) error {
 	opts := append([]kgo.Opt{kgo.RecordDeliveryTimeout(DeliveryTimeout)}, s.set.opts...)
-	opts = append(opts, kgo.DefaultProduceTopic(s.topic))
+	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.WithHooks(&s.health))
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return fmt.Errorf("%s: table %s: %w", s.connector, s.set.table, err)
 	}
 	s.cl = cl
+	s.pctx, s.pcancel = context.WithCancelCause(ctx)
+	s.stop = make(chan struct{})
+	s.stopped.Add(1)
+	go s.watch()
 	return nil
+}
+
+// watch fails the sink when records wait and the brokers acknowledged or
+// failed none of them for the delivery timeout.
+func (s *Sink) watch() {
+	defer s.stopped.Done()
+	t := time.NewTicker(min(max(s.timeout/4, 10*time.Millisecond), time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.pctx.Done():
+			return
+		case <-t.C:
+		}
+		waiting := s.produced.Load() - s.resolved.Load()
+		if waiting <= 0 || time.Since(time.Unix(0, s.progress.Load())) <= s.timeout {
+			continue
+		}
+		err := fmt.Errorf("%d records not acknowledged within %s ('properties.delivery.timeout.ms'): %s",
+			waiting, s.timeout, s.health.reason())
+		s.fail(err)
+		s.pcancel(err)
+		return
+	}
 }
 
 func (s *Sink) failed() error {
@@ -123,12 +181,17 @@ func (s *Sink) fail(err error) {
 // kind) as a record; for upsert-kafka +I and +U as the row keyed by its
 // primary key, -D as a tombstone for the key, -U not at all. It returns
 // the first producer error seen so far; Flush waits for every record.
-func (s *Sink) Write(ctx context.Context, rows row.Batch) error {
+// When the producer's buffer is full Write waits for room, at most until
+// the context given to Open ends or the watchdog gives up.
+func (s *Sink) Write(_ context.Context, rows row.Batch) error {
 	if s.cl == nil {
 		return errors.New("kafka: Write before Open")
 	}
 	if err := s.failed(); err != nil {
 		return err
+	}
+	if s.produced.Load() == s.resolved.Load() {
+		s.progress.Store(time.Now().UnixNano()) // the first record after none waited
 	}
 	for _, r := range rows {
 		rec := &kgo.Record{Topic: s.topic}
@@ -168,34 +231,61 @@ func (s *Sink) Write(ctx context.Context, rows row.Batch) error {
 			rec.Timestamp = time.UnixMilli(r.Vals[s.tsCol].Int())
 		}
 		s.written++
-		s.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
-			if err != nil {
-				s.fail(err)
-			}
-		})
+		s.produced.Add(1)
+		s.cl.Produce(s.pctx, rec, s.promise)
 	}
 	return s.failed()
 }
 
-// Flush waits until the brokers acknowledged every record written.
+// promise is called by the producer for every record, in order per
+// partition, once it is acknowledged or failed.
+func (s *Sink) promise(_ *kgo.Record, err error) {
+	s.progress.Store(time.Now().UnixNano())
+	s.resolved.Add(1)
+	if err != nil {
+		s.fail(err)
+	}
+}
+
+// Flush waits until the brokers acknowledged every record written, or
+// one failed, or the watchdog gave up on them.
 func (s *Sink) Flush(ctx context.Context) error {
 	if s.cl == nil {
 		return nil
 	}
-	if err := s.cl.Flush(ctx); err != nil {
+	if err := s.failed(); err != nil {
+		return err
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.pctx, cancel)()
+	if err := s.cl.Flush(fctx); err != nil {
+		if ferr := s.failed(); ferr != nil {
+			return ferr
+		}
 		return fmt.Errorf("%s: table %s: flushing topic %s: %w", s.connector, s.set.table, s.topic, err)
 	}
 	return s.failed()
 }
 
-// Close flushes and closes the producer.
+// Close flushes and closes the producer; records still waiting are
+// failed. It returns the first error of any record.
 func (s *Sink) Close() error {
 	if s.cl == nil {
 		return nil
 	}
-	err := s.Flush(context.Background())
+	var err error
+	if s.cl.BufferedProduceRecords() > 0 {
+		err = s.Flush(context.Background())
+	}
+	close(s.stop)
+	s.stopped.Wait()
 	s.cl.Close()
 	s.cl = nil
+	s.pcancel(nil)
+	if ferr := s.failed(); ferr != nil {
+		err = ferr
+	}
 	return err
 }
 

@@ -28,6 +28,10 @@ const BatchRecords = 1024
 // and end.
 var OpenTimeout = 30 * time.Second
 
+// BrokerTimeout is how long a running source waits while no broker answers
+// before Read fails, unless 'scan.broker-timeout' says otherwise.
+var BrokerTimeout = 2 * time.Minute
+
 // Source reads Kafka topics. See the package comment.
 type Source struct {
 	set       *settings
@@ -43,6 +47,8 @@ type Source struct {
 	boundMillis          int64
 	startOffsets         map[int32]int64 // 'scan.startup.specific-offsets'
 	boundOffsets         map[int32]int64 // 'scan.bounded.specific-offsets'
+	brokerTimeout        time.Duration   // 'scan.broker-timeout'
+	health               health          // of the consuming client
 
 	cl     *kgo.Client
 	parts  []part
@@ -139,6 +145,14 @@ func NewSource(spec exec.Spec) (*Source, error) {
 			return fail("'scan.bounded.specific-offsets': %v", err)
 		}
 	}
+	s.brokerTimeout = BrokerTimeout
+	if c.Has("scan.broker-timeout") {
+		d, ok := c.Duration("scan.broker-timeout")
+		if !ok || d <= 0 {
+			return fail("'scan.broker-timeout' = '%s': want a duration such as '2 min'", c.Get("scan.broker-timeout"))
+		}
+		s.brokerTimeout = d
+	}
 	if (s.startMode == "specific-offsets" || s.boundMode == "specific-offsets") && len(set.topics) != 1 {
 		return fail("'specific-offsets' works with a single 'topic' only")
 	}
@@ -219,7 +233,8 @@ func (s *Source) Open(ctx context.Context) error {
 	if len(consume) == 0 {
 		return nil
 	}
-	opts := append(slices.Clone(s.set.opts), kgo.ConsumePartitions(consume), kgo.KeepControlRecords())
+	opts := append(slices.Clone(s.set.opts), kgo.ConsumePartitions(consume), kgo.KeepControlRecords(),
+		kgo.WithHooks(&s.health))
 	s.cl, err = kgo.NewClient(opts...)
 	if err != nil {
 		return s.errorf("%v", err)
@@ -517,13 +532,17 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 		if s.cl == nil || s.bounded() && s.left == 0 {
 			return 0, nil, io.EOF
 		}
-		fetches := s.cl.PollRecords(ctx, 4*BatchRecords)
+		// A poll ends at least every pollWait, so that a broker that went
+		// away is noticed: franz-go itself retries it forever.
+		pctx, cancel := context.WithTimeout(ctx, s.pollWait())
+		fetches := s.cl.PollRecords(pctx, 4*BatchRecords)
+		cancel()
 		if err := ctx.Err(); err != nil {
 			return 0, nil, err
 		}
 		var ferr error
 		fetches.EachError(func(t string, p int32, err error) {
-			if ferr == nil {
+			if ferr == nil && !errors.Is(err, context.DeadlineExceeded) {
 				ferr = fmt.Errorf("%s: table %s: fetching %s/%d: %w", s.connector, s.set.table, t, p, err)
 			}
 		})
@@ -540,7 +559,39 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			}
 			s.queue = append(s.queue, piece{split: split, recs: fp.Records})
 		})
+		if s.ready() >= 0 {
+			continue
+		}
+		// Nothing to return (records of paused partitions wait): have the
+		// brokers stopped answering?
+		if err := s.health.downFor(s.brokerTimeout); err != nil {
+			return 0, nil, s.brokersGone(err)
+		}
 	}
+}
+
+// pollWait is how long one poll may wait for records.
+func (s *Source) pollWait() time.Duration {
+	return min(max(s.brokerTimeout/4, 10*time.Millisecond), time.Second)
+}
+
+// brokersGone is the error of a source whose brokers stopped answering.
+func (s *Source) brokersGone(err error) error {
+	topics := make([]string, 0, len(s.index))
+	for t := range s.index {
+		topics = append(topics, t)
+	}
+	slices.Sort(topics)
+	what := "topic"
+	if len(topics) > 1 {
+		what = "topics"
+	}
+	unread := ""
+	if s.bounded() {
+		unread = fmt.Sprintf(" with %d of %d partitions not read to their end offsets", s.left, len(s.parts))
+	}
+	return s.errorf("reading %s %s: no answer from the brokers %s for %s ('scan.broker-timeout')%s: %v",
+		what, strings.Join(topics, ", "), s.set.props["bootstrap.servers"], s.brokerTimeout, unread, err)
 }
 
 func (s *Source) bounded() bool { return s.boundMode != "unbounded" }

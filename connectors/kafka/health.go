@@ -1,0 +1,79 @@
+package kafka
+
+import (
+	"net"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// health follows, through franz-go's hooks, whether a client's requests
+// reach the brokers. franz-go retries a broker that refuses connections or
+// drops them forever; health is how the source and the sink notice that
+// and give up within their bound (see 'scan.broker-timeout' and
+// 'properties.delivery.timeout.ms').
+//
+// A request answered without a transport error counts as success, even if
+// the response carries a Kafka error code: those franz-go retries or
+// reports itself.
+type health struct {
+	mu      sync.Mutex
+	failing time.Time // when requests began failing; zero while they succeed
+	lastErr error     // the last failed connection or request
+}
+
+var (
+	_ kgo.HookBrokerConnect = (*health)(nil)
+	_ kgo.HookBrokerE2E     = (*health)(nil)
+)
+
+// OnBrokerConnect notes a failed connection attempt.
+func (h *health) OnBrokerConnect(_ kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	if err != nil {
+		h.fail(err)
+	}
+}
+
+// OnBrokerE2E notes a request and its response.
+func (h *health) OnBrokerE2E(_ kgo.BrokerMetadata, _ int16, e kgo.BrokerE2E) {
+	if err := e.Err(); err != nil {
+		h.fail(err)
+		return
+	}
+	h.mu.Lock()
+	h.failing = time.Time{}
+	h.mu.Unlock()
+}
+
+func (h *health) fail(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failing.IsZero() {
+		h.failing = time.Now()
+	}
+	h.lastErr = err
+}
+
+// downFor returns the last error when every connection and request has
+// failed for longer than bound; nil otherwise.
+func (h *health) downFor(bound time.Duration) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failing.IsZero() || time.Since(h.failing) <= bound {
+		return nil
+	}
+	return h.lastErr
+}
+
+// reason says why requests fail now: the last error while they fail, or,
+// while the brokers answer (perhaps with errors franz-go retries, which the
+// hooks do not see), that they acknowledged nothing.
+func (h *health) reason() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failing.IsZero() || h.lastErr == nil {
+		return "the brokers answer but acknowledged none of them"
+	}
+	return h.lastErr.Error()
+}
