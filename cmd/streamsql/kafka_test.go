@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,9 +32,9 @@ func buildBinary(t *testing.T) string {
 }
 
 // startDev runs `streamsql dev kafka` as a process and returns the address
-// it printed on its first line. It is stopped with SIGINT at the end of the
-// test, and must then exit 0.
-func startDev(t *testing.T, bin string, args ...string) string {
+// it printed on its first line, and a function that stops it with SIGINT;
+// it must then exit 0. It is stopped at the end of the test at the latest.
+func startDev(t *testing.T, bin string, args ...string) (string, func()) {
 	t.Helper()
 	cmd := osexec.Command(bin, append([]string{"dev", "kafka", "--listen", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
@@ -54,18 +56,22 @@ func startDev(t *testing.T, bin string, args ...string) string {
 		close(lines)
 		exited <- cmd.Wait()
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("streamsql dev kafka: %v\n%s", err, stderr.String())
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Errorf("streamsql dev kafka: %v\n%s", err, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Error("streamsql dev kafka did not stop on SIGINT")
 			}
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("streamsql dev kafka did not stop on SIGINT")
-		}
-	})
+		})
+	}
+	t.Cleanup(stop)
 	var first string
 	var rest []string
 	timeout := time.After(10 * time.Second)
@@ -95,7 +101,7 @@ func startDev(t *testing.T, bin string, args ...string) string {
 		for range lines { // keep the pipe drained
 		}
 	}()
-	return addr
+	return addr, stop
 }
 
 // TestDevKafka: the development broker listens where it says and has the
@@ -105,7 +111,7 @@ func TestDevKafka(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr := startDev(t, bin, "--topics", "a:3,b")
+	addr, _ := startDev(t, bin, "--topics", "a:3,b")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +143,7 @@ func TestKcatInterop(t *testing.T) {
 		t.Skip("kcat is not on PATH: install the Debian package kcat (.ci/run does) to run the Kafka interop test")
 	}
 	bin := buildBinary(t)
-	addr := startDev(t, bin, "--topics", "orders:2,big:2,totals:2")
+	addr, _ := startDev(t, bin, "--topics", "orders:2,big:2,totals:2")
 	var in strings.Builder
 	for i := 1; i <= 20; i++ {
 		fmt.Fprintf(&in, "o%d:{\"id\": %d, \"customer\": \"c%d\", \"amount\": %d, \"ts\": \"2026-01-01 00:00:%02d\"}\n", i, i, i%3, i*10, i)
@@ -273,5 +279,92 @@ SELECT o.order_id, o.amount, s.ship_id FROM orders o LEFT JOIN shipments s ON o.
 	})
 	if n := len(ends["orders"]); n != 2 {
 		t.Errorf("orders: %d partitions listed; the check above saw nothing", n)
+	}
+}
+
+// TestRunBrokerGone: a real `streamsql run` process reads an unbounded
+// topic of `streamsql dev kafka` and copies it to another; once every row
+// reached the output, the broker is stopped. The job exits 1 within
+// 'scan.broker-timeout', saying which table and topic and why, instead of
+// waiting forever.
+func TestRunBrokerGone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr, stopBroker := startDev(t, bin, "--topics", "orders:2,copy:1")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var recs []*kgo.Record
+	for i := range 50 {
+		recs = append(recs, &kgo.Record{Topic: "orders", Value: []byte(fmt.Sprintf(`{"id": %d}`, i))})
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	job := writeJob(t, "gone.sql", fmt.Sprintf(`CREATE TABLE orders (id BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'json',
+  'scan.startup.mode' = 'earliest-offset', 'scan.broker-timeout' = '500 ms');
+CREATE TABLE copy (id BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'copy', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'json');
+INSERT INTO copy SELECT id FROM orders;
+`, addr))
+	run := osexec.Command(bin, "run", job)
+	var stderr strings.Builder
+	run.Stderr = &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var runErr error
+	go func() {
+		runErr = run.Wait()
+		close(exited)
+	}()
+	defer func() {
+		_ = run.Process.Kill() // if it still runs
+		<-exited
+	}()
+	// Wait until the copy holds every row: the job is running.
+	adm := kadm.NewClient(cl)
+	for copied := int64(0); copied < 50; {
+		select {
+		case <-exited:
+			t.Fatalf("streamsql run ended before it copied the rows: %v\n%s", runErr, stderr.String())
+		case <-ctx.Done():
+			_ = run.Process.Kill()
+			<-exited // stderr is complete
+			t.Fatalf("the job copied %d of 50 rows\n%s", copied, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		ends, err := adm.ListEndOffsets(ctx, "copy")
+		if err != nil {
+			continue
+		}
+		copied = 0
+		ends.Each(func(o kadm.ListedOffset) { copied += o.Offset })
+	}
+	stopBroker()
+	select {
+	case <-exited:
+		var ee *osexec.ExitError
+		if !errors.As(runErr, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("streamsql run: %v, want exit status 1\n%s", runErr, stderr.String())
+		}
+	case <-ctx.Done():
+		_ = run.Process.Kill()
+		<-exited
+		t.Fatalf("streamsql run still runs after the broker stopped\n%s", stderr.String())
+	}
+	for _, want := range []string{"streamsql run: the job failed: source orders: kafka: table orders: reading topic orders",
+		"no answer from the brokers " + addr + " for 500ms ('scan.broker-timeout')"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+		}
 	}
 }

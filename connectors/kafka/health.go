@@ -14,9 +14,12 @@ import (
 // and give up within their bound (see 'scan.broker-timeout' and
 // 'properties.delivery.timeout.ms').
 //
-// A request answered without a transport error counts as success, even if
-// the response carries a Kafka error code: those franz-go retries or
-// reports itself.
+// A request a broker answered without a transport error counts as
+// success, even if the response carries a Kafka error code: those franz-go
+// retries or reports itself. Answers of a seed broker (the bootstrap
+// address, which franz-go numbers below zero) do not count: with a broker
+// that advertises an address the client cannot reach, metadata from the
+// seed keeps coming while every fetch fails.
 type health struct {
 	mu      sync.Mutex
 	failing time.Time // when requests began failing; zero while they succeed
@@ -36,10 +39,13 @@ func (h *health) OnBrokerConnect(_ kgo.BrokerMetadata, _ time.Duration, _ net.Co
 }
 
 // OnBrokerE2E notes a request and its response.
-func (h *health) OnBrokerE2E(_ kgo.BrokerMetadata, _ int16, e kgo.BrokerE2E) {
+func (h *health) OnBrokerE2E(meta kgo.BrokerMetadata, _ int16, e kgo.BrokerE2E) {
 	if err := e.Err(); err != nil {
 		h.fail(err)
 		return
+	}
+	if meta.NodeID < 0 {
+		return // a seed broker
 	}
 	h.mu.Lock()
 	h.failing = time.Time{}
