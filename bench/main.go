@@ -15,7 +15,7 @@
 //	BENCH_KEYS         orders (and shipments) of the orders ⋈ shipments joins (1000000)
 //	BENCH_RUNS         runs of each query; the table shows the median (3)
 //	BENCH_PARALLELISM  --set parallelism=N (2)
-//	BENCH_QUERIES      comma-separated query names to run (all)
+//	BENCH_QUERIES      comma-separated query names to run (all); orders-1s-kafka starts `streamsql dev kafka` (see kafka.go)
 //	BENCH_OUT          the JSON file (bench/results/latest.json)
 //	BENCH_DIR          where the binary, jobs, data and logs go (bench/results)
 //
@@ -47,6 +47,8 @@ type config struct {
 	parallelism int
 	only        map[string]bool
 	out, dir    string
+	// kafkaAddr is the development broker of the Kafka query being run.
+	kafkaAddr string
 }
 
 func envInt(key string, def int64) int64 {
@@ -68,8 +70,15 @@ func envStr(key, def string) string {
 	return def
 }
 
+// atExit runs before bench exits on an error (it stops the development
+// broker).
+var atExit []func()
+
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	for _, f := range atExit {
+		f()
+	}
 	os.Exit(1)
 }
 
@@ -84,6 +93,9 @@ type Run struct {
 	LateRows   int64   `json:"late_rows"`
 	Spilled    int64   `json:"spilled_keys"`
 	ExitStatus int     `json:"exit_status"`
+	// BrokerCPUS is the development broker's CPU time during the run
+	// (Kafka queries).
+	BrokerCPUS float64 `json:"broker_cpu_s,omitempty"`
 }
 
 // Result is a query's median over its runs.
@@ -101,7 +113,12 @@ type Result struct {
 	EventsPerCPUS float64 `json:"events_per_cpu_s"`
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 	PeakState     int64   `json:"peak_state_rows"`
-	Runs          []Run   `json:"runs"`
+	// Kafka queries: the development broker's CPU per event during the
+	// runs, and how long producing the inputs took (not in the numbers
+	// above).
+	BrokerCPUUsPerEvent float64 `json:"broker_cpu_us_per_event,omitempty"`
+	ProduceS            float64 `json:"produce_s,omitempty"`
+	Runs                []Run   `json:"runs"`
 }
 
 // Report is the JSON file.
@@ -159,19 +176,41 @@ func main() {
 				fatalf("generating data: %v", err)
 			}
 		}
+		res := Result{Query: q.name, Note: q.note, Events: q.events(c)}
+		var br *devBroker
+		if q.kafka != nil {
+			br, res.ProduceS = startKafka(c, bin, q)
+			c.kafkaAddr = br.addr
+		}
 		job := filepath.Join(c.dir, q.name+".sql")
 		if err := os.WriteFile(job, []byte(q.sql(c)), 0o644); err != nil {
 			fatalf("%v", err)
 		}
-		res := Result{Query: q.name, Note: q.note, Events: q.events(c)}
 		for i := range c.runs {
+			var brokerCPU time.Duration
+			if br != nil {
+				if err := br.resetTopic(q.kafka.output); err != nil {
+					fatalf("%s: %v", q.name, err)
+				}
+				brokerCPU = br.cpu()
+			}
 			r, err := runOnce(c, bin, job, q.budget, filepath.Join(c.dir, q.name+".log"))
 			if err != nil {
 				fatalf("%s: %v (see %s)", q.name, err, filepath.Join(c.dir, q.name+".log"))
 			}
+			if br != nil {
+				r.BrokerCPUS = (br.cpu() - brokerCPU).Seconds()
+			}
 			fmt.Fprintf(os.Stderr, "bench: %-10s run %d/%d: %.2fs wall, %.2fs CPU, %.0f MB, %d rows in, peak state %d\n",
 				q.name, i+1, c.runs, r.WallS, r.CPUS, r.MaxRSSMB, r.RowsIn, r.PeakState)
+			if br != nil {
+				fmt.Fprintf(os.Stderr, "bench: %-10s run %d/%d: the broker used %.2fs CPU\n", q.name, i+1, c.runs, r.BrokerCPUS)
+			}
 			res.Runs = append(res.Runs, r)
+		}
+		if br != nil {
+			br.stop()
+			atExit = nil
 		}
 		res.summarise()
 		results = append(results, res)
@@ -291,6 +330,39 @@ func (r *Result) summarise() {
 	if cpu > 0 {
 		r.EventsPerCPUS = float64(r.Events) / cpu
 	}
+	if broker := pick(func(x Run) float64 { return x.BrokerCPUS }); broker > 0 && r.Events > 0 {
+		r.BrokerCPUUsPerEvent = broker * 1e6 / float64(r.Events)
+	}
+}
+
+// startKafka starts the development broker for a Kafka query and produces
+// its inputs; it returns the broker and the seconds producing took.
+func startKafka(c config, bin string, q query) (*devBroker, float64) {
+	topics := []string{q.kafka.output}
+	for t := range q.kafka.inputs {
+		topics = append(topics, t)
+	}
+	slices.Sort(topics)
+	br, err := startBroker(bin, topics...)
+	if err != nil {
+		fatalf("%s: %v", q.name, err)
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s: streamsql dev kafka on %s\n", q.name, br.addr)
+	start := time.Now()
+	for _, t := range topics {
+		file, ok := q.kafka.inputs[t]
+		if !ok {
+			continue
+		}
+		n, err := br.produceLines(t, filepath.Join(c.dir, "data", file), "order_id")
+		if err != nil {
+			fatalf("%s: %v", q.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s: produced %d records to %s\n", q.name, n, t)
+	}
+	took := time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "bench: %s: producing the inputs took %.2fs (not counted)\n", q.name, took)
+	return br, took
 }
 
 func printTable(w io.Writer, rep Report) {
@@ -308,6 +380,13 @@ func printTable(w io.Writer, rep Report) {
 		fmt.Fprintf(w, "| %s | — | — | — | — | — | — | — | — | — |\n", n["query"])
 	}
 	fmt.Fprintln(w)
+	for _, r := range rep.Results {
+		if r.BrokerCPUUsPerEvent > 0 {
+			fmt.Fprintf(w, "- %s: the development broker (`streamsql dev kafka`, on the same cores) used %.2f CPU µs/event "+
+				"more during the job (median), %.2f with the job; producing the inputs took %.1f s, not counted.\n",
+				r.Query, r.BrokerCPUUsPerEvent, r.CPUUsPerEvent+r.BrokerCPUUsPerEvent, r.ProduceS)
+		}
+	}
 	for _, n := range rep.NotRunnable {
 		fmt.Fprintf(w, "- %s: %s\n", n["query"], n["reason"])
 	}

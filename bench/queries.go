@@ -20,6 +20,18 @@ type query struct {
 	// budget, when set, is the 'state.memory-budget' of the run (a budget
 	// that forces state to spill to Badger).
 	budget string
+	// kafka: the job reads and writes topics of the development broker
+	// (see kafka.go): inputs are produced to these topics from the files
+	// of the same name under data/, keyed by order_id, and the output
+	// topic is emptied before each run.
+	kafka *kafkaTopics
+}
+
+// kafkaTopics are a Kafka query's input files and topics, and its output
+// topic.
+type kafkaTopics struct {
+	inputs map[string]string // topic → file under data/
+	output string
 }
 
 func nexmarkDDL(c config, tables ...string) string {
@@ -161,6 +173,34 @@ FROM orders o JOIN shipments s
   ON o.order_id = s.order_id
  AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '1' SECOND;
 `
+		},
+	},
+	{
+		name: "orders-1s-kafka", events: orderEvents,
+		note: "orders-1s from Kafka JSON to Kafka JSON: the orders and shipments topics (4 partitions each, keyed by " +
+			"order_id) of the development broker (`streamsql dev kafka`, a process on the same cores) read bounded at " +
+			"their latest offsets, the joined rows written to a 4-partition json topic; producing the inputs is not " +
+			"counted, and the broker's CPU during the run is reported apart.",
+		kafka: &kafkaTopics{inputs: map[string]string{"orders": "orders.json", "shipments": "shipments_1s.json"}, output: "shipped"},
+		sql: func(c config) string {
+			src := func(name, cols, wm string) string {
+				return fmt.Sprintf(`CREATE TABLE %s (
+  %s,
+  WATERMARK FOR %s AS %[3]s - INTERVAL '5' SECOND
+) WITH ('connector' = 'kafka', 'topic' = '%[1]s', 'properties.bootstrap.servers' = '%[4]s', 'format' = 'json',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');
+`, name, cols, wm, c.kafkaAddr)
+			}
+			return src("orders", "order_id STRING, customer STRING, amount DECIMAL(10, 2), order_time TIMESTAMP(3)", "order_time") +
+				src("shipments", "ship_id STRING, order_id STRING, carrier STRING, ship_time TIMESTAMP(3)", "ship_time") +
+				fmt.Sprintf(`CREATE TABLE shipped (order_id STRING, customer STRING, amount DECIMAL(10, 2), ship_id STRING, carrier STRING, ship_time TIMESTAMP(3))
+WITH ('connector' = 'kafka', 'topic' = 'shipped', 'properties.bootstrap.servers' = '%s', 'format' = 'json');
+INSERT INTO shipped
+SELECT o.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
+FROM orders o JOIN shipments s
+  ON o.order_id = s.order_id
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '1' SECOND;
+`, c.kafkaAddr)
 		},
 	},
 	{
