@@ -184,11 +184,14 @@ func (b *devBroker) resetTopic(topic string) error {
 	}
 	for {
 		r, err := adm.CreateTopic(ctx, kafkaPartitions, 1, nil, topic)
-		if err == nil && r.Err == nil {
+		if err == nil {
+			err = r.Err
+		}
+		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("creating %s: %v %v", topic, err, r.Err)
+			return fmt.Errorf("creating %s: %w", topic, err)
 		}
 		time.Sleep(50 * time.Millisecond) // the deletion is still under way
 	}

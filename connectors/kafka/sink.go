@@ -258,7 +258,8 @@ func (s *Sink) Flush(ctx context.Context) error {
 	}
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(s.pctx, cancel)()
+	stop := context.AfterFunc(s.pctx, cancel) // the watchdog gave up
+	defer stop()
 	if err := s.cl.Flush(fctx); err != nil {
 		if ferr := s.failed(); ferr != nil {
 			return ferr
