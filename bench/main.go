@@ -211,6 +211,10 @@ func main() {
 		if br != nil {
 			br.stop()
 			atExit = nil
+			if ps := br.cmd.ProcessState; ps != nil {
+				fmt.Fprintf(os.Stderr, "bench: %s: the broker used %.2fs CPU in all (producing the inputs included)\n",
+					q.name, (ps.UserTime() + ps.SystemTime()).Seconds())
+			}
 		}
 		res.summarise()
 		results = append(results, res)
