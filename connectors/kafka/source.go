@@ -537,16 +537,17 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 		pctx, cancel := context.WithTimeout(ctx, s.pollWait())
 		fetches := s.cl.PollRecords(pctx, 4*BatchRecords)
 		cancel()
-		if err := ctx.Err(); err != nil {
-			return 0, nil, err
-		}
+		// Records fetched when ctx ended are queued before anything else:
+		// the runtime wakes a quiet source with a deadline, and a poll that
+		// returned records just as it passed must not lose them (the next
+		// Read returns them; the loop's first line reports ctx's end).
 		var ferr error
 		fetches.EachError(func(t string, p int32, err error) {
-			if ferr == nil && !errors.Is(err, context.DeadlineExceeded) {
+			if ferr == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				ferr = fmt.Errorf("%s: table %s: fetching %s/%d: %w", s.connector, s.set.table, t, p, err)
 			}
 		})
-		if ferr != nil {
+		if ferr != nil && ctx.Err() == nil {
 			return 0, nil, ferr
 		}
 		fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
@@ -559,7 +560,7 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			}
 			s.queue = append(s.queue, piece{split: split, recs: fp.Records})
 		})
-		if s.ready() >= 0 {
+		if s.ready() >= 0 || ctx.Err() != nil {
 			continue
 		}
 		// Nothing to return (records of paused partitions wait): have the
