@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
-	"github.com/streamsql/streamsql/planner"
 )
 
 // The rewound-clicks case from the field: impressions are live, the click
@@ -82,13 +80,10 @@ SELECT c.click_id, i.imp_id FROM clicks c JOIN impressions i
 // warnings it reported.
 func runRewound(t *testing.T, sql string) (*exec.Job, []string) {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
-	if j.Diags.HasErrors() {
-		t.Fatalf("the job has errors: %v", j.Diags.Err())
-	}
+	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, j.Session.Plans, exec.Options{Settings: j.Session.Settings, Parallelism: 1, Warn: func(string) {}})
+	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings, Parallelism: 1, Warn: func(string) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,13 +189,10 @@ WITH ('connector' = 'kafka', 'topic' = 'counts', 'properties.bootstrap.servers' 
 INSERT INTO counts SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(et), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end;
 `, addr)
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
-	if j.Diags.HasErrors() {
-		t.Fatalf("the job has errors: %v", j.Diags.Err())
-	}
+	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, j.Session.Plans, exec.Options{Settings: j.Session.Settings, Parallelism: parallelism})
+	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings, Parallelism: parallelism})
 	if err != nil {
 		t.Fatal(err)
 	}

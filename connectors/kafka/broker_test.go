@@ -15,9 +15,7 @@ import (
 
 	_ "github.com/streamsql/streamsql/connectors/blackhole"
 	_ "github.com/streamsql/streamsql/connectors/datagen"
-	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
-	"github.com/streamsql/streamsql/planner"
 )
 
 // A broker that goes away while a job runs: the job fails with the table,
@@ -51,18 +49,9 @@ type running struct {
 // bounds under test are far shorter.
 func startJob(t *testing.T, sql string) *running {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
-	if j.Diags.HasErrors() {
-		t.Fatalf("the job has errors: %v", j.Diags.Err())
-	}
-	var plans []*planner.Plan
-	for _, p := range j.Session.Plans {
-		if p.Explain == nil {
-			plans = append(plans, p)
-		}
-	}
+	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	job, err := exec.Build(ctx, plans, exec.Options{Settings: j.Session.Settings})
+	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -13,11 +13,11 @@ import (
 	"github.com/streamsql/streamsql/planner"
 )
 
-// runJob plans sql as `streamsql run` does and runs it to the end.
-func runJob(t *testing.T, sql string) *exec.Job {
+// plan checks sql as `streamsql run` does and returns its plans (EXPLAIN
+// statements left out) and settings; a job with errors fails the test.
+func plan(t *testing.T, sql string) ([]*planner.Plan, map[string]string) {
 	t.Helper()
-	src := diag.NewSource("job.sql", sql)
-	j := planner.CheckJob(src)
+	j := planner.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("the job has errors: %v", j.Diags.Err())
 	}
@@ -27,9 +27,16 @@ func runJob(t *testing.T, sql string) *exec.Job {
 			plans = append(plans, p)
 		}
 	}
+	return plans, j.Session.Settings
+}
+
+// runJob plans sql as `streamsql run` does and runs it to the end.
+func runJob(t *testing.T, sql string) *exec.Job {
+	t.Helper()
+	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, plans, exec.Options{Settings: j.Session.Settings})
+	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
