@@ -102,6 +102,7 @@ func lex(src string, from, to int, l *diag.List) []token {
 				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
 					"string literal is not terminated: expected a closing '")
 			}
+			checkUTF8(src, i, i+n, "string literal", l)
 			toks = append(toks, token{tString, diag.Pos(i), diag.Pos(i + n), v})
 			i += n
 		case c == '`':
@@ -110,6 +111,7 @@ func lex(src string, from, to int, l *diag.List) []token {
 				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
 					"quoted identifier is not terminated: expected a closing `")
 			}
+			checkUTF8(src, i, i+n, "quoted name", l)
 			toks = append(toks, token{tQIdent, diag.Pos(i), diag.Pos(i + n), v})
 			i += n
 		case c == '"':
@@ -118,6 +120,7 @@ func lex(src string, from, to int, l *diag.List) []token {
 				l.Errorf(diag.UnterminatedLiteral, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
 					"quoted text is not terminated: expected a closing \"")
 			}
+			checkUTF8(src, i, i+n, "quoted text", l)
 			toks = append(toks, token{tDQString, diag.Pos(i), diag.Pos(i + n), v})
 			i += n
 		case c >= '0' && c <= '9' || c == '.' && i+1 < to && src[i+1] >= '0' && src[i+1] <= '9':
@@ -180,6 +183,21 @@ func lex(src string, from, to int, l *diag.List) []token {
 		}
 	}
 	return toks
+}
+
+// checkUTF8 reports the first byte of src[from:to] (a quoted token) that
+// is not valid UTF-8: SQL text, literals included, must be UTF-8 (TiDB and
+// our own lexer would otherwise read the token differently).
+func checkUTF8(src string, from, to int, what string, l *diag.List) {
+	for j := from; j < to; {
+		if src[j] >= 0x80 && isRuneError(src[j:to]) {
+			l.Errorf(diag.SyntaxError, diag.Span{Start: diag.Pos(j), End: diag.Pos(j + 1)},
+				"byte 0x%02X in a %s is not valid UTF-8: SQL text must be UTF-8", src[j], what)
+			return
+		}
+		_, n := utf8.DecodeRuneInString(src[j:to])
+		j += n
+	}
 }
 
 // isRuneError reports whether s starts with a byte that does not begin a
