@@ -82,6 +82,7 @@ func lex(src string, from, to int, l *diag.List) []token {
 			}
 			stop := i + 2 + end + 2
 			if hint {
+				checkUTF8(src, i, stop, "hint", l)
 				toks = append(toks, token{tHint, diag.Pos(i), diag.Pos(stop), src[i+3 : stop-2]})
 			}
 			i = stop
