@@ -63,6 +63,21 @@ func (c *Config) Duration(key string) (time.Duration, bool) {
 	return d, err == nil
 }
 
+// FormatOption returns an option of the table's (value) format by the part
+// after the format's name ("ignore-parse-errors"): 'json.ignore-parse-errors',
+// or 'value.json.ignore-parse-errors' when the table names its format with
+// 'value.format' (Kafka), as Flink spells them. "" without a format.
+func (c *Config) FormatOption(name string) string {
+	if c.Format == nil {
+		return ""
+	}
+	key := c.Format.Name + "." + name
+	if c.Has("value.format") {
+		key = "value." + key
+	}
+	return c.Get(key)
+}
+
 // Prefixed returns the options given under prefix, keyed by the rest of
 // their key: Prefixed("properties.") gives the Kafka client properties.
 func (c *Config) Prefixed(prefix string) map[string]string {

@@ -28,7 +28,6 @@ type SplitPauser interface {
 
 // alignGroup is one alignment group of a job.
 type alignGroup struct {
-	name    string
 	mu      sync.Mutex
 	members []*alignMember
 	// wake is closed (and cleared) when a member's watermark or status

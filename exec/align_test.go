@@ -81,21 +81,16 @@ func rowsAt(times []int64) row.Batch {
 // pausing wraps a feed as a SplitPauser.
 type pausing struct{ *feedSource }
 
-func (p pausing) PauseSplits(s []int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.pauses = append(p.pauses, s)
-	for _, i := range s {
-		p.paused[i] = true
-	}
-}
+func (p pausing) PauseSplits(s []int)  { p.set(s, true, &p.pauses) }
+func (p pausing) ResumeSplits(s []int) { p.set(s, false, &p.resumes) }
 
-func (p pausing) ResumeSplits(s []int) {
+// set marks splits paused or not, logging the call.
+func (p pausing) set(s []int, paused bool, log *[][]int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.resumes = append(p.resumes, s)
+	*log = append(*log, s)
 	for _, i := range s {
-		p.paused[i] = false
+		p.paused[i] = paused
 	}
 }
 
@@ -155,7 +150,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// kinds returns what source i sent, as "wm N", "idle", "active", "rows N".
+// last returns the last message of a kind that source i sent.
 func (c *collect) last(i int, kind msgKind) (msg, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -244,7 +239,7 @@ func (c *collect) batches(i int) int {
 // max-drift ahead of its group stops reading until the slow one catches
 // up; it never runs further ahead than the drift plus one batch.
 func TestAlignmentHoldsFastSource(t *testing.T) {
-	g := &alignGroup{name: "g"}
+	g := &alignGroup{}
 	const drift = 10_000
 	slow, fast := newFeed(1, false), newFeed(1, false)
 	rs := &sourceRunner{name: "slow", src: slow, timeCol: 0, align: g.join(drift, 5*time.Millisecond)}
@@ -286,7 +281,7 @@ func TestAlignmentHoldsFastSource(t *testing.T) {
 // TestAlignmentPausesSplits: with a source that can pause splits, only the
 // split that runs ahead stops; it resumes once the group catches up.
 func TestAlignmentPausesSplits(t *testing.T) {
-	g := &alignGroup{name: "g"}
+	g := &alignGroup{}
 	const drift = 10_000
 	f := newFeed(2, true)
 	r := &sourceRunner{name: "clicks", src: pausing{f}, timeCol: 0, align: g.join(drift, 5*time.Millisecond)}

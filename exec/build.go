@@ -318,70 +318,38 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 	}
 	if c := t.Config; c != nil {
 		r.bounded = c.Spec != nil && c.Bounded()
-		fmtName := ""
-		if c.Format != nil {
-			fmtName = c.Format.Name
-		}
-		// With 'value.format' (Kafka) the format's options carry "value."
-		// in front, as Flink writes them.
-		key := fmtName + ".ignore-parse-errors"
-		if c.Has("value.format") {
-			key = "value." + key
-		}
-		r.skipBad = strings.EqualFold(c.Get(key), "true")
+		r.skipBad = strings.EqualFold(c.FormatOption("ignore-parse-errors"), "true")
 	}
 	b.job.sources = append(b.job.sources, r)
 	b.job.entry = append(b.job.entry, out)
 	return nil
 }
 
-// watermarkOptions applies idleness and alignment to a source.
+// watermarkOptions applies idleness and alignment to a source. The table's
+// options were validated with it; the job-wide idle timeout is a setting.
 func (b *builder) watermarkOptions(t *catalog.Table, r *sourceRunner) error {
-	get := func(key string) string {
-		if t.Config != nil && t.Config.Has(key) {
-			return t.Config.Get(key)
-		}
-		return ""
-	}
-	dur := func(key, v string) (time.Duration, error) {
+	c := t.Config
+	if c != nil && c.Has("scan.watermark.idle-timeout") {
+		r.idleTimeout, _ = c.Duration("scan.watermark.idle-timeout")
+	} else if v := b.opts.Settings["table.exec.source.idle-timeout"]; v != "" {
 		d, err := connectors.ParseDuration(v)
 		if err != nil {
-			return 0, fmt.Errorf("table %s: option '%s': %w", t.Name, key, err)
-		}
-		return d, nil
-	}
-	idle := get("scan.watermark.idle-timeout")
-	key := "scan.watermark.idle-timeout"
-	if idle == "" {
-		idle, key = b.opts.Settings["table.exec.source.idle-timeout"], "table.exec.source.idle-timeout"
-	}
-	if idle != "" {
-		d, err := dur(key, idle)
-		if err != nil {
-			return err
+			return fmt.Errorf("setting 'table.exec.source.idle-timeout': %w", err)
 		}
 		r.idleTimeout = d
 	}
-	group := get("scan.watermark.alignment.group")
-	if group == "" || r.timeCol < 0 {
+	if c == nil || r.timeCol < 0 || !c.Has("scan.watermark.alignment.group") {
 		return nil
 	}
-	drift, err := dur("scan.watermark.alignment.max-drift", get("scan.watermark.alignment.max-drift"))
-	if err != nil {
-		return err
-	}
-	interval := time.Second
-	if v := get("scan.watermark.alignment.update-interval"); v != "" {
-		if interval, err = dur("scan.watermark.alignment.update-interval", v); err != nil {
-			return err
-		}
-	}
-	if interval <= 0 {
+	group := c.Get("scan.watermark.alignment.group")
+	drift, _ := c.Duration("scan.watermark.alignment.max-drift")
+	interval, ok := c.Duration("scan.watermark.alignment.update-interval")
+	if !ok || interval <= 0 {
 		interval = time.Second
 	}
 	g := b.groups[group]
 	if g == nil {
-		g = &alignGroup{name: group}
+		g = &alignGroup{}
 		b.groups[group] = g
 	}
 	r.align = g.join(drift.Milliseconds(), interval)

@@ -374,6 +374,19 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 	pauser, _ := r.src.(SplitPauser)
 	cur := MinWatermark
 	idle := false // reported downstream
+	// setIdle reports a change of the source's idleness downstream, to the
+	// counters and to the alignment group.
+	setIdle := func(v bool) bool {
+		if v == idle {
+			return true
+		}
+		idle = v
+		r.counters.Idle.Store(idle)
+		if r.align != nil {
+			r.align.setIdle(idle)
+		}
+		return send(msg{src: r.idx, kind: msgIdle, idle: idle})
+	}
 	emitWM := func() bool {
 		if r.timeCol < 0 {
 			return true
@@ -385,18 +398,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			// a multi-input operator's does), then the source says it is idle.
 			m = w.maxIdle()
 		}
-		setIdle := func() bool {
-			if nowIdle == idle {
-				return true
-			}
-			idle = nowIdle
-			r.counters.Idle.Store(idle)
-			if r.align != nil {
-				r.align.setIdle(idle)
-			}
-			return send(msg{src: r.idx, kind: msgIdle, idle: idle})
-		}
-		if !nowIdle && !setIdle() { // active again: say so before the watermark
+		if !nowIdle && !setIdle(false) { // active again: say so before the watermark
 			return false
 		}
 		if (active || nowIdle) && m > cur && m != MinWatermark {
@@ -409,7 +411,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 				return false
 			}
 		}
-		return setIdle()
+		return setIdle(nowIdle)
 	}
 	tick := r.tick()
 	for {
@@ -460,16 +462,8 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 				}
 				w.wm[split] = maxT
 			}
-			if idle {
-				// Active again: say so before the rows.
-				idle = false
-				r.counters.Idle.Store(false)
-				if r.align != nil {
-					r.align.setIdle(false)
-				}
-				if !send(msg{src: r.idx, kind: msgIdle, idle: false}) {
-					return
-				}
+			if !setIdle(false) { // active again: say so before the rows
+				return
 			}
 			if !send(msg{src: r.idx, kind: msgBatch, batch: rows}) {
 				return
@@ -490,9 +484,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 		}
 		if errors.Is(err, io.EOF) {
 			r.counters.Watermark.Store(MaxWatermark)
-			if idle {
-				send(msg{src: r.idx, kind: msgIdle, idle: false})
-			}
+			setIdle(false)
 			send(msg{src: r.idx, kind: msgWatermark, wm: MaxWatermark})
 			send(msg{src: r.idx, kind: msgEnd})
 			return

@@ -110,11 +110,12 @@ func (o *windowJoinOp) advance(w int64) error {
 	o.c.Watermark.Store(w)
 	o.buf = o.buf[:0]
 	left, right := o.side[0], o.side[1]
-	// The left rows of the windows that end, copied out: the right side is
-	// probed for each once they have all left the left table.
+	// The left rows of the windows that end: the right side is probed for
+	// each once they have all left the left table (Expire's key is only
+	// valid in the callback; the decoded Vals are the callback's to keep).
 	o.fired = o.fired[:0]
 	left.table.Expire(w, func(key []byte, r *state.Record) {
-		o.fired = append(o.fired, firedRow{key: slices.Clone(key), vals: slices.Clone(r.Vals), null: r.Flags&flagNoKey != 0})
+		o.fired = append(o.fired, firedRow{key: slices.Clone(key), vals: r.Vals, null: r.Flags&flagNoKey != 0})
 	})
 	for _, f := range o.fired {
 		matched := false

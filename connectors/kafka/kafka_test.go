@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/changelogmode"
@@ -24,16 +23,8 @@ import (
 // and returns its address.
 func cluster(t *testing.T, topics map[string]int32) string {
 	t.Helper()
-	opts := []kfake.Opt{kfake.NumBrokers(1)}
-	for name, n := range topics {
-		opts = append(opts, kfake.SeedTopics(n, name))
-	}
-	c, err := kfake.NewCluster(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()[0]
+	_, addr := killableCluster(t, topics)
+	return addr
 }
 
 // rec is a record to produce to a given partition.
