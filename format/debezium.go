@@ -75,9 +75,10 @@ func scanEnvelope(s string, i int) (envelope, int, error) {
 			if k < len(s) && s[k] == '"' {
 				env.op, k, err = scanString(s, k)
 				env.hasOp = true
-			} else {
-				k, err = skipValue(s, k, 1)
-				env.hasOp = err == nil && s[start:k] != "null"
+			} else if k, err = skipValue(s, k, 1); err == nil {
+				// A non-string op (a number, true, an object) is kept as its
+				// JSON text for the error message; null is no op.
+				env.hasOp = s[start:k] != "null"
 				env.op = s[start:k]
 			}
 		default:
