@@ -67,8 +67,24 @@ type edit struct {
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
 		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}}
+	rw.blankComments()
 	rw.scan()
 	return rw
+}
+
+// blankComments replaces the comments between the region's tokens with
+// spaces (keeping line breaks), so that TiDB never reads one. Comments are
+// Flink's, decided by our lexer: `--` to the end of the line and /* ... */.
+// TiDB's lexer follows MySQL's rules instead (`--` only before a space, `#`
+// to the end of the line, /*! ... */ and /*T! ... */ read as SQL), which
+// turned `n --n` into n - (-n).
+func (rw *rewriter) blankComments() {
+	for k := 0; k+1 < len(rw.toks); k++ {
+		a, b := int(rw.toks[k].end), int(rw.toks[k+1].start)
+		if strings.TrimLeft(rw.src[a:b], " \t\n\r\f") != "" {
+			rw.edits = append(rw.edits, edit{a, b, blankOf(rw.src[a:b])})
+		}
+	}
 }
 
 func (rw *rewriter) errorf(code diag.Code, sp diag.Span, format string, args ...any) {

@@ -57,6 +57,9 @@ func (t token) describe() string {
 }
 
 // lex splits src[from:to] into tokens, skipping whitespace and comments.
+// Comments are Flink's: `--` to the end of the line (whatever follows the
+// dashes) and /* ... */ (not nested); /*+ ... */ is a hint token. A '#' is
+// an error, not a comment.
 // Lexical errors (an unterminated string, identifier or comment) are
 // reported to l; lexing goes on past them so that later errors are found too.
 func lex(src string, from, to int, l *diag.List) []token {
@@ -71,6 +74,14 @@ func lex(src string, from, to int, l *diag.List) []token {
 			for i < to && src[i] != '\n' {
 				i++
 			}
+		case c == '#':
+			// MySQL's comment; Flink's lexer refuses the character. Say so
+			// here, before TiDB (which would skip the rest of the line)
+			// sees it.
+			l.Errorf(diag.SyntaxError, diag.Span{Start: diag.Pos(i), End: diag.Pos(i + 1)},
+				"'#' does not start a comment in Flink SQL: write -- for a comment to the end of the line, or /* ... */")
+			toks = append(toks, token{tOp, diag.Pos(i), diag.Pos(i + 1), "#"})
+			i++
 		case c == '/' && i+1 < to && src[i+1] == '*':
 			end := strings.Index(src[i+2:to], "*/")
 			hint := i+2 < to && src[i+2] == '+'
