@@ -27,17 +27,19 @@ func FormatDuration(ms int64) string {
 	if ms < 1000 {
 		return strconv.FormatInt(ms, 10) + "ms"
 	}
+	// Round the whole span before splitting off the days, so that a span a
+	// few ms short of a day reads 1d, not 24h.
 	d := time.Duration(ms) * time.Millisecond
+	if d >= time.Hour {
+		d = d.Round(time.Minute)
+	} else {
+		d = d.Round(time.Second)
+	}
 	days := int64(d / (24 * time.Hour))
 	d -= time.Duration(days) * 24 * time.Hour
 	s := ""
 	if days > 0 {
 		s = strconv.FormatInt(days, 10) + "d"
-		d = d.Round(time.Minute)
-	} else if d >= time.Hour {
-		d = d.Round(time.Minute)
-	} else {
-		d = d.Round(time.Second)
 	}
 	if d == 0 {
 		return s
