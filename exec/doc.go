@@ -15,7 +15,9 @@
 //     multi-input operator's is the minimum over its inputs; watermarks never
 //     go backwards. A split quiet for 'scan.watermark.idle-timeout' is idle
 //     and leaves the minimum; idleness travels with the watermarks, so a
-//     join takes the minimum over its inputs that are not idle. Sources of
+//     join takes the minimum over its inputs that are not idle, and an
+//     input back from idleness below the join's watermark stays out of the
+//     minimum (its rows late) until it catches up. Sources of
 //     one alignment group ('scan.watermark.alignment.*') stop reading while
 //     more than max-drift ahead of the group (align.go).
 //   - A bounded source ends with a final watermark (MaxWatermark) that fires

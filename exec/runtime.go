@@ -50,17 +50,20 @@ func (p portOf) watermark(wm int64) error { return p.op.watermark(p.port, wm) }
 func (p portOf) idle(idle bool) error     { return p.op.idle(p.port, idle) }
 func (p portOf) end() error               { return p.op.end(p.port) }
 
-// wmTracker keeps the watermark of a multi-input operator: the minimum over
-// its inputs that have neither ended nor gone idle. It never goes backwards.
-// When every input that has not ended is idle, the watermark is the largest
-// of theirs (as Flink's StatusWatermarkValve does): nothing is known to hold
-// time back any more. An idle input that becomes active again may be behind
-// the operator's watermark: its rows are then late.
+// wmTracker keeps the watermark of a multi-input operator, as Flink's
+// StatusWatermarkValve does: the minimum over its inputs that are aligned,
+// that is neither ended nor idle nor behind. It never goes backwards. When
+// every input that has not ended is idle, the watermark is the largest of
+// theirs: nothing is known to hold time back any more. An idle input that
+// becomes active again below the operator's watermark is behind: it does
+// not hold the others back, its rows are late, and it counts in the minimum
+// again once its own watermark reaches the operator's.
 type wmTracker struct {
-	in    []int64
-	ended []bool
-	idle  []bool
-	cur   int64
+	in     []int64
+	ended  []bool
+	idle   []bool
+	behind []bool // active again, but its watermark is below cur
+	cur    int64
 	// outIdle is the idleness last reported downstream.
 	outIdle bool
 	// drift, when set, warns once when one input runs far ahead of another.
@@ -68,7 +71,8 @@ type wmTracker struct {
 }
 
 func newWMTracker(n int) *wmTracker {
-	t := &wmTracker{in: make([]int64, n), ended: make([]bool, n), idle: make([]bool, n), cur: MinWatermark}
+	t := &wmTracker{in: make([]int64, n), ended: make([]bool, n), idle: make([]bool, n), behind: make([]bool, n),
+		cur: MinWatermark}
 	for i := range t.in {
 		t.in[i] = MinWatermark
 	}
@@ -81,6 +85,9 @@ func (t *wmTracker) update(port int, wm int64) (int64, bool) {
 	if wm > t.in[port] {
 		t.in[port] = wm
 	}
+	if t.behind[port] && t.in[port] >= t.cur {
+		t.behind[port] = false // caught up: aligned again
+	}
 	if t.drift != nil {
 		t.drift.check(t)
 	}
@@ -89,14 +96,22 @@ func (t *wmTracker) update(port int, wm int64) (int64, bool) {
 
 // advance recomputes the watermark from the inputs.
 func (t *wmTracker) advance() (int64, bool) {
-	m, active := MaxWatermark, false
+	m, aligned, active := MaxWatermark, false, false
 	for i, w := range t.in {
-		if !t.ended[i] && !t.idle[i] {
-			active = true
+		if t.ended[i] || t.idle[i] {
+			continue
+		}
+		active = true
+		if !t.behind[i] {
+			aligned = true
 			m = min(m, w)
 		}
 	}
-	if !active {
+	switch {
+	case active && !aligned:
+		// Only inputs that are behind: nothing moves until one catches up.
+		return t.cur, false
+	case !active:
 		idle := MinWatermark
 		anyIdle := false
 		for i, w := range t.in {
@@ -116,9 +131,11 @@ func (t *wmTracker) advance() (int64, bool) {
 	return t.cur, false
 }
 
-// setIdle marks port idle or active; the watermark may advance.
+// setIdle marks port idle or active; the watermark may advance. An input
+// that becomes active below the watermark is behind until it catches up.
 func (t *wmTracker) setIdle(port int, idle bool) (int64, bool) {
 	t.idle[port] = idle
+	t.behind[port] = !idle && t.in[port] < t.cur
 	return t.advance()
 }
 
