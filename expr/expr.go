@@ -182,6 +182,16 @@ func Format(e Expr, col func(*Column) string) string {
 	return "?"
 }
 
+// FormatBare is Format without the parentheses around a binary operator
+// at the top (`a < 18`, not `(a < 18)`); other calls keep theirs.
+func FormatBare(e Expr, col func(*Column) string) string {
+	s := Format(e, col)
+	if c, ok := e.(*Call); ok && infix[c.Fn] && len(c.Args) == 2 {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
 // Walk calls f for e and each sub-expression, parents first, while f returns
 // true.
 func Walk(e Expr, f func(Expr) bool) {

@@ -60,8 +60,7 @@ func render(e expr.Expr, cols []logical.Column) string {
 	if e == nil {
 		return "true"
 	}
-	s := expr.Format(e, func(c *expr.Column) string { return colName(cols, c.Index) })
-	return strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
+	return expr.FormatBare(e, func(c *expr.Column) string { return colName(cols, c.Index) })
 }
 
 func renderList(es []expr.Expr, cols []logical.Column) string {
