@@ -224,7 +224,7 @@ func TestChangelogDocExample(t *testing.T) {
 	l := CheckContracts(jobs)
 	var b strings.Builder
 	_ = diag.WriteText(&b, l)
-	b.WriteString("check: 2 files, 1 error, 0 warnings\n")
+	b.WriteString("\ncheck: 2 files, 1 error, 0 warnings\n")
 	if b.String() != want {
 		t.Errorf("docs/changelog.md shows:\n%s\nbut check prints:\n%s", want, b.String())
 	}

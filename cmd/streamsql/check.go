@@ -37,12 +37,14 @@ Flags:
 
 Formats (diagnostics go to stdout):
   text    the go vet convention, with the offending line and a caret under
-          it, then a summary line on stderr:
+          it, then a summary line on stderr (after an empty line when
+          anything was reported):
 
             jobs/orders.sql:5:15: error: WATERMARK FOR order_tme: table payment_orders has no column order_tme [SQL207]
                 5 | WATERMARK FOR order_tme AS order_tme - INTERVAL '5' SECOND
                   |               ^^^^^^^^^
               hint: did you mean order_time?
+
             check: 1 file, 1 error, 0 warnings
 
   json    one JSON array for all the files; each element has file, line,
@@ -142,6 +144,13 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 
 	errs := all.Errors()
 	if format == formatText {
+		if len(all.Items) > 0 {
+			// The diagnostics went to stdout, the summary goes to stderr:
+			// a blank line first keeps it on a line of its own wherever
+			// the two streams are joined (a CI log or a tool that drops
+			// stdout's last newline glued it to the last hint or caret).
+			fmt.Fprintln(stderr)
+		}
 		fmt.Fprintf(stderr, "check: %s, %s, %s", plural(checked, "file"), plural(errs, "error"), plural(len(all.Items)-errs, "warning"))
 		if unreadable > 0 {
 			fmt.Fprintf(stderr, "; %s could not be read", plural(unreadable, "file"))

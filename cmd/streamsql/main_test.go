@@ -100,7 +100,7 @@ func TestCheckErrorText(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^      \| \^+$`).MatchString(r.stdout) {
 		t.Errorf("want a caret line under column 1, got:\n%s", r.stdout)
 	}
-	if want := "check: 1 file, 1 error, 0 warnings\n"; r.stderr != want {
+	if want := "\ncheck: 1 file, 1 error, 0 warnings\n"; r.stderr != want {
 		t.Errorf("stderr = %q, want %q", r.stderr, want)
 	}
 }
@@ -114,7 +114,7 @@ func TestCheckWarningsExitZero(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, path+":1:5: warning:") {
 		t.Errorf("want a warning at %s:1:5, got:\n%s", path, r.stdout)
 	}
-	if want := "check: 1 file, 0 errors, 1 warning\n"; r.stderr != want {
+	if want := "\ncheck: 1 file, 0 errors, 1 warning\n"; r.stderr != want {
 		t.Errorf("stderr = %q, want %q", r.stderr, want)
 	}
 }
@@ -126,7 +126,7 @@ func TestCheckSeveralFiles(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("want exit 1 when one file has an error, got:\n%s", r)
 	}
-	if want := "check: 3 files, 1 error, 0 warnings\n"; r.stderr != want {
+	if want := "\ncheck: 3 files, 1 error, 0 warnings\n"; r.stderr != want {
 		t.Errorf("stderr = %q, want %q", r.stderr, want)
 	}
 	if !strings.HasPrefix(r.stdout, bad+":12:1: error:") {
@@ -374,5 +374,26 @@ func TestBinaryChecksAcceptance(t *testing.T) {
 	}
 	if !strings.HasPrefix(stderr.String(), "check: 1 file, 0 errors") {
 		t.Errorf("want the summary on stderr, got:\n%s", stderr.String())
+	}
+}
+
+// TestCheckSummaryOnItsOwnLine: the summary (stderr) never continues the
+// last diagnostic line (stdout), even where the two streams are joined
+// without stdout's last newline, as a CI log or a tool capturing both may
+// do (issue #19.5: `…finds nothing)check: 1 file, …` after a hint).
+func TestCheckSummaryOnItsOwnLine(t *testing.T) {
+	for name, job := range map[string]string{
+		"caret": badJob,
+		"hint":  strings.Replace(cleanJob, "order_time AS order_time", "order_tme AS order_tme", 1),
+	} {
+		path := writeJob(t, name+".sql", job)
+		r := invoke("check", path)
+		if r.code != 1 || r.stdout == "" {
+			t.Fatalf("%s: want exit 1 with diagnostics, got:\n%s", name, r)
+		}
+		joined := strings.TrimSuffix(r.stdout, "\n") + r.stderr
+		if !regexp.MustCompile(`(?m)^check: 1 file, `).MatchString(joined) {
+			t.Errorf("%s: the summary does not start a line of its own:\n%s", name, joined)
+		}
 	}
 }
