@@ -41,6 +41,15 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 	if root == nil {
 		return
 	}
+	if readsInvalidTable(root) {
+		// A table whose definition had errors was bound so that the query's
+		// own mistakes are still found (unknown columns, types), but what
+		// the rules and the properties would say follows from the broken
+		// definition (a misspelt watermark column leaves no watermark, so
+		// a bounded join "has no time attributes"): an error already
+		// reported, not a new one. Nothing of this plan can run either.
+		return
+	}
 	errs := l.Errors()
 	p := &Plan{Stmt: st}
 	p.Root, p.Fired = optimize(root, l)
@@ -49,6 +58,20 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 	}
 	p.Props = derive(p.Root, s.Settings, l)
 	s.Plans = append(s.Plans, p)
+}
+
+// readsInvalidTable reports whether a plan scans a table whose definition
+// had errors.
+func readsInvalidTable(n logical.Node) bool {
+	if sc, ok := n.(*logical.Scan); ok && sc.Table.Invalid {
+		return true
+	}
+	for _, c := range logical.Children(n) {
+		if readsInvalidTable(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // NewSession returns a session with an empty catalog and default settings.

@@ -372,7 +372,7 @@ func TestBinaryChecksAcceptance(t *testing.T) {
 	case err != nil:
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(stderr.String(), "check: 1 file, 0 errors") {
+	if !strings.HasPrefix(strings.TrimLeft(stderr.String(), "\n"), "check: 1 file, 0 errors") {
 		t.Errorf("want the summary on stderr, got:\n%s", stderr.String())
 	}
 }
