@@ -65,6 +65,10 @@ type builder struct {
 	// future is how far ahead of the wall clock an event time is warned
 	// about.
 	future time.Duration
+	// at is the stage (nil: the job's task) that runs the output of the
+	// node built last: node sets it for its n, so that fanIn can tell
+	// whether an operator's inputs come from one goroutine.
+	at *stage
 }
 
 type lateOf struct {
@@ -253,12 +257,7 @@ func (b *builder) node(n logical.Node, out collector) error {
 		return b.node(x.Input, portOf{op, 0})
 	case *logical.Union:
 		op := &unionOp{wm: newWMTracker(len(x.Inputs)), out: out, c: b.counters("UnionAll", &b.job.Operators)}
-		for i, in := range x.Inputs {
-			if err := b.node(in, portOf{op, i}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return b.fanIn(x.Inputs, op)
 	case *logical.Join:
 		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
 		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
@@ -293,6 +292,7 @@ func (b *builder) node(n logical.Node, out collector) error {
 
 // scan adds a source runner for a table.
 func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out collector) error {
+	b.at = nil // sources hand their rows to the task
 	t := s.Table
 	f, ok := LookupSource(t.Connector())
 	if !ok {

@@ -10,6 +10,12 @@
 //   - Operators are synchronous inside the task; only typed messages (a
 //     batch, a watermark, the end of a source) cross goroutines, in order, on
 //     one channel. No goroutine hop per row.
+//   - Every operator, and every sink, is called from one goroutine only:
+//     keyed operators run in partitions (parallel.go) whose outputs a merge
+//     stage gathers, and an unpartitioned operator whose inputs come from
+//     different goroutines (a UNION ALL of two partitioned branches) gets a
+//     stage of its own (fanIn). A sink's rows therefore never interleave,
+//     and one key's changes reach it in order.
 //   - A watermark W means no more rows with time <= W are expected on that
 //     input. A source's watermark is the minimum over its active splits; a
 //     multi-input operator's is the minimum over its inputs; watermarks never

@@ -182,12 +182,7 @@ func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector
 		if err != nil {
 			return err
 		}
-		for i, in := range inputs {
-			if err := b.node(in, portOf{op, i}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return b.fanIn(inputs, op)
 	}
 	merge := &unionOp{wm: newWMTracker(p), out: out, c: newCounters("merge")}
 	mergeStage := b.newStage()
@@ -214,5 +209,55 @@ func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector
 			return fmt.Errorf("%w", err)
 		}
 	}
+	// Downstream of the merge runs in the merge's stage.
+	b.at = mergeStage
 	return nil
 }
+
+// fanIn builds the inputs of an operator that runs unpartitioned (a union,
+// a join without keys): input i reaches port i of op. When the inputs come
+// from different goroutines (the task, the merge stages of partitioned
+// operators), op gets a stage of its own and every input reaches it
+// through that stage's channel: op, and everything downstream of it up to
+// the next exchange, is then called from one goroutine only, whatever its
+// inputs are. That is what keeps a sink's writes from interleaving (#11.7).
+//
+// The stages form a DAG, so the bounded channels between them cannot
+// deadlock: a stage made here only receives from stages made while
+// building its inputs.
+func (b *builder) fanIn(inputs []logical.Node, op operator) error {
+	relays := make([]*relay, len(inputs))
+	at := make([]*stage, len(inputs))
+	for i, in := range inputs {
+		relays[i] = &relay{to: portOf{op, i}}
+		if err := b.node(in, relays[i]); err != nil {
+			return err
+		}
+		at[i] = b.at
+	}
+	same := true
+	for _, s := range at[1:] {
+		same = same && s == at[0]
+	}
+	if same {
+		if len(at) > 0 {
+			b.at = at[0]
+		}
+		return nil
+	}
+	st := b.newStage()
+	for _, r := range relays {
+		r.to = chanCollector{st: st, dest: r.to, ctx: &b.job.ctx}
+	}
+	b.at = st
+	return nil
+}
+
+// relay forwards to a collector chosen after the input behind it was
+// built (see fanIn).
+type relay struct{ to collector }
+
+func (r *relay) push(b row.Batch) error   { return r.to.push(b) }
+func (r *relay) watermark(wm int64) error { return r.to.watermark(wm) }
+func (r *relay) idle(idle bool) error     { return r.to.idle(idle) }
+func (r *relay) end() error               { return r.to.end() }
