@@ -20,6 +20,11 @@ import (
 // instances joined with it, for outer sides), Time (last access) and, with
 // a TTL, Expiry (last access + TTL). Rows idle for the TTL are expired at the
 // start of each batch, by time bucket: they are gone for good.
+//
+// A row whose key has a NULL never matches (NULL = NULL is not true), and
+// never probes the other side. An outer side keeps it all the same, under
+// its key (whose encoding marks the NULL, so no probe of a non-NULL key
+// finds it), as Flink does: retracting it must retract its padded row.
 type joinOp struct {
 	name   string
 	nl, nr int
@@ -128,13 +133,20 @@ func (o *joinOp) process(port int, b row.Batch) error {
 				l, rr := pair(port, r.Vals, nil)
 				o.emit(changelogmode.Insert, l, rr)
 			}
-			if !null {
+			// A row with a NULL key meets nothing, but an outer side keeps
+			// it all the same: its padded row must be retracted with it.
+			if !null || me.outer {
 				o.keep(port, key, r.Vals, partners, now)
 			}
 			continue
 		}
 		// Retraction: only of a row we hold (not expired by TTL).
-		if null || !o.remove(me, key, r.Vals) {
+		if !o.remove(me, key, r.Vals) {
+			continue
+		}
+		if null {
+			l, rr := pair(port, r.Vals, nil)
+			o.emit(changelogmode.Delete, l, rr) // held, so outer
 			continue
 		}
 		partners := int64(0)
