@@ -61,10 +61,13 @@ Exit status:
   2  usage error (unknown flag, bad --format, no files) or a file could not be
      read; the files that could be read are still checked and reported
 
-Examples:
-  streamsql check jobs/*.sql
-  streamsql check --format json jobs/orders.sql | jq '.[] | select(.severity == "error")'
-  streamsql check --format github jobs/*.sql     # in a GitHub Actions step
+The JSON is easy to filter: pipe it to jq '.[] | select(.severity == "error")'
+for the errors only.
+
+Examples (from the repository's root):
+  streamsql check examples/*.sql
+  streamsql check --format json examples/payments.sql
+  streamsql check --format github examples/*.sql     # in a GitHub Actions step
 `,
 	run: runCheck,
 }

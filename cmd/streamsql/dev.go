@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -29,7 +31,8 @@ The first line on stdout is "streamsql dev kafka: listening on HOST:PORT",
 the address to give as 'properties.bootstrap.servers' (with --listen
 127.0.0.1:0 the system picks a free port, and this line says which). Topics
 that do not exist are created with one partition when a client first
-produces to them. It runs until Ctrl-C (or SIGTERM).
+produces to them. It runs until Ctrl-C (or SIGTERM), or until the process
+that started it exits (so that stopping 'go run' also stops the broker).
 
 Flags:
   --listen HOST:PORT          address to listen on (default 127.0.0.1:9092)
@@ -64,6 +67,7 @@ func runDev(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, orphaned := stopWhenOrphaned(ctx, time.Second/2)
 	cl, err := startDevKafka(*listen, topics)
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql dev kafka: %v\n", err)
@@ -83,8 +87,40 @@ func runDev(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "use 'properties.bootstrap.servers' = '%s'; Ctrl-C stops it\n", addr)
 	<-ctx.Done()
+	if orphaned() {
+		fmt.Fprintln(stdout, "streamsql dev kafka: the process that started it has exited; stopping")
+	}
 	fmt.Fprintln(stdout, "streamsql dev kafka: stopped")
 	return exitOK
+}
+
+// stopWhenOrphaned returns a context that is also cancelled when the process
+// that started this one goes away (checked every interval): `go run ./cmd/streamsql
+// dev kafka &` followed by `kill $!` stops go run, not the broker it started,
+// which would otherwise keep its port. A development broker keeps nothing,
+// so there is nothing to lose by following its parent. orphaned reports
+// whether that is why the context ended.
+func stopWhenOrphaned(ctx context.Context, interval time.Duration) (context.Context, func() bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	parent := os.Getppid()
+	var gone atomic.Bool
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if os.Getppid() != parent {
+					gone.Store(true)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, gone.Load
 }
 
 // startDevKafka starts a one-broker in-memory cluster on listen with the

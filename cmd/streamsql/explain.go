@@ -27,16 +27,17 @@ Exit status:
   1  the job has errors (the plans that could be made are still printed)
   2  usage error, or FILE.sql could not be read
 
-Example:
-  streamsql explain jobs/orders.sql
+Example (from the repository's root):
+  streamsql explain examples/payments.sql
 
-  -- line 14: INSERT INTO enriched
-  Sink enriched (kafka, json)  mode=[+I]
-  └── IntervalJoin LEFT order_time - ship_time in [-4h, 0s], o.order_id = s.order_id  mode=[+I]
-      │ watermark: held back 4h behind the inputs'
-      │ state: left rows: until watermark >= order_time + 4h
-      │ state: right rows: until watermark >= ship_time
-      ...
+  -- line 64:   INSERT INTO settled
+  Sink settled (print) accepts=[+I,-U,+U,-D] full rows  mode=[+I] time=[settle_time ROWTIME]
+  └── Project o.order_id, account_id, amount, settlement_id, settle_time  mode=[+I] time=[settle_time ROWTIME]
+      └── IntervalJoin INNER order_time - settle_time in [-4h, 0s], o.order_id = s.order_id  mode=[+I] time=[order_time ROWTIME, settle_time ROWTIME]
+          │ watermark: held back 4h behind the inputs'
+          │ state: left rows: until watermark >= order_time + 4h
+          │ state: right rows: until watermark >= settle_time
+  ...
 `,
 	run: runExplain,
 }

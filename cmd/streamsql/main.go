@@ -113,10 +113,11 @@ Commands:
 		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
 	}
 	b.WriteString(`
-Examples:
-  streamsql check jobs/*.sql
-  streamsql check --format github jobs/*.sql
-  streamsql run --state-dir /var/lib/streamsql/orders jobs/orders.sql   (not available yet)
+Examples (from the repository's root):
+  streamsql check examples/*.sql
+  streamsql check --format github examples/*.sql
+  streamsql run examples/payments.sql
+  streamsql explain examples/payments.sql
 
 Exit status: 0 success, 1 the job has errors, 2 usage or I/O error.
 

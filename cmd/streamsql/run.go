@@ -57,9 +57,14 @@ Exit status:
   1  the job has errors, or failed while running
   2  usage error, or FILE.sql could not be read
 
-Examples:
-  streamsql run examples/orders_shipments.sql
-  streamsql run --set table.exec.state.ttl=24h jobs/orders.sql
+Relative paths in the job's tables ('path', 'scan.late-rows.path') are
+taken relative to the directory of FILE.sql, so a job runs the same from
+any directory.
+
+Examples (from the repository's root):
+  streamsql run examples/payments.sql
+  streamsql run --set parallelism=1 examples/payments.sql
+  streamsql run --state-dir state/payments examples/payments.sql
 `,
 	run: runRun,
 }

@@ -79,10 +79,16 @@ Exit status:
   1  a statement had errors or a job failed (non-interactive input)
   2  usage error, or FILE.sql could not be read
 
-Examples:
+Relative paths in tables ('path', 'scan.late-rows.path') are taken relative
+to the directory of the file given with -f, as 'streamsql run FILE.sql' takes
+them, so 'shell -f FILE.sql' and 'run FILE.sql' read and write the same files.
+Statements typed or piped on standard input have no file: their paths are
+relative to the current directory (cd to the job's directory first).
+
+Examples (from the repository's root):
   streamsql shell
-  streamsql shell -f tables.sql
-  streamsql shell < job.sql
+  streamsql shell -f examples/payments.sql
+  cd examples && streamsql shell < payments.sql
 `,
 	run: runShell,
 }
