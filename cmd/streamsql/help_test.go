@@ -258,3 +258,35 @@ sed -n 's/.*listening on //p' "$1"`
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestShellFileAndRunAgree: `shell -f FILE` and `run FILE` resolve the
+// job's relative paths against FILE's directory, from whatever directory
+// they are started, so both read the bundled data and write the same
+// exceptions file.
+func TestShellFileAndRunAgree(t *testing.T) {
+	outputs := map[string]string{}
+	for _, mode := range []string{"run", "shell -f"} {
+		dir := copyExample(t)
+		job := filepath.Join(dir, "payments.sql")
+		var r result
+		if mode == "run" {
+			r = invoke("run", job)
+		} else {
+			r = invokeShell(t, "", "-f", job)
+		}
+		if r.code != 0 {
+			t.Fatalf("%s: %s", mode, r)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "out", "unsettled_orders.json"))
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if !strings.Contains(string(b), `"order_id":"O3"`) {
+			t.Errorf("%s wrote %q, want O3's row", mode, b)
+		}
+		outputs[mode] = string(b)
+	}
+	if outputs["run"] != outputs["shell -f"] {
+		t.Errorf("run wrote %q, shell -f wrote %q", outputs["run"], outputs["shell -f"])
+	}
+}
