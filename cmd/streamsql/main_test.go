@@ -298,7 +298,7 @@ func TestHelp(t *testing.T) {
 	}
 
 	check := invoke("check", "--help").stdout
-	for _, want := range []string{"streamsql check jobs/*.sql", "::error file=", "text", "json", "github", "  0 ", "  1 ", "  2 "} {
+	for _, want := range []string{"streamsql check examples/*.sql", "::error file=", "text", "json", "github", "  0 ", "  1 ", "  2 "} {
 		if !strings.Contains(check, want) {
 			t.Errorf("check help does not mention %q:\n%s", want, check)
 		}
