@@ -2,7 +2,7 @@
 // that reads one file, line by line, and a sink that writes one.
 //
 //	file ──bufio, line by line──► format.Decoder ──► row.Batch (≤ 1024 lines) ──► runtime
-//	runtime ──► row.Batch ──► format.Encoder ──► bufio.Writer ──Flush: write + fsync──► file
+//	runtime ──► row.Batch ──► format.Encoder ──► whole lines (64 KiB or 200 ms) ──write──► file ──Flush: fsync
 //
 // # Source
 //
@@ -30,9 +30,16 @@
 // # Sink
 //
 // Open creates the file at 'path' (and its directory), truncating it; each
-// row is one line in the table's format, written through a bufio.Writer.
-// Flush writes the buffer and fsyncs the file, so everything before a Flush
-// is durable; Close flushes and closes. json and csv take +I rows only
-// (the planner proves nothing else reaches them); debezium-json takes
+// row is one line in the table's format. Encoded rows are gathered and
+// written whole, with one write call, once there are 64 KiB of them or the
+// oldest has waited 200 ms (checked as rows arrive), so the file only ever
+// grows by whole lines: a job that fails, is stopped or is killed leaves
+// parseable lines, never part of one. A row that fails to encode leaves
+// nothing behind; a write that fails part way (a full disk) is cut back to
+// the last whole line. One limit: Linux may cut a single write call at a
+// page boundary when SIGKILL arrives during it, a window of microseconds.
+// Flush writes what is gathered and fsyncs the file, so everything before a
+// Flush is durable; Close flushes and closes. json and csv take +I rows
+// only (the planner proves nothing else reaches them); debezium-json takes
 // every kind.
 package filesystem

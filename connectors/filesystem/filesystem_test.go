@@ -2,12 +2,15 @@ package filesystem
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
@@ -354,5 +357,122 @@ func TestMetadata(t *testing.T) {
 		if !rows[0].Vals[i].Equal(w) {
 			t.Errorf("column %d: %v, want %v", i, rows[0].Vals[i], w)
 		}
+	}
+}
+
+// wholeLines fails unless data is empty or a sequence of lines, each ending
+// in '\n' and each a JSON object; it returns their number.
+func wholeLines(t *testing.T, data []byte) int {
+	t.Helper()
+	if len(data) == 0 {
+		return 0
+	}
+	if data[len(data)-1] != '\n' {
+		t.Fatalf("the file ends in part of a line: …%q", data[max(len(data)-40, 0):])
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %d is not a row: %q", i+1, l)
+		}
+	}
+	return len(lines)
+}
+
+// TestSinkWritesWholeLines: whatever has reached the file, at any moment,
+// is whole rows, so a job killed there leaves parseable lines (the sink
+// used to write 64 KiB blocks cut anywhere); a row that fails to encode
+// leaves no part of itself behind, and Close writes the rows before it.
+func TestSinkWritesWholeLines(t *testing.T) {
+	dir := t.TempDir()
+	sink, err := NewSink(conntest.SinkSpec(t, `CREATE TABLE o (id BIGINT, name STRING) WITH ('connector'='filesystem','path'='o.json','format'='json')`, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := sink.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "o.json")
+	var big row.Batch
+	for i := 0; i < 5000; i++ { // ~200 KiB: more than the sink gathers
+		big = append(big, row.Insert(row.IntValue(int64(i)), row.StrValue(strings.Repeat("x", i%50))))
+	}
+	if err := sink.Write(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if n := wholeLines(t, data); n != len(big) {
+		t.Fatalf("after a Write of %d bytes of rows the file holds %d rows, want all %d", 5000*40, n, len(big))
+	}
+	for i := 0; i < 3000; i++ {
+		if err := sink.Write(ctx, big[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+		if i%97 == 0 {
+			data, _ := os.ReadFile(path)
+			wholeLines(t, data)
+		}
+	}
+	// The third row cannot be encoded (json takes inserts only).
+	bad := row.Batch{big[0], big[1], {Kind: changelogmode.UpdateBefore, Vals: big[2].Vals}, big[3]}
+	if err := sink.Write(ctx, bad); err == nil {
+		t.Fatal("a -U row was written to a json file")
+	}
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(path)
+	if n := wholeLines(t, data); n != 5000+3000+2 {
+		t.Fatalf("after Close the file holds %d rows, want %d", n, 5000+3000+2)
+	}
+}
+
+// TestSinkCutsAFailedWriteBack: when the disk refuses part of a write (here
+// the file size limit), the file is cut back to its last whole row.
+func TestSinkCutsAFailedWriteBack(t *testing.T) {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	sink, err := NewSink(conntest.SinkSpec(t, `CREATE TABLE o (id BIGINT, name STRING) WITH ('connector'='filesystem','path'='o.json','format'='json')`, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := sink.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var rows row.Batch
+	for i := 0; i < 2000; i++ {
+		rows = append(rows, row.Insert(row.IntValue(int64(i)), row.StrValue("abcdefghij")))
+	}
+	if err := sink.Write(ctx, rows[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Writes past 1000 bytes fail with EFBIG (and SIGXFSZ, ignored here).
+	signal.Ignore(syscall.SIGXFSZ)
+	defer signal.Reset(syscall.SIGXFSZ)
+	lim := old
+	lim.Cur = 1000
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Skip(err)
+	}
+	werr := sink.Write(ctx, rows[10:])
+	cerr := sink.Close()
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Fatal(err)
+	}
+	if werr == nil && cerr == nil {
+		t.Fatal("a write past the file size limit succeeded")
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "o.json"))
+	if n := wholeLines(t, data); n != 10 {
+		t.Errorf("the file holds %d rows, want the 10 written before the failure", n)
 	}
 }

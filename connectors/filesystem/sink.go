@@ -1,16 +1,24 @@
 package filesystem
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
+)
+
+// writeSize is how many bytes of whole rows the sink gathers before it
+// writes them; writeAge is how long rows wait at most while more arrive.
+const (
+	writeSize = 64 << 10
+	writeAge  = 200 * time.Millisecond
 )
 
 // Sink writes a file. See the package comment.
@@ -18,8 +26,9 @@ type Sink struct {
 	set  settings
 	enc  format.Encoder
 	f    *os.File
-	w    *bufio.Writer
-	buf  []byte
+	buf  []byte // whole encoded rows, each ending in '\n', not yet written
+	size int64  // bytes in the file: always a row boundary
+	last time.Time
 	rows int64
 }
 
@@ -51,37 +60,60 @@ func (s *Sink) Open(context.Context) error {
 	if err != nil {
 		return fmt.Errorf("filesystem: %w", err)
 	}
-	s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+	s.f, s.size, s.last = f, 0, time.Now()
 	return nil
 }
 
-// Write encodes each row as a line.
+// Write encodes each row as a line. Lines go to the file whole: gathered
+// until there are writeSize bytes of them or the oldest has waited
+// writeAge, then written with one call.
 func (s *Sink) Write(_ context.Context, rows row.Batch) error {
-	if s.w == nil {
+	if s.f == nil {
 		return errors.New("filesystem: Write before Open")
 	}
 	for _, r := range rows {
 		var err error
-		s.buf, err = s.enc.Encode(s.buf[:0], r)
+		s.buf, err = s.enc.Encode(s.buf, r) // on error, s.buf is unchanged
 		if err != nil {
 			return fmt.Errorf("filesystem: %s: row %d: %w", s.set.path, s.rows+1, err)
 		}
 		s.buf = append(s.buf, '\n')
-		if _, err := s.w.Write(s.buf); err != nil {
-			return fmt.Errorf("filesystem: writing %s: %w", s.set.path, err)
-		}
 		s.rows++
+	}
+	if len(s.buf) >= writeSize || time.Since(s.last) >= writeAge {
+		return s.writeOut()
 	}
 	return nil
 }
 
-// Flush writes buffered lines and fsyncs the file.
-func (s *Sink) Flush(context.Context) error {
-	if s.w == nil {
+// writeOut writes the gathered rows. A write that fails part way (a full
+// disk) is cut back to the last whole row, so that the file never ends in
+// part of a line.
+func (s *Sink) writeOut() error {
+	s.last = time.Now()
+	if len(s.buf) == 0 {
 		return nil
 	}
-	if err := s.w.Flush(); err != nil {
+	n, err := s.f.Write(s.buf)
+	if err != nil {
+		if n > 0 { // best effort: the write error is what counts
+			_ = s.f.Truncate(s.size)
+			_, _ = s.f.Seek(s.size, io.SeekStart)
+		}
 		return fmt.Errorf("filesystem: writing %s: %w", s.set.path, err)
+	}
+	s.size += int64(n)
+	s.buf = s.buf[:0]
+	return nil
+}
+
+// Flush writes the gathered rows and fsyncs the file.
+func (s *Sink) Flush(context.Context) error {
+	if s.f == nil {
+		return nil
+	}
+	if err := s.writeOut(); err != nil {
+		return err
 	}
 	if err := s.f.Sync(); err != nil {
 		return fmt.Errorf("filesystem: syncing %s: %w", s.set.path, err)
@@ -98,6 +130,6 @@ func (s *Sink) Close() error {
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
-	s.f, s.w = nil, nil
+	s.f = nil
 	return err
 }
