@@ -49,8 +49,22 @@ golangci-lint: $(GOLANGCI_LINT) ## Install the pinned golangci-lint only.
 rewrite: ## Regenerate datadriven golden files (-rewrite); review the diff like code.
 	$(GO) test -count=1 $(REWRITE_PKGS) -args -rewrite
 
-fuzz: ## Fuzz the whole front end (parse, bind, plan) for FUZZTIME (default 60s).
-	$(GO) test ./planner -run='^$$' -fuzz=FuzzFrontEnd -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s
+# Every `func FuzzXxx` in a test file of the module is a target: the front
+# end (planner), the row decoders and encoders (format, the filesystem
+# source's framing), eval, state. Each runs for FUZZTIME, one after the
+# other; FUZZ=REGEXP picks targets by name (`make fuzz FUZZ=CSV`), and
+# FUZZFLAGS adds flags (`FUZZFLAGS=-parallel=1` on a shared machine). A
+# failing input lands in the package's testdata/fuzz/, which `make test` runs.
+FUZZ           ?= .
+FUZZFLAGS      ?=
+fuzz: ## Run every fuzz target for FUZZTIME each (default 60s); FUZZ=REGEXP picks some.
+	@set -e; targets="$$(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . \
+		| sed 's|^\./||; s|/[^/]*:func | |' | grep -E " [^ ]*($(FUZZ))" | sort)"; \
+	if [ -z "$$targets" ]; then echo "fuzz: no target matches FUZZ=$(FUZZ)"; exit 1; fi; \
+	echo "$$targets" | while read -r dir name; do \
+		echo "== fuzz ./$$dir $$name for $(FUZZTIME)"; \
+		$(GO) test ./$$dir -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s $(FUZZFLAGS); \
+	done
 
 # End to end: builds streamsql, generates the input files, runs each query
 # through `streamsql run` (BENCH_RUNS times, median) and prints a Markdown

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -86,7 +87,48 @@ func newCSVDecoder(schema []exec.Column, opts Options) (*csvDecoder, error) {
 	return d, nil
 }
 
-// split cuts a line into fields. Quoted fields may hold the delimiter and
+// Blank implements Lines: with more than one column a line of blanks
+// without a delimiter (an empty line) carries no row; with one column
+// every line is a row (an empty one is the NULL row, as the encoder writes
+// it). Two NULLs with a tab delimiter are a line of blanks, and a row.
+func (d *csvDecoder) Blank(line []byte) bool {
+	return len(d.cols) != 1 && len(bytes.TrimSpace(line)) == 0 && bytes.IndexByte(line, d.o.delim) < 0
+}
+
+// Continues implements Lines: it follows the quotes of line (from inside a
+// quoted field when inQuote) and reports whether line ends inside one.
+func (d *csvDecoder) Continues(line []byte, inQuote bool) bool {
+	if d.o.noQuote {
+		return false
+	}
+	if !inQuote && d.o.comments && len(line) > 0 && line[0] == '#' {
+		return false
+	}
+	i := 0
+	atStart := !inQuote // at the start of a field
+	for i < len(line) {
+		c := line[i]
+		switch {
+		case inQuote && d.o.escape != 0 && c == d.o.escape:
+			i += 2
+			continue
+		case inQuote && c == d.o.quote:
+			if i+1 < len(line) && line[i+1] == d.o.quote {
+				i += 2
+				continue
+			}
+			inQuote = false
+		case !inQuote && atStart && c == d.o.quote:
+			inQuote = true
+		}
+		atStart = !inQuote && c == d.o.delim
+		i++
+	}
+	// An escape character at the very end escapes the line break.
+	return inQuote
+}
+
+// split cuts a record into fields. Quoted fields may hold the delimiter and
 // doubled quote characters (or escaped ones, with 'csv.escape-character').
 func (d *csvDecoder) split(s string) error {
 	d.fields = d.fields[:0]
@@ -99,7 +141,7 @@ func (d *csvDecoder) split(s string) error {
 			plain := true // no doubled quotes or escapes: a substring will do
 			for {
 				if i >= len(s) {
-					return fmt.Errorf("unterminated quoted field at byte %d", start)
+					return fmt.Errorf("%s: unterminated quoted field at byte %d: %s", d.fieldName(len(d.fields)), start, showText(s[start:]))
 				}
 				c := s[i]
 				if d.o.escape != 0 && c == d.o.escape && i+1 < len(s) {
@@ -135,7 +177,11 @@ func (d *csvDecoder) split(s string) error {
 			d.fields = append(d.fields, csvField{text: text, quoted: true})
 			i++ // closing quote
 			if i < len(s) && s[i] != d.o.delim {
-				return fmt.Errorf("unexpected %q after the closing quote of field %d", s[i], len(d.fields))
+				end := strings.IndexByte(s[i:], d.o.delim)
+				if end < 0 {
+					end = len(s) - i
+				}
+				return fmt.Errorf("%s: unexpected %q after the closing quote: %s", d.fieldName(len(d.fields)-1), s[i], showText(s[start:i+end]))
 			}
 		} else {
 			j := strings.IndexByte(s[i:], d.o.delim)
@@ -152,6 +198,34 @@ func (d *csvDecoder) split(s string) error {
 	}
 }
 
+// fieldName names the k-th field (from 0) of a record for a message: its
+// column, when the table has that many.
+func (d *csvDecoder) fieldName(k int) string {
+	if k < len(d.cols) {
+		return fmt.Sprintf("field %d (column %s)", k+1, d.schema[d.cols[k]].Name)
+	}
+	return fmt.Sprintf("field %d (the table has %d columns)", k+1, len(d.cols))
+}
+
+// columnList is the names of the csv columns, in order, for a message:
+// "(id, name, ts)".
+func (d *csvDecoder) columnList() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for k, ci := range d.cols {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		if k == 8 && len(d.cols) > 9 {
+			fmt.Fprintf(&b, "… %d more", len(d.cols)-k)
+			break
+		}
+		b.WriteString(d.schema[ci].Name)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
 // Decode implements Decoder. With 'csv.allow-comments', a line starting
 // with '#' decodes to no rows.
 func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
@@ -163,7 +237,8 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 		return dst, err
 	}
 	if len(d.fields) != len(d.cols) {
-		return dst, fmt.Errorf("the line has %d fields, the table %d columns (delimiter %q)", len(d.fields), len(d.cols), d.o.delim)
+		return dst, fmt.Errorf("the record has %d fields, the table %d columns %s (delimiter %q): %s",
+			len(d.fields), len(d.cols), d.columnList(), d.o.delim, showText(s))
 	}
 	clear(d.scratch)
 	for k, f := range d.fields {
@@ -172,7 +247,7 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 		// (a quoted "" is the empty string).
 		if (d.o.null != "" && f.text == d.o.null && !f.quoted) || (d.o.null == "" && f.text == "" && !f.quoted) {
 			if !c.Type.Nullable {
-				return dst, fieldError(c, "", errors.New("the field is empty (NULL), and the column is NOT NULL"))
+				return dst, fieldError(c, showText(f.text), errors.New("the field is NULL, and the column is NOT NULL"))
 			}
 			continue
 		}
@@ -182,7 +257,7 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 		}
 		v, err := ParseText(c.Type, text)
 		if err != nil {
-			return dst, fieldError(c, text, err)
+			return dst, fieldError(c, showText(f.text), err)
 		}
 		d.scratch[d.cols[k]] = v
 	}

@@ -78,11 +78,11 @@ func TestCSVDecodeErrors(t *testing.T) {
 		column string // "" when no single field is to blame
 		want   string
 	}{
-		{`1,a`, "", "the line has 2 fields, the table 3 columns"},
-		{`1,a,,x`, "", "the line has 4 fields"},
+		{`1,a`, "", `the record has 2 fields, the table 3 columns (id, name, ts) (delimiter ','): "1,a"`},
+		{`1,a,,x`, "", "the record has 4 fields"},
 		{`1,"a,`, "", "unterminated quoted field"},
 		{`1,"a"b,`, "", "after the closing quote"},
-		{`x,a,`, "id", `value x: expected an integer`},
+		{`x,a,`, "id", `value "x": expected an integer`},
 		{`1.5,a,`, "id", "not an integer"},
 		{`,a,`, "id", "NOT NULL"},
 		{`1,a,1767225600000`, "ts", "TO_TIMESTAMP_LTZ(ts, 3)"},

@@ -113,6 +113,14 @@ func scanEnvelope(s string, i int) (envelope, int, error) {
 // change and decodes to no rows.
 func (d *debeziumDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	s := string(data)
+	b, err := d.decode(dst, s)
+	if err != nil {
+		return dst, located(err, s)
+	}
+	return b, nil
+}
+
+func (d *debeziumDecoder) decode(dst row.Batch, s string) (row.Batch, error) {
 	i := skipWS(s, 0)
 	if i == len(s) {
 		return dst, nil
@@ -182,6 +190,11 @@ func (d *debeziumDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) 
 type debeziumEncoder struct{ f *jsonFields }
 
 func newDebeziumEncoder(schema []exec.Column, opts Options) (*debeziumEncoder, error) {
+	if strings.EqualFold(opts.Get(DebeziumJSON+".schema-include"), "true") {
+		// As Flink: a writer has no Debezium schema to put in the envelope,
+		// and records without one would not read back with the option set.
+		return nil, errors.New("'debezium-json.schema-include' = 'true' is for reading only: streamsql writes change events without the schema envelope, as Flink does")
+	}
 	f, err := newJSONFields(schema, opts, DebeziumJSON)
 	if err != nil {
 		return nil, err

@@ -15,11 +15,16 @@
 //     read or written by a format: they stay NULL for the connector to fill.
 //   - Nothing is guessed and nothing is dropped silently. A value that does
 //     not fit its column is an error naming the column, its type and the
-//     value (a *FieldError), never a NULL or a truncation: 1.5 for an INT,
-//     300 for a TINYINT, 123.456 for a DECIMAL(4, 2) (it has room for two
-//     digits before the point). Extra fraction digits of a DECIMAL are rounded
-//     half up, as a Flink cast does; decimals are read from their text,
-//     exactly, never through a float.
+//     value (a *FieldError; the value as written, quoted for csv, cut to 40
+//     characters and an ellipsis), never a NULL or a truncation: 1.5 for an
+//     INT, 300 for a TINYINT, 123.456 for a DECIMAL(4, 2) (it has room for
+//     two digits before the point), "" for an INT in csv, a byte that is not
+//     UTF-8 in a character string (declare BYTES for binary data). Extra
+//     fraction digits of a DECIMAL are rounded half up, as a Flink cast does;
+//     decimals are read from their text, exactly, never through a float.
+//     Malformed JSON is an error at a byte offset that shows the text there
+//     and the column whose value it was in; a malformed csv record shows the
+//     record or the field.
 //   - Time has an explicit unit. A TIMESTAMP(p) or TIMESTAMP_LTZ(p) value
 //     is text, 'yyyy-MM-dd HH:mm:ss[.fff]' or ISO-8601
 //     'yyyy-MM-ddTHH:mm:ss[.fff][Z|+hh:mm]' (an offset gives the UTC
@@ -27,10 +32,16 @@
 //     a message saying to declare the field BIGINT and convert it with
 //     TO_TIMESTAMP_LTZ(field, 3) (milliseconds) or TO_TIMESTAMP_LTZ(field, 0)
 //     (seconds). Years outside 1..9999 are refused: they are how a
-//     seconds-versus-milliseconds mistake shows up. Fractions beyond
-//     milliseconds are truncated, as the row encoding keeps milliseconds.
-//   - Any input, however malformed, gives rows or an error, never a panic
-//     (FuzzJSONDecode checks this for json).
+//     seconds-versus-milliseconds mistake shows up. Fractions beyond the
+//     type's precision are truncated (floored), as a CAST to TIME(p) or
+//     TIMESTAMP(p) does: a TIMESTAMP(0) column never holds a fraction that a
+//     writer would leave out; the row encoding keeps milliseconds at most.
+//   - Any input, however malformed, gives rows or an error, never a panic,
+//     and what a decoder reads an encoder writes back to the same value.
+//     Fuzz targets check both for every format and every column type
+//     (fuzz_test.go; `make fuzz`): arbitrary bytes decode to values in
+//     their types' domains or to an error that names what is wrong, and
+//     decode(encode(row)) == row for generated rows (package formattest).
 //
 // # Formats
 //
@@ -58,8 +69,12 @@
 // 'csv.field-delimiter' (','), optionally quoted with 'csv.quote-character'
 // ('"'; a quote inside is doubled). NULL is 'csv.null-literal'; without
 // one, an empty unquoted field, and the empty string is written quoted ("")
-// so that it reads back as itself. A record is one line: a quoted field
-// cannot span lines.
+// so that it reads back as itself. A quoted field may hold line breaks
+// (RFC 4180): the csv decoder implements Lines, with which a line-based
+// source (a file) frames a record over several lines; a line break inside
+// a field is data, kept as it was written ("\r\n" stays "\r\n"). With one
+// column every line is a row (an empty line is the NULL row); with more, a
+// line of blanks without a delimiter is none.
 //
 // # Performance
 //

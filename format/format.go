@@ -3,7 +3,9 @@ package format
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
@@ -22,6 +24,22 @@ type Decoder interface {
 	// error naming the column and the value (a *FieldError where one field
 	// is to blame); it never panics, whatever data holds.
 	Decode(dst row.Batch, data []byte) (row.Batch, error)
+}
+
+// Lines is implemented by the decoders of formats whose records a
+// line-based source (a file) must frame with the format's help: csv, whose
+// quoted field may hold line breaks (RFC 4180), and whose one-column table
+// has a row on an empty line. Without it a record is one line, and a blank
+// line carries no row.
+type Lines interface {
+	// Blank reports whether line (without its terminator) carries no
+	// record, at the start of a record.
+	Blank(line []byte) bool
+	// Continues reports whether the record goes on past the end of line:
+	// line ends inside a quoted field. inQuote says whether line starts
+	// inside one (it continues a record). The source then reads the next
+	// line and decodes the lines joined by '\n' as one record.
+	Continues(line []byte, inQuote bool) bool
 }
 
 // Encoder turns a row into one record.
@@ -120,26 +138,92 @@ type FieldError struct {
 	Column string
 	// Type is the column's type.
 	Type types.T
-	// Value is the offending value as it appeared (clipped to 64 bytes);
-	// "" when the field is missing.
+	// Value is the offending value as the message shows it: a JSON value
+	// as its JSON text (a string with its quotes), a csv field as a quoted
+	// string ("" for an empty one), at most 40 characters and an ellipsis,
+	// with unprintable bytes escaped. "" only when Missing.
 	Value string
+	// Missing is set when the field is not in the record at all.
+	Missing bool
 	// Reason says what was expected.
 	Reason string
 }
 
 func (e *FieldError) Error() string {
-	if e.Value == "" {
+	if e.Missing {
 		return fmt.Sprintf("column %s %s: %s", e.Column, e.Type.WithNullable(true), e.Reason)
 	}
 	return fmt.Sprintf("column %s %s: value %s: %s", e.Column, e.Type.WithNullable(true), e.Value, e.Reason)
 }
 
-func fieldError(c *exec.Column, value string, err error) *FieldError {
+// fieldError is the error for a value of column c; shown is the value as
+// the message shows it (see FieldError.Value: showJSON, showText).
+func fieldError(c *exec.Column, shown string, err error) *FieldError {
 	var ee *epochErr
 	if errors.As(err, &ee) {
 		ee.name = c.Name
 	}
-	return &FieldError{Column: c.Name, Type: c.Type, Value: clip(value), Reason: err.Error()}
+	return &FieldError{Column: c.Name, Type: c.Type, Value: shown, Reason: err.Error()}
+}
+
+// missingField is the error for a field that is not in the record.
+func missingField(c *exec.Column, reason string) *FieldError {
+	return &FieldError{Column: c.Name, Type: c.Type, Missing: true, Reason: reason}
+}
+
+// maxShown is how many characters of a value an error message shows.
+const maxShown = 40
+
+// showText is a text value as an error message shows it: quoted, with
+// unprintable characters and bytes that are not UTF-8 escaped, shortened
+// to maxShown characters and an ellipsis.
+func showText(s string) string {
+	short, cut := shorten(s)
+	q := strconv.Quote(short)
+	if cut {
+		q += "…"
+	}
+	return q
+}
+
+// showJSON is JSON text (a number, a literal, a string with its quotes, an
+// object) as an error message shows it: as written, shortened to maxShown
+// characters and an ellipsis, with unprintable characters and bytes that
+// are not UTF-8 escaped as Go escapes them.
+func showJSON(s string) string {
+	short, cut := shorten(s)
+	var b strings.Builder
+	for i := 0; i < len(short); {
+		r, size := utf8.DecodeRuneInString(short[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, short[i])
+		case !strconv.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(short[i : i+size])
+		}
+		i += size
+	}
+	if cut {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// shorten cuts s to maxShown characters (runes; a byte that is not UTF-8
+// counts as one) and reports whether it cut.
+func shorten(s string) (string, bool) {
+	n := 0
+	for i := 0; i < len(s); n++ {
+		if n == maxShown {
+			return s[:i], true
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s, false
 }
 
 // physical reports whether the format reads and writes column c (metadata

@@ -26,13 +26,39 @@ import (
 // cannot exhaust the stack.
 const maxDepth = 512
 
-// syntaxError is malformed JSON at a byte offset.
+// syntaxError is malformed JSON at a byte offset. The decoder fills in
+// the column whose value it was reading, if any, and the text at the
+// offset, so that the message shows where and what.
 type syntaxError struct {
-	off int
-	msg string
+	off    int
+	msg    string
+	column string // "" outside a column's value
+	near   string // the text at off, as showText shows it; "" at the end
 }
 
-func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg) }
+func (e *syntaxError) Error() string {
+	var b strings.Builder
+	if e.column != "" {
+		fmt.Fprintf(&b, "column %s: ", e.column)
+	}
+	fmt.Fprintf(&b, "invalid JSON at byte %d", e.off)
+	if e.near != "" {
+		fmt.Fprintf(&b, " (at %s)", e.near)
+	} else {
+		b.WriteString(" (at the end of the record)")
+	}
+	fmt.Fprintf(&b, ": %s", e.msg)
+	return b.String()
+}
+
+// located fills in the text of a syntax error from the record s.
+func located(err error, s string) error {
+	var se *syntaxError
+	if errors.As(err, &se) && se.near == "" && se.off >= 0 && se.off < len(s) {
+		se.near = showText(s[se.off:])
+	}
+	return err
+}
 
 func synErr(off int, format string, args ...any) error {
 	return &syntaxError{off: off, msg: fmt.Sprintf(format, args...)}
@@ -332,6 +358,10 @@ func (o *jsonObject) read(s string, i int, vals []row.Value) (int, error) {
 			} else {
 				hint = col + 1
 				if vals[col], k, err = o.value(&o.schema[col], s, k); err != nil {
+					var se *syntaxError
+					if errors.As(err, &se) && se.column == "" {
+						se.column = o.schema[col].Name
+					}
 					return 0, err
 				}
 				o.seen[col] = true
@@ -354,10 +384,10 @@ func (o *jsonObject) read(s string, i int, vals []row.Value) (int, error) {
 			continue
 		}
 		if o.failOnMissing {
-			return 0, &FieldError{Column: col.Name, Type: col.Type, Reason: "the field is missing ('fail-on-missing-field' is set)"}
+			return 0, missingField(col, "the field is missing ('fail-on-missing-field' is set)")
 		}
 		if !col.Type.Nullable {
-			return 0, &FieldError{Column: col.Name, Type: col.Type, Reason: "the field is missing, and the column is NOT NULL"}
+			return 0, missingField(col, "the field is missing, and the column is NOT NULL")
 		}
 	}
 	return j, nil
@@ -376,11 +406,14 @@ func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, err
 			return row.NullValue, 0, err
 		}
 		if t.IsString() {
+			if err := checkUTF8(str); err != nil {
+				return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), err)
+			}
 			return row.StrValue(str), j, nil
 		}
 		v, err := ParseText(t, str)
 		if err != nil {
-			return row.NullValue, 0, fieldError(c, strconv.Quote(str), err)
+			return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), err)
 		}
 		return v, j, nil
 	case ch == '-' || ch >= '0' && ch <= '9':
@@ -406,7 +439,7 @@ func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, err
 			err = fmt.Errorf("expected %s, got a number", expected(t))
 		}
 		if err != nil {
-			return row.NullValue, 0, fieldError(c, num, err)
+			return row.NullValue, 0, fieldError(c, showJSON(num), err)
 		}
 		return v, j, nil
 	case ch == 't' || ch == 'f':
@@ -424,7 +457,7 @@ func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, err
 		case t.IsString():
 			return row.StrValue(lit), j, nil
 		}
-		return row.NullValue, 0, fieldError(c, lit, fmt.Errorf("expected %s, got a boolean", expected(t)))
+		return row.NullValue, 0, fieldError(c, showJSON(lit), fmt.Errorf("expected %s, got a boolean", expected(t)))
 	case ch == 'n':
 		j, err := scanLiteral(s, i, "null")
 		if err != nil {
@@ -442,13 +475,16 @@ func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, err
 		if t.IsString() {
 			// As Flink: a nested value read into a string column is its
 			// JSON text.
+			if err := checkUTF8(s[i:j]); err != nil {
+				return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), err)
+			}
 			return row.StrValue(s[i:j]), j, nil
 		}
 		what := "an object"
 		if ch == '[' {
 			what = "an array"
 		}
-		return row.NullValue, 0, fieldError(c, s[i:j], fmt.Errorf("expected %s, got %s", expected(t), what))
+		return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), fmt.Errorf("expected %s, got %s", expected(t), what))
 	default:
 		return row.NullValue, 0, synErr(i, "unexpected character %q", ch)
 	}
@@ -496,10 +532,10 @@ func (d *jsonDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	i := skipWS(s, 0)
 	j, err := d.obj.read(s, i, d.scratch)
 	if err != nil {
-		return dst, err
+		return dst, located(err, s)
 	}
 	if j = skipWS(s, j); j != len(s) {
-		return dst, synErr(j, "unexpected text after the object")
+		return dst, located(synErr(j, "unexpected text after the object"), s)
 	}
 	return append(dst, row.Row{Kind: changelogmode.Insert, Vals: d.slab.keep(d.scratch)}), nil
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/exec"
@@ -401,49 +400,6 @@ func TestUnsupported(t *testing.T) {
 	}
 }
 
-// FuzzJSONDecode: any input decodes or fails, never panics, and what
-// decodes re-encodes to something that decodes to the same row.
-func FuzzJSONDecode(f *testing.F) {
-	for _, s := range []string{
-		`{"id": 1, "user": "u1", "amount": 12.30, "ok": true, "ts": "2026-01-01 00:00:00.000", "tags": ["a"]}`,
-		`{"id": "1", "amount": "1e2", "ts": "2026-01-01T00:00:00Z"}`,
-		`{"user": "\u00e9\ud83d\ude00", "ts": 1767225600000}`,
-		`{"id": 9223372036854775808}`, `{"amount": 123456789.999}`, `{}`, `[`, `{"a":{"b":[[[]]]}}`,
-	} {
-		f.Add([]byte(s))
-	}
-	schema := benchSchema()
-	d, err := NewDecoder(JSON, schema, nil)
-	if err != nil {
-		f.Fatal(err)
-	}
-	e, _ := NewEncoder(JSON, schema, nil)
-	d2, _ := NewDecoder(JSON, schema, nil)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := d.Decode(nil, data)
-		if err != nil {
-			if b != nil {
-				t.Fatalf("rows with an error: %v", b)
-			}
-			return
-		}
-		enc, err := e.Encode(nil, b[0])
-		if err != nil {
-			t.Fatalf("re-encode %v: %v", b[0].Vals, err)
-		}
-		b2, err := d2.Decode(nil, enc)
-		if err != nil {
-			t.Fatalf("decode of re-encoded %s: %v", enc, err)
-		}
-		for i := range schema {
-			v1, v2 := b[0].Vals[i], b2[0].Vals[i]
-			if !v1.Equal(v2) && (schema[i].Type.Kind != types.Varchar || utf8Valid(v1.Str())) {
-				t.Fatalf("column %s: %v became %v (via %s)", schema[i].Name, v1, v2, enc)
-			}
-		}
-	})
-}
-
 func benchSchema() []exec.Column {
 	return []exec.Column{
 		col("id", types.New(types.BigInt)),
@@ -484,5 +440,3 @@ func BenchmarkJSONEncode(b *testing.B) {
 		buf, _ = e.Encode(buf[:0], r)
 	}
 }
-
-func utf8Valid(s string) bool { return utf8.ValidString(s) }

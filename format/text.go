@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -39,6 +40,9 @@ const timestampHint = "'yyyy-MM-dd HH:mm:ss[.fff]' or ISO-8601 'yyyy-MM-ddTHH:mm
 func ParseText(t types.T, s string) (row.Value, error) {
 	switch t.Kind {
 	case types.Char, types.Varchar:
+		if err := checkUTF8(s); err != nil {
+			return row.NullValue, err
+		}
 		return row.StrValue(s), nil
 	case types.Binary, types.Varbinary:
 		b, err := base64.StdEncoding.DecodeString(s)
@@ -75,7 +79,7 @@ func ParseText(t types.T, s string) (row.Value, error) {
 		if err != nil {
 			return row.NullValue, err
 		}
-		return row.IntValue(ms), nil
+		return row.IntValue(truncPrecision(ms, t.Precision)), nil
 	case types.Timestamp, types.TimestampLTZ:
 		ms, err := ParseTimestamp(s)
 		if err != nil {
@@ -84,10 +88,51 @@ func ParseText(t types.T, s string) (row.Value, error) {
 			}
 			return row.NullValue, err
 		}
-		return row.IntValue(ms), nil
+		return row.IntValue(truncPrecision(ms, t.Precision)), nil
 	default:
 		return row.NullValue, fmt.Errorf("type %s cannot be read from text", t)
 	}
+}
+
+// truncPrecision drops the digits of a time below precision p (0 to 2
+// fraction digits; from 3 on milliseconds are all there is), flooring, as a
+// CAST to TIME(p) or TIMESTAMP(p) does: a TIMESTAMP(0) column never holds a
+// fraction of a second that a writer would then leave out.
+func truncPrecision(ms int64, p int) int64 {
+	var unit int64
+	switch p {
+	case 0:
+		unit = 1000
+	case 1:
+		unit = 100
+	case 2:
+		unit = 10
+	default:
+		return ms
+	}
+	r := ms % unit
+	if r < 0 {
+		r += unit
+	}
+	return ms - r
+}
+
+// checkUTF8 refuses text that is not UTF-8: a character string holds
+// characters, and a byte that is none could be neither compared nor written
+// back as it came (a writer would have to replace it).
+func checkUTF8(s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		i += size
+	}
+	return fmt.Errorf("not UTF-8 text (byte %d, 0x%02x, is not part of a UTF-8 character); declare the column BYTES for binary data", i, s[i])
 }
 
 // isEpochNumber reports whether s looks like a bare integer (an epoch).

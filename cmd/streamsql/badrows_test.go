@@ -77,3 +77,33 @@ func TestRunDebeziumMalformedOp(t *testing.T) {
 		})
 	}
 }
+
+const csvJob = `CREATE TABLE c (id INT, note STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'c.csv',
+  'format' = 'csv'%s);
+CREATE TABLE o (id INT, note STRING, n INT) WITH ('connector' = 'print');
+INSERT INTO o SELECT id, note, n FROM c;
+`
+
+// TestRunCSVQuotedLineBreakAndEmptyValue: a quoted csv field holding a
+// line break is one row (RFC 4180); a bad record after it is named by its
+// own first line, and the message shows the offending value even when it
+// is the empty string.
+func TestRunCSVQuotedLineBreakAndEmptyValue(t *testing.T) {
+	data := "1,\"first\nsecond\",10\n2,\"x\",\"\"\n3,y,30\n"
+	dir := writeFiles(t, map[string]string{"c.csv": data, "job.sql": strings.Replace(csvJob, "%s", "", 1)})
+	r := invoke("run", filepath.Join(dir, "job.sql"))
+	want := filepath.Join(dir, "c.csv") + `:3: bad row: column n INT: value "": expected an integer for INT`
+	if r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("want exit 1 and %q, got:\n%s", want, r)
+	}
+
+	dir = writeFiles(t, map[string]string{"c.csv": data, "job.sql": strings.Replace(csvJob, "%s", ",\n  'csv.ignore-parse-errors' = 'true'", 1)})
+	r = invoke("run", filepath.Join(dir, "job.sql"))
+	if r.code != 0 || !strings.Contains(r.stderr, "1 bad row") {
+		t.Fatalf("with ignore-parse-errors: want exit 0 and 1 bad row, got:\n%s", r)
+	}
+	// A projection of one file keeps the file's order.
+	if got, want := r.stdout, "+I[1, first\nsecond, 10]\n+I[3, y, 30]\n"; got != want {
+		t.Errorf("rows:\n%s\nwant:\n%s", got, want)
+	}
+}

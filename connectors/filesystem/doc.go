@@ -12,11 +12,16 @@
 // length. A line ends at '\n' (a preceding '\r' is dropped; so is a UTF-8
 // byte order mark at the start of the file); blank lines carry no row. Lines
 // are decoded with the table's 'format' (json, csv, debezium-json; see
-// package format) and its options.
+// package format) and its options. A format whose decoder implements
+// format.Lines frames its records itself: a csv record whose quoted field
+// holds a line break goes on over the next lines (joined with the line
+// breaks as they were), and with one column an empty line is a row (NULL).
+// A record is named by its first line, in errors and in the 'line' column.
 //
 // Bad input never vanishes: a line that cannot be decoded ends the batch,
 // and Read returns the good rows before it together with an
-// *exec.BadRowError whose Where is "PATH:LINE" (1-based), whose Err says
+// *exec.BadRowError whose Where is "PATH:LINE" (1-based, the record's first
+// line; a file that ends inside a csv quoted field is a bad row there), whose Err says
 // which column and value, and whose Raw is the line. The source itself
 // never skips: the next Read continues after the bad line, and the runtime
 // decides, from '<format>.ignore-parse-errors', whether to count and skip

@@ -27,9 +27,13 @@ type Source struct {
 	dec    format.Decoder
 	meta   []metaCol
 
+	lines format.Lines // the format's framing; nil: a record is a line
+
 	f    *os.File
 	r    *bufio.Reader
 	long []byte // a line longer than the reader's buffer
+	rec  []byte // a record of several lines
+	cr   bool   // the last line read ended "\r\n"
 	line int64  // lines read so far
 	eof  bool
 }
@@ -58,6 +62,7 @@ func NewSource(spec exec.Spec) (*Source, error) {
 		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table.Name, err)
 	}
 	s := &Source{set: set, schema: spec.Schema, dec: dec}
+	s.lines, _ = dec.(format.Lines)
 	for i, c := range spec.Schema {
 		switch c.MetadataKey {
 		case "":
@@ -147,8 +152,18 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 		if s.line == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		first := s.line // the record's first line names it
+		if s.lines == nil {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+		} else {
+			if s.lines.Blank(line) {
+				continue
+			}
+			if line, err = s.record(line); err != nil {
+				return 0, batch, err
+			}
 		}
 		n := len(batch)
 		if batch == nil {
@@ -157,7 +172,7 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 		batch, err = s.dec.Decode(batch, line)
 		if err != nil {
 			return 0, batch, &exec.BadRowError{
-				Where: s.set.path + ":" + strconv.FormatInt(s.line, 10),
+				Where: s.set.path + ":" + strconv.FormatInt(first, 10),
 				Err:   err,
 				Raw:   bytes.Clone(line),
 			}
@@ -166,7 +181,7 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			for k := range s.meta {
 				m := &s.meta[k]
 				if m.isLine {
-					r.Vals[m.idx] = textOrInt(m.t, strconv.FormatInt(s.line, 10), s.line)
+					r.Vals[m.idx] = textOrInt(m.t, strconv.FormatInt(first, 10), first)
 				} else {
 					r.Vals[m.idx] = m.v
 				}
@@ -174,6 +189,38 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 		}
 	}
 	return 0, batch, nil
+}
+
+// record returns the whole record that starts with line: while the format
+// says the record goes on (a csv quoted field holding a line break), the
+// next lines, each after the line break that ended the one before, as it
+// was ("\r\n" or "\n": a line break inside a field is data, and the
+// sink writes a value's "\r\n" as it is). A file that ends inside the
+// record gives what was read: the decoder reports it unterminated, on the
+// record's first line. The slice is valid until the next call.
+func (s *Source) record(line []byte) ([]byte, error) {
+	if !s.lines.Continues(line, false) {
+		return line, nil
+	}
+	s.rec = append(s.rec[:0], line...)
+	for open := true; open; {
+		cr := s.cr
+		next, err := s.readLine()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("filesystem: reading %s: %w", s.set.path, err)
+		}
+		s.line++
+		if cr {
+			s.rec = append(s.rec, '\r')
+		}
+		s.rec = append(s.rec, '\n')
+		s.rec = append(s.rec, next...)
+		open = s.lines.Continues(next, true)
+	}
+	return s.rec, nil
 }
 
 // readLine returns the next line without its terminator; the slice is
@@ -195,8 +242,10 @@ func (s *Source) readLine() ([]byte, error) {
 	if errors.Is(err, io.EOF) && len(b) == 0 {
 		return nil, io.EOF
 	}
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	b = bytes.TrimSuffix(b, []byte("\r"))
+	var nl bool
+	b, nl = bytes.CutSuffix(b, []byte("\n"))
+	b, s.cr = bytes.CutSuffix(b, []byte("\r"))
+	s.cr = s.cr && nl
 	return b, nil
 }
 
