@@ -2,9 +2,11 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/state"
@@ -30,7 +32,12 @@ type aggSpec struct {
 	new  func() accumulator
 }
 
-func newAggSpec(call *logical.AggCall, arg scalarFunc) (*aggSpec, error) {
+// newAggSpec picks the accumulator of an aggregate call. retract says that
+// the input may retract rows (-U, -D): FIRST_VALUE and LAST_VALUE then keep
+// every value, as Flink's *WithRetractAggFunction do; over an insert-only
+// input they keep one. DISTINCT (but COUNT's, which has its own) wraps the
+// accumulator in a count per distinct value.
+func newAggSpec(call *logical.AggCall, arg scalarFunc, retract bool) (*aggSpec, error) {
 	s := &aggSpec{call: call, arg: arg}
 	if len(call.Args) > 0 {
 		s.argT = call.Args[0].Type()
@@ -64,11 +71,29 @@ func newAggSpec(call *logical.AggCall, arg scalarFunc) (*aggSpec, error) {
 		s.new = func() accumulator { return &minMax{max: isMax, vals: map[string]*mmEntry{}} }
 	case "FIRST_VALUE", "LAST_VALUE":
 		last := call.Fn == "LAST_VALUE"
-		s.new = func() accumulator { return &firstLast{last: last} }
+		if retract {
+			s.new = func() accumulator { return &firstLastRetract{last: last} }
+		} else {
+			s.new = func() accumulator { return &firstLast{last: last} }
+		}
 	case "LISTAGG":
-		s.new = func() accumulator { return &listAgg{sep: ","} }
+		sep := ","
+		if len(call.Args) > 1 {
+			c, ok := call.Args[1].(*expr.Const)
+			str, isStr := c.V.(string)
+			if !ok || !isStr {
+				// The binder lets only a string literal through.
+				return nil, fmt.Errorf("internal: LISTAGG's separator is not a string literal")
+			}
+			sep = str
+		}
+		s.new = func() accumulator { return &listAgg{sep: sep} }
 	default:
 		return nil, fmt.Errorf("aggregate %s is not supported at runtime yet", call.Fn)
+	}
+	if call.Distinct && call.Fn != "COUNT" {
+		inner := s.new
+		s.new = func() accumulator { return &distinctAcc{inner: inner(), seen: map[string]int64{}} }
 	}
 	return s, nil
 }
@@ -274,6 +299,8 @@ func (a *minMax) result() row.Value {
 	return *a.cur
 }
 
+// firstLast is FIRST_VALUE or LAST_VALUE over an insert-only input: the
+// first or the latest non-NULL value.
 type firstLast struct {
 	last bool
 	set  bool
@@ -281,7 +308,10 @@ type firstLast struct {
 }
 
 func (a *firstLast) add(v row.Value, retract bool) error {
-	if retract || v.IsNull() {
+	if retract {
+		return fmt.Errorf("internal: a retraction reached an accumulator for insert-only input")
+	}
+	if v.IsNull() {
 		return nil
 	}
 	if !a.set || a.last {
@@ -290,6 +320,79 @@ func (a *firstLast) add(v row.Value, retract bool) error {
 	return nil
 }
 func (a *firstLast) result() row.Value { return a.v }
+
+// firstLastRetract is FIRST_VALUE or LAST_VALUE over a changelog, as
+// Flink's FirstValueWithRetractAggFunction and LastValueWithRetractAggFunction:
+// every non-NULL value in the order it arrived; a retraction takes out the
+// oldest occurrence of its value (equal values are not told apart); the
+// result is the oldest or the newest value left. Flink orders by the wall
+// clock's milliseconds and, within one, by arrival: arrival order alone is
+// the same order, and deterministic.
+type firstLastRetract struct {
+	last bool
+	vals []row.Value
+}
+
+func (a *firstLastRetract) add(v row.Value, retract bool) error {
+	if v.IsNull() {
+		return nil
+	}
+	if !retract {
+		a.vals = append(a.vals, v)
+		return nil
+	}
+	for i, x := range a.vals {
+		if x.Equal(v) {
+			a.vals = slices.Delete(a.vals, i, i+1)
+			break
+		}
+	}
+	return nil
+}
+
+func (a *firstLastRetract) result() row.Value {
+	switch {
+	case len(a.vals) == 0:
+		return row.NullValue
+	case a.last:
+		return a.vals[len(a.vals)-1]
+	}
+	return a.vals[0]
+}
+
+// distinctAcc is an aggregate over DISTINCT values (but COUNT's): the inner
+// accumulator sees a value when its first copy arrives and gives it back
+// when its last copy is retracted.
+type distinctAcc struct {
+	inner accumulator
+	seen  map[string]int64
+	buf   []byte
+}
+
+func (a *distinctAcc) add(v row.Value, retract bool) error {
+	if v.IsNull() {
+		return nil
+	}
+	a.buf = appendKey(a.buf[:0], v)
+	n, ok := a.seen[string(a.buf)]
+	switch {
+	case !retract:
+		a.seen[string(a.buf)] = n + 1
+		if n == 0 {
+			return a.inner.add(v, false)
+		}
+	case !ok:
+		// Retracting a value never added: nothing to take back.
+	case n <= 1:
+		delete(a.seen, string(a.buf))
+		return a.inner.add(v, true)
+	default:
+		a.seen[string(a.buf)] = n - 1
+	}
+	return nil
+}
+
+func (a *distinctAcc) result() row.Value { return a.inner.result() }
 
 type listAgg struct {
 	sep   string

@@ -73,35 +73,9 @@ func decodeCounts(b []byte, each func(v row.Value, n int64)) ([]byte, error) {
 	return b, nil
 }
 
-func (a *distinctCount) appendState(dst []byte) []byte {
-	dst = putVarint(dst, int64(len(a.seen)))
-	for k, n := range a.seen {
-		dst = putVarint(dst, int64(len(k)))
-		dst = append(dst, k...)
-		dst = putVarint(dst, n)
-	}
-	return dst
-}
-
+func (a *distinctCount) appendState(dst []byte) []byte { return appendSeen(dst, a.seen) }
 func (a *distinctCount) decodeState(b []byte) ([]byte, error) {
-	n, b, err := getVarint(b)
-	if err != nil {
-		return nil, err
-	}
-	for i := int64(0); i < n; i++ {
-		var l int64
-		if l, b, err = getVarint(b); err != nil || int64(len(b)) < l || l < 0 {
-			return nil, errShort
-		}
-		k := string(b[:l])
-		b = b[l:]
-		var c int64
-		if c, b, err = getVarint(b); err != nil {
-			return nil, err
-		}
-		a.seen[k] = c
-	}
-	return b, nil
+	return decodeSeen(b, a.seen)
 }
 
 func (a *sumInt) appendState(dst []byte) []byte { return putVarint(putVarint(dst, a.sum), a.n) }
@@ -165,6 +139,61 @@ func (a *firstLast) decodeState(b []byte) ([]byte, error) {
 	}
 	a.v = vals[0]
 	return rest, nil
+}
+
+func (a *firstLastRetract) appendState(dst []byte) []byte { return state.AppendValues(dst, a.vals) }
+
+func (a *firstLastRetract) decodeState(b []byte) ([]byte, error) {
+	vals, rest, err := getValues(b)
+	if err != nil {
+		return nil, err
+	}
+	a.vals = vals
+	return rest, nil
+}
+
+// appendSeen writes a count per encoded value: n, then (key, count) pairs.
+func appendSeen(dst []byte, seen map[string]int64) []byte {
+	dst = putVarint(dst, int64(len(seen)))
+	for k, n := range seen {
+		dst = putVarint(dst, int64(len(k)))
+		dst = append(dst, k...)
+		dst = putVarint(dst, n)
+	}
+	return dst
+}
+
+func decodeSeen(b []byte, seen map[string]int64) ([]byte, error) {
+	n, b, err := getVarint(b)
+	if err != nil {
+		return nil, err
+	}
+	for i := int64(0); i < n; i++ {
+		var l int64
+		if l, b, err = getVarint(b); err != nil || int64(len(b)) < l || l < 0 {
+			return nil, errShort
+		}
+		k := string(b[:l])
+		b = b[l:]
+		var c int64
+		if c, b, err = getVarint(b); err != nil {
+			return nil, err
+		}
+		seen[k] = c
+	}
+	return b, nil
+}
+
+func (a *distinctAcc) appendState(dst []byte) []byte {
+	return a.inner.appendState(appendSeen(dst, a.seen))
+}
+
+func (a *distinctAcc) decodeState(b []byte) ([]byte, error) {
+	b, err := decodeSeen(b, a.seen)
+	if err != nil {
+		return nil, err
+	}
+	return a.inner.decodeState(b)
 }
 
 func (a *listAgg) appendState(dst []byte) []byte {
@@ -247,15 +276,31 @@ func (c groupCodec) Decode(b []byte) (*group, error) {
 func (c groupCodec) Size(g *group) int64 {
 	n := int64(96 + 24*(len(g.keys)+len(g.last)) + 48*len(g.accs))
 	for _, a := range g.accs {
-		switch x := a.(type) {
-		case *distinctCount:
-			n += int64(len(x.seen)) * 64
-		case *minMax:
-			n += int64(len(x.vals)) * 96
-		case *listAgg:
-			for _, p := range x.parts {
-				n += int64(len(p)) + 16
+		n += accSize(a)
+	}
+	return n
+}
+
+// accSize is what an accumulator holds beyond its fixed part.
+func accSize(a accumulator) int64 {
+	n := int64(0)
+	switch x := a.(type) {
+	case *distinctCount:
+		n += int64(len(x.seen)) * 64
+	case *distinctAcc:
+		n += int64(len(x.seen))*64 + accSize(x.inner)
+	case *minMax:
+		n += int64(len(x.vals)) * 96
+	case *firstLastRetract:
+		n += int64(len(x.vals)) * 24
+		for _, v := range x.vals {
+			if v.Kind() == row.Str {
+				n += int64(len(v.Str()))
 			}
+		}
+	case *listAgg:
+		for _, p := range x.parts {
+			n += int64(len(p)) + 16
 		}
 	}
 	return n

@@ -69,6 +69,17 @@ type builder struct {
 	// node built last: node sets it for its n, so that fanIn can tell
 	// whether an operator's inputs come from one goroutine.
 	at *stage
+	// props are the derived properties of the plan being built.
+	props map[logical.Node]*planner.Props
+}
+
+// retracts reports whether n may emit -U or -D rows (the planner's
+// changelog mode; true when it is not known).
+func (b *builder) retracts(n logical.Node) bool {
+	if p := b.props[n]; p != nil {
+		return !p.Produced.IsInsertOnly()
+	}
+	return true
 }
 
 type lateOf struct {
@@ -132,6 +143,7 @@ func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, erro
 		return nil, err
 	}
 	for i, p := range plans {
+		b.props = p.Props
 		var err error
 		if s, ok := p.Root.(*logical.Sink); ok {
 			err = b.sink(s)
@@ -724,7 +736,10 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	return op, nil
 }
 
-func (b *builder) aggSpecs(aggs []*logical.AggCall) ([]*aggSpec, error) {
+// aggSpecs builds the aggregate calls of an aggregate over input: with
+// retractable accumulators when input may retract.
+func (b *builder) aggSpecs(aggs []*logical.AggCall, input logical.Node) ([]*aggSpec, error) {
+	retract := b.retracts(input)
 	var specs []*aggSpec
 	for _, a := range aggs {
 		var arg scalarFunc
@@ -735,7 +750,7 @@ func (b *builder) aggSpecs(aggs []*logical.AggCall) ([]*aggSpec, error) {
 			}
 			arg = f
 		}
-		s, err := newAggSpec(a, arg)
+		s, err := newAggSpec(a, arg, retract)
 		if err != nil {
 			return nil, err
 		}
@@ -745,7 +760,7 @@ func (b *builder) aggSpecs(aggs []*logical.AggCall) ([]*aggSpec, error) {
 }
 
 func (b *builder) groupAgg(x *logical.Aggregate, out collector) (operator, error) {
-	specs, err := b.aggSpecs(x.Aggs)
+	specs, err := b.aggSpecs(x.Aggs, x.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -817,7 +832,7 @@ func (b *builder) windowAgg(x *logical.WindowAggregate, out collector) (operator
 	} else if wtime < 0 {
 		wtime = end
 	}
-	specs, err := b.aggSpecs(x.Aggs)
+	specs, err := b.aggSpecs(x.Aggs, x.Input)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,9 @@ import (
 )
 
 // The semantic tests are scripts: a job (its tables use the 'datagen'
-// connector, which this test replaces by scripted input), then after a line
+// connector, which this test replaces by scripted input; or, for a changelog
+// input, 'filesystem' with 'format' = 'debezium-json' and a path that no
+// test registered with setData), then after a line
 // "=== events" the input, one event a line, in the order it reaches the
 // job:
 //

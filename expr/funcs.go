@@ -197,7 +197,16 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 		if len(a) < 1 || len(a) > 2 {
 			return types.T{}, "LISTAGG takes an expression and an optional separator"
 		}
-		return str, ""
+		if !kindOK(a[0], isStr) {
+			// As Flink: LISTAGG concatenates strings; CAST others.
+			return types.T{}, fmt.Sprintf("LISTAGG takes a string, not %s (CAST it to STRING)", a[0].Type())
+		}
+		if len(a) == 2 {
+			if c, ok := a[1].(*Const); !ok || !isStringConst(c) {
+				return types.T{}, "LISTAGG's separator must be a string literal"
+			}
+		}
+		return str.WithNullable(true), ""
 	},
 }
 
@@ -239,4 +248,9 @@ func FunctionNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func isStringConst(c *Const) bool {
+	_, ok := c.V.(string)
+	return ok && c.T.Kind.IsString()
 }
