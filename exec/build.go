@@ -218,7 +218,7 @@ func (b *builder) sink(s *logical.Sink) error {
 		}
 	}
 	b.job.sinks = append(b.job.sinks, op)
-	b.job.closers = append(b.job.closers, sk.Close)
+	b.job.closers = append(b.job.closers, op.close)
 	return b.node(s.Input, portOf{op, 0})
 }
 
@@ -234,7 +234,7 @@ func (b *builder) query(i int, root logical.Node) error {
 	sk := b.opts.QuerySink(name, cols)
 	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(name, &b.job.Sinks), done: b.job.sinksDone}
 	b.job.sinks = append(b.job.sinks, op)
-	b.job.closers = append(b.job.closers, sk.Close)
+	b.job.closers = append(b.job.closers, op.close)
 	return b.node(root, portOf{op, 0})
 }
 

@@ -80,6 +80,16 @@ type Sink interface {
 	Close() error
 }
 
+// Acknowledger is implemented by sinks whose writes are confirmed later,
+// by someone else (Kafka's brokers): Write hands rows over, and a row only
+// counts as written (the summary's "rows written") once it has been
+// acknowledged. The runtime reads Acknowledged after each Write, after
+// Flush and after Close; it must be safe to call from any goroutine.
+type Acknowledger interface {
+	// Acknowledged is the number of rows acknowledged so far.
+	Acknowledged() int64
+}
+
 // Column is a column of a source's or sink's schema.
 type Column struct {
 	Name string

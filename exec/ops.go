@@ -138,11 +138,32 @@ func (o *sinkOp) process(_ int, b row.Batch) error {
 	if len(out) == 0 {
 		return nil
 	}
-	if err := o.sink.Write(o.ctx, out); err != nil {
+	err := o.sink.Write(o.ctx, out)
+	if ack, ok := o.sink.(Acknowledger); ok {
+		o.c.Out.Store(ack.Acknowledged())
+	} else if err == nil {
+		o.c.Out.Add(int64(len(out)))
+	}
+	if err != nil {
 		return fmt.Errorf("sink %s: %w", o.c.Name, err)
 	}
-	o.c.Out.Add(int64(len(out)))
 	return nil
+}
+
+// acknowledged brings the count of rows written up to date for a sink
+// whose writes are acknowledged later.
+func (o *sinkOp) acknowledged() {
+	if ack, ok := o.sink.(Acknowledger); ok {
+		o.c.Out.Store(ack.Acknowledged())
+	}
+}
+
+// close closes the sink (it flushes what it holds) and counts what that
+// acknowledged.
+func (o *sinkOp) close() error {
+	err := o.sink.Close()
+	o.acknowledged()
+	return err
 }
 
 func (o *sinkOp) watermark(_ int, wm int64) error {
@@ -153,7 +174,9 @@ func (o *sinkOp) watermark(_ int, wm int64) error {
 func (o *sinkOp) idle(int, bool) error { return nil }
 
 func (o *sinkOp) end(int) error {
-	if err := o.sink.Flush(o.ctx); err != nil {
+	err := o.sink.Flush(o.ctx)
+	o.acknowledged()
+	if err != nil {
 		return fmt.Errorf("sink %s: %w", o.c.Name, err)
 	}
 	o.done <- struct{}{}

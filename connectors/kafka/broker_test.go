@@ -242,6 +242,11 @@ INSERT INTO out SELECT id FROM gen;
 	if n == 0 || n >= 5000 {
 		t.Errorf("the topic has %d of 5000 records; the test wants the first request written and the rest refused", n)
 	}
+	// The summary counts as written what the broker acknowledged, not what
+	// was handed to the producer.
+	if w := job.Sinks[0].Out.Load(); w != n {
+		t.Errorf("the sink counts %d rows written; the broker acknowledged %d", w, n)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) < 2 {

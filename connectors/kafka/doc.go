@@ -103,9 +103,12 @@
 // dropped, so with the broker gone Flush, and Produce once the buffer is
 // full, would wait forever: a watchdog fails the sink when records wait and
 // none was acknowledged or failed for the delivery timeout, naming the last
-// connection error, and cancels every Produce. Close never waits longer. 'sink.delivery-guarantee' =
-// 'exactly-once' and upsert-kafka's 'sink.buffer-flush.*' are refused: not
-// implemented yet.
+// connection error, and cancels every Produce. Close never waits longer.
+// The sink is an exec.Acknowledger: the run counts a row as written once
+// its record is acknowledged, not when Write hands it to the producer, so
+// a job that fails reports only what reached the topic.
+// 'sink.delivery-guarantee' = 'exactly-once' and upsert-kafka's
+// 'sink.buffer-flush.*' are refused: not implemented yet.
 //
 // # Client properties
 //

@@ -484,6 +484,9 @@ func TestSinkJSON(t *testing.T) {
 	if err := sink.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if n := sink.Acknowledged(); n != 3 {
+		t.Errorf("after Flush %d records are acknowledged, want 3", n)
+	}
 	got := consume(t, addr, "out")
 	byKey := map[string][]string{}
 	part := map[string]int32{}

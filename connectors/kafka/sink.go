@@ -57,6 +57,7 @@ type Sink struct {
 	stopped  sync.WaitGroup
 	produced atomic.Int64 // records handed to Produce
 	resolved atomic.Int64 // records acknowledged or failed
+	acked    atomic.Int64 // records acknowledged
 	progress atomic.Int64 // unix nanoseconds of the last ack or failure, or of the first record after none waited
 }
 
@@ -241,11 +242,18 @@ func (s *Sink) Write(_ context.Context, rows row.Batch) error {
 // partition, once it is acknowledged or failed.
 func (s *Sink) promise(_ *kgo.Record, err error) {
 	s.progress.Store(time.Now().UnixNano())
-	s.resolved.Add(1)
 	if err != nil {
 		s.fail(err)
+	} else {
+		s.acked.Add(1)
 	}
+	s.resolved.Add(1)
 }
+
+// Acknowledged is the number of records the brokers acknowledged: the
+// rows the summary counts as written (exec.Acknowledger). upsert-kafka
+// writes one record per row it is given (the runtime drops -U first).
+func (s *Sink) Acknowledged() int64 { return s.acked.Load() }
 
 // Flush waits until the brokers acknowledged every record written, or
 // one failed, or the watchdog gave up on them.
@@ -289,6 +297,3 @@ func (s *Sink) Close() error {
 	}
 	return err
 }
-
-// Written is the number of records handed to the producer.
-func (s *Sink) Written() int64 { return s.written }
