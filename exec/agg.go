@@ -251,7 +251,7 @@ func (a *minMax) add(v row.Value, retract bool) error {
 	if v.IsNull() {
 		return nil
 	}
-	a.buf = appendKey(a.buf[:0], v)
+	a.buf = appendExact(a.buf[:0], v)
 	k := string(a.buf)
 	e := a.vals[k]
 	if retract {

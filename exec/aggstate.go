@@ -112,7 +112,7 @@ func (a *minMax) appendState(dst []byte) []byte {
 func (a *minMax) decodeState(b []byte) ([]byte, error) {
 	a.cur = nil
 	return decodeCounts(b, func(v row.Value, n int64) {
-		a.buf = appendKey(a.buf[:0], v)
+		a.buf = appendExact(a.buf[:0], v)
 		a.vals[string(a.buf)] = &mmEntry{v: v, n: n}
 	})
 }

@@ -271,20 +271,16 @@ func (b *builder) node(n logical.Node, out collector) error {
 		op := &unionOp{wm: newWMTracker(len(x.Inputs)), out: out, c: b.counters("UnionAll", &b.job.Operators)}
 		return b.fanIn(x.Inputs, op)
 	case *logical.Join:
-		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
-		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+		return b.keyed([]logical.Node{x.Left, x.Right}, keySides(x.Keys), out,
 			func(out collector) (operator, error) { return b.join(x, out) })
 	case *logical.IntervalJoin:
-		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
-		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+		return b.keyed([]logical.Node{x.Left, x.Right}, keySides(x.Keys), out,
 			func(out collector) (operator, error) { return b.intervalJoin(x, out) })
 	case *logical.WindowJoin:
-		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
-		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+		return b.keyed([]logical.Node{x.Left, x.Right}, keySides(x.Keys), out,
 			func(out collector) (operator, error) { return b.windowJoin(x, out) })
 	case *logical.TemporalJoin:
-		lk, rk, _ := equi(x.Cond, len(x.Left.Columns()))
-		return b.keyed([]logical.Node{x.Left, x.Right}, [][]expr.Expr{lk, rk}, out,
+		return b.keyed([]logical.Node{x.Left, x.Right}, keySides(x.Keys), out,
 			func(out collector) (operator, error) { return b.temporalJoin(x, out) })
 	case *logical.Window:
 		op := &windowOp{fn: x.Func, timeCol: x.TimeCol, size: x.Size, slide: x.Slide, step: x.Step, offset: x.Offset,
@@ -414,42 +410,16 @@ func (b *builder) prepare(t *catalog.Table) (func(row.Batch) (row.Batch, error),
 	}, nil
 }
 
-// equi splits a join condition into equi-join keys (one expression per side)
-// and what remains.
-func equi(cond expr.Expr, nl int) (lk, rk []expr.Expr, rest expr.Expr) {
-	var others []expr.Expr
-	for _, c := range expr.Conjuncts(cond) {
-		call, ok := c.(*expr.Call)
-		if ok && call.Fn == "=" {
-			a, bb := call.Args[0], call.Args[1]
-			sa, sb := sideOf(a, nl), sideOf(bb, nl)
-			if sa == 1 && sb == 2 {
-				lk, rk = append(lk, a), append(rk, shift(bb, nl))
-				continue
-			}
-			if sa == 2 && sb == 1 {
-				lk, rk = append(lk, bb), append(rk, shift(a, nl))
-				continue
-			}
-		}
-		others = append(others, c)
+// keySides returns a join's key expressions: the left input's, then the
+// right input's. The planner decided them (cast to the type both sides
+// compare in); rows are stored, looked up and partitioned by them.
+func keySides(keys []logical.JoinKey) [][]expr.Expr {
+	l, r := make([]expr.Expr, len(keys)), make([]expr.Expr, len(keys))
+	for i, k := range keys {
+		l[i], r[i] = k.Left, k.Right
 	}
-	return lk, rk, expr.And(others...)
+	return [][]expr.Expr{l, r}
 }
-
-func sideOf(e expr.Expr, nl int) int {
-	s := 0
-	for _, i := range expr.Columns(e) {
-		if i < nl {
-			s |= 1
-		} else {
-			s |= 2
-		}
-	}
-	return s
-}
-
-func shift(e expr.Expr, n int) expr.Expr { return expr.Remap(e, func(i int) int { return i - n }) }
 
 func (b *builder) keyer(es []expr.Expr) (keyer, error) {
 	var k keyer
@@ -566,16 +536,16 @@ func (b *builder) ttl(hints map[string]string, side logical.Node) int64 {
 
 func (b *builder) join(x *logical.Join, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
-	lk, rk, rest := equi(x.Cond, nl)
+	ks := keySides(x.Keys)
 	op := &joinOp{name: joinName(x.Kind, "Join", x.Left, x.Right), nl: nl, nr: nr, out: out,
 		clock: b.opts.Clock, inner: x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin}
 	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	var err error
-	if op.cond, err = b.predicate(rest); err != nil {
+	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
 	}
-	js, err := b.joinSides(op.name, x.Kind, lk, rk)
+	js, err := b.joinSides(op.name, x.Kind, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -589,7 +559,7 @@ func (b *builder) join(x *logical.Join, out collector) (operator, error) {
 
 func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
-	lk, rk, rest := equi(x.Cond, nl)
+	ks := keySides(x.Keys)
 	op := &intervalJoinOp{name: joinName(x.Kind, "IntervalJoin", x.Left, x.Right), nl: nl, nr: nr,
 		lower: x.Lower, upper: x.Upper, timeCol: [2]int{x.LeftTime, x.RightTime}, out: out,
 		delay: max(-x.Lower, x.Upper, 0)}
@@ -598,10 +568,10 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
 	op.lateCols = [2][]Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
-	if op.cond, err = b.predicate(rest); err != nil {
+	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
 	}
-	js, err := b.joinSides(op.name, x.Kind, lk, rk)
+	js, err := b.joinSides(op.name, x.Kind, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -614,17 +584,17 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 
 func (b *builder) windowJoin(x *logical.WindowJoin, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
-	lk, rk, rest := equi(x.Cond, nl)
+	ks := keySides(x.Keys)
 	op := &windowJoinOp{name: joinName(x.Kind, "WindowJoin", x.Left, x.Right), nl: nl, nr: nr, out: out}
 	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
 	op.lcols = [2][]Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
-	if op.cond, err = b.predicate(rest); err != nil {
+	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
 	}
-	js, err := b.joinSides(op.name, x.Kind, lk, rk)
+	js, err := b.joinSides(op.name, x.Kind, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -645,9 +615,9 @@ type sides struct {
 	tables [2]*state.Table
 }
 
-func (b *builder) joinSides(name string, kind ast.JoinKind, lk, rk []expr.Expr) (sides, error) {
+func (b *builder) joinSides(name string, kind ast.JoinKind, keys [][]expr.Expr) (sides, error) {
 	var js sides
-	for i, ks := range [][]expr.Expr{lk, rk} {
+	for i, ks := range keys {
 		k, err := b.keyer(ks)
 		if err != nil {
 			return js, err
@@ -701,7 +671,7 @@ func (b *builder) budgetShare() int64 {
 
 func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator, error) {
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
-	lk, rk, rest := equi(x.Cond, nl)
+	ks := keySides(x.Keys)
 	op := &temporalJoinOp{name: joinName(x.Kind, "TemporalJoin", x.Left, x.Right), nl: nl, nr: nr,
 		leftTime: x.LeftTime, ltime: -1, left: x.Kind == ast.LeftJoin,
 		out: out, lcols: columnsOf(x.Left.Columns())}
@@ -724,13 +694,13 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	if op.ltime < 0 {
 		return nil, fmt.Errorf("%s: the versioned side has no event-time column", op.name)
 	}
-	if op.lkey, err = b.keyer(lk); err != nil {
+	if op.lkey, err = b.keyer(ks[0]); err != nil {
 		return nil, err
 	}
-	if op.rkey, err = b.keyer(rk); err != nil {
+	if op.rkey, err = b.keyer(ks[1]); err != nil {
 		return nil, err
 	}
-	if op.cond, err = b.predicate(rest); err != nil {
+	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
 	}
 	return op, nil

@@ -36,6 +36,11 @@
 //   - Bad input (a row a source cannot decode) fails the job with where and
 //     why, unless the table says to skip it ('json.ignore-parse-errors'); a
 //     skipped row is counted. Nothing already accepted is lost.
+//   - Keyed operators store, look up and partition rows by the keys the
+//     planner decided: a join's logical.JoinKey pairs, already cast to the
+//     type both sides compare in, and its residual condition; a group's
+//     keys. Exec derives no key itself. A key's encoding (appendKey) makes
+//     values equal exactly when = does: -0.0 with 0.0, NaN with NaN.
 //   - No panic escapes on user input: an operator error stops the job with
 //     the operator and the reason.
 package exec

@@ -45,8 +45,23 @@ type WatermarkAssigner struct {
 	S           diag.Span
 }
 
-// IntervalJoin is a join bounded in time: a row pair matches when Cond
-// holds and Lower <= left.time - right.time <= Upper (milliseconds).
+// JoinKey is one equality of a join condition between an expression over
+// the left input's columns and one over the right input's, each already cast
+// to the type the two compare in (types.ComparisonType) wherever that
+// changes how its values are represented (numbers of another type or
+// scale). Left = Right then holds exactly when their values are the same,
+// except that -0.0 equals 0.0 and NaN equals NaN: the runtime stores, looks
+// up and partitions rows by the keys' values with an encoding that says the
+// same.
+type JoinKey struct {
+	Left, Right expr.Expr
+	// S is the span of the equality the key came from.
+	S diag.Span
+}
+
+// IntervalJoin is a join bounded in time: a row pair matches when its Keys
+// are equal, Residual holds and Lower <= left.time - right.time <= Upper
+// (milliseconds).
 type IntervalJoin struct {
 	Kind        ast.JoinKind
 	Left, Right Node
@@ -54,11 +69,13 @@ type IntervalJoin struct {
 	// Right's columns.
 	LeftTime, RightTime int
 	Lower, Upper        int64
-	// Cond is what remains of the join condition (over left then right).
-	Cond    expr.Expr
-	Keyword diag.Span
-	Cols    []Column
-	S       diag.Span
+	// Keys and Residual are the join condition without its time bounds, as
+	// Join's.
+	Keys     []JoinKey
+	Residual expr.Expr
+	Keyword  diag.Span
+	Cols     []Column
+	S        diag.Span
 }
 
 // WindowJoin joins the rows of the same window of two windowed inputs
@@ -74,12 +91,13 @@ type WindowJoin struct {
 	LeftStart, LeftEnd, RightStart, RightEnd int
 	// Window is the window both inputs share.
 	Window *Window
-	// Cond is the whole join condition (over left then right), the window
-	// equalities included.
-	Cond    expr.Expr
-	Keyword diag.Span
-	Cols    []Column
-	S       diag.Span
+	// Keys and Residual are the whole join condition, as Join's; the keys
+	// include the window_start and window_end equalities.
+	Keys     []JoinKey
+	Residual expr.Expr
+	Keyword  diag.Span
+	Cols     []Column
+	S        diag.Span
 }
 
 // TemporalJoin joins each probe row (Left) with the version of Right
@@ -88,10 +106,13 @@ type TemporalJoin struct {
 	Kind        ast.JoinKind
 	Left, Right Node
 	LeftTime    int
-	Cond        expr.Expr
-	Keyword     diag.Span
-	Cols        []Column
-	S           diag.Span
+	// Keys and Residual are the join condition, as Join's; the keys cover
+	// Right's primary key.
+	Keys     []JoinKey
+	Residual expr.Expr
+	Keyword  diag.Span
+	Cols     []Column
+	S        diag.Span
 }
 
 // WindowAggregate aggregates each window of a window TVF (its Input, a
@@ -120,13 +141,19 @@ type Project struct {
 	S     diag.Span
 }
 
-// Join joins Left and Right; Cond is over Left's columns followed by
-// Right's. AsOf is set for a temporal join (FOR SYSTEM_TIME AS OF), and is
-// over Left's columns.
+// Join joins Left and Right. Cond is the join condition as bound (ON,
+// USING, and WHERE predicates pushed into it), over Left's columns followed
+// by Right's. Once pushdown is done the planner splits it, once, into Keys
+// (its equalities between the two inputs) and Residual (the rest, over
+// Left's then Right's columns, evaluated on each pair of rows with equal
+// keys); every rule and the runtime read those. AsOf is set for a temporal
+// join (FOR SYSTEM_TIME AS OF), and is over Left's columns.
 type Join struct {
 	Kind        ast.JoinKind
 	Left, Right Node
 	Cond        expr.Expr
+	Keys        []JoinKey
+	Residual    expr.Expr
 	AsOf        expr.Expr
 	// Hints are the STATE_TTL hint options, by table alias.
 	Hints   map[string]string

@@ -110,20 +110,19 @@ func (e *explainer) title(n logical.Node) string {
 		}
 		return "Project " + strings.Join(parts, ", ")
 	case *logical.Join:
-		s := "Join " + x.Kind.String() + " " + render(x.Cond, x.Cols)
-		return s
+		return "Join " + x.Kind.String() + " " + render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols)
 	case *logical.IntervalJoin:
 		nL := len(x.Left.Columns())
 		s := fmt.Sprintf("IntervalJoin %s %s - %s in [%s, %s]", x.Kind, colName(x.Cols, x.LeftTime), colName(x.Cols, nL+x.RightTime),
 			expr.FormatMillis(x.Lower), expr.FormatMillis(x.Upper))
-		if x.Cond != nil {
-			s += ", " + render(x.Cond, x.Cols)
+		if c := joinCond(x.Keys, x.Residual, nL); c != nil {
+			s += ", " + render(c, x.Cols)
 		}
 		return s
 	case *logical.WindowJoin:
-		return fmt.Sprintf("WindowJoin %s %s, %s", x.Kind, windowText(x.Window), render(x.Cond, x.Cols))
+		return fmt.Sprintf("WindowJoin %s %s, %s", x.Kind, windowText(x.Window), render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols))
 	case *logical.TemporalJoin:
-		return fmt.Sprintf("TemporalJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.LeftTime), render(x.Cond, x.Cols))
+		return fmt.Sprintf("TemporalJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.LeftTime), render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols))
 	case *logical.Window:
 		in := x.Input.Columns()
 		return "Window " + windowCall(x, colName(in, x.TimeCol))

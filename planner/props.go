@@ -158,12 +158,12 @@ func (d *deriver) produce(n logical.Node) *Props {
 		} else {
 			p.Produced = changelogmode.All
 		}
-		p.Keys = joinKeys(x.Kind, l.Keys, r.Keys, len(x.Left.Columns()), x.Cond)
+		p.Keys = joinKeys(x.Kind, l.Keys, r.Keys, len(x.Left.Columns()), x.Keys)
 		p.Why = d.joinWhy(x, l, r)
 	case *logical.WindowJoin:
 		p.Produced = changelogmode.InsertOnly
 		if x.Kind == ast.InnerJoin {
-			p.Keys = joinKeys(x.Kind, child(0).Keys, child(1).Keys, len(x.Left.Columns()), x.Cond)
+			p.Keys = joinKeys(x.Kind, child(0).Keys, child(1).Keys, len(x.Left.Columns()), x.Keys)
 		}
 	case *logical.IntervalJoin, *logical.TemporalJoin, *logical.WindowAggregate:
 		p.Produced = changelogmode.InsertOnly
@@ -232,23 +232,16 @@ func projectKeys(keys [][]int, exprs []expr.Expr) [][]int {
 	return out
 }
 
-// equiPairs returns the column pairs (left, right) a join condition equates.
-func equiPairs(cond expr.Expr, nL int) [][2]int {
+// equiPairs returns the column pairs (left, right, in the join's columns)
+// a join's keys equate exactly: a column on each side, cast at most to a
+// type that keeps different values apart.
+func equiPairs(keys []logical.JoinKey, nL int) [][2]int {
 	var out [][2]int
-	for _, c := range expr.Conjuncts(cond) {
-		call, ok := c.(*expr.Call)
-		if !ok || call.Fn != "=" {
-			continue
-		}
-		a, okA := call.Args[0].(*expr.Column)
-		b, okB := call.Args[1].(*expr.Column)
-		if !okA || !okB {
-			continue
-		}
-		if a.Index < nL && b.Index >= nL {
-			out = append(out, [2]int{a.Index, b.Index})
-		} else if b.Index < nL && a.Index >= nL {
-			out = append(out, [2]int{b.Index, a.Index})
+	for _, k := range keys {
+		a, okA := keyColumn(k.Left)
+		b, okB := keyColumn(k.Right)
+		if okA && okB {
+			out = append(out, [2]int{a.Index, nL + b.Index})
 		}
 	}
 	return out
@@ -267,9 +260,9 @@ func containsAll(set []int, sub []int) bool {
 // identifies a row; when the equi-join covers one side's key, the other
 // side's key alone does. A side that is padded with nulls (the right of a
 // LEFT JOIN) cannot identify rows on its own.
-func joinKeys(kind ast.JoinKind, lk, rk [][]int, nL int, cond expr.Expr) [][]int {
+func joinKeys(kind ast.JoinKind, lk, rk [][]int, nL int, keys []logical.JoinKey) [][]int {
 	var out [][]int
-	pairs := equiPairs(cond, nL)
+	pairs := equiPairs(keys, nL)
 	var lEq, rEq []int
 	for _, p := range pairs {
 		lEq = append(lEq, p[0])

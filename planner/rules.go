@@ -15,6 +15,8 @@ import (
 //
 //	watermark    put a WatermarkAssigner above the scan of a table with a WATERMARK
 //	pushdown     move WHERE and ON predicates that read one side into that side
+//	keys         split each join condition into equi-join keys, both sides
+//	             cast to the type they compare in, and the rest (joinkeys.go)
 //	interval     recognise time bounds between two time attributes: IntervalJoin
 //	temporal     FOR SYSTEM_TIME AS OF against a versioned table: TemporalJoin
 //	window       an aggregate grouped by window_start, window_end: WindowAggregate
@@ -44,6 +46,7 @@ func optimize(root logical.Node, l *diag.List) (logical.Node, []Firing) {
 	o := &optimizer{l: l}
 	root = o.watermarks(root)
 	root = o.pushdown(root)
+	root = o.keys(root)
 	root = o.joins(root)
 	root = o.windows(root)
 	root = o.projects(root)
@@ -294,7 +297,7 @@ func precisionUnit(t types.T) int64 {
 }
 
 func (o *optimizer) interval(j *logical.Join) logical.Node {
-	if j.Cond == nil {
+	if j.Residual == nil {
 		return nil
 	}
 	nL := len(j.Left.Columns())
@@ -302,7 +305,7 @@ func (o *optimizer) interval(j *logical.Join) logical.Node {
 	var lower, upper *int64
 	lcol, rcol := -1, -1
 	var rest, plainBounds []expr.Expr
-	for _, c := range expr.Conjuncts(j.Cond) {
+	for _, c := range expr.Conjuncts(j.Residual) {
 		tb, ok := parseTimeBound(c, nL)
 		if !ok {
 			rest = append(rest, c)
@@ -347,7 +350,7 @@ func (o *optimizer) interval(j *logical.Join) logical.Node {
 		return nil
 	}
 	ij := &logical.IntervalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: lcol, RightTime: rcol - nL,
-		Lower: *lower, Upper: *upper, Cond: expr.And(rest...), Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+		Lower: *lower, Upper: *upper, Keys: j.Keys, Residual: expr.And(rest...), Keyword: j.Keyword, Cols: j.Cols, S: j.S}
 	if ij.Kind == ast.CrossJoin {
 		ij.Kind = ast.InnerJoin
 	}
@@ -364,7 +367,8 @@ func (o *optimizer) interval(j *logical.Join) logical.Node {
 
 func (o *optimizer) temporal(j *logical.Join) logical.Node {
 	asOf := j.AsOf.(*expr.Column)
-	tj := &logical.TemporalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: asOf.Index, Cond: j.Cond, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+	tj := &logical.TemporalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: asOf.Index, Keys: j.Keys,
+		Residual: j.Residual, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
 	scan := baseScan(j.Right)
 	if scan == nil {
 		o.l.Errorf(diag.NotVersioned, j.Right.Span(), "FOR SYSTEM_TIME AS OF needs a table, not a query")
@@ -381,16 +385,11 @@ func (o *optimizer) temporal(j *logical.Join) logical.Node {
 		}
 		return tj
 	}
-	// The condition must equate every primary key column of the versioned side.
-	nL := len(j.Left.Columns())
+	// The keys must cover every primary key column of the versioned side.
 	eq := map[int]bool{}
-	for _, c := range expr.Conjuncts(j.Cond) {
-		if call, ok := c.(*expr.Call); ok && call.Fn == "=" {
-			for _, a := range call.Args {
-				if col, ok := a.(*expr.Column); ok && col.Index >= nL {
-					eq[col.Index-nL] = true
-				}
-			}
+	for _, k := range j.Keys {
+		if col, _ := keyColumn(k.Right); col != nil {
+			eq[col.Index] = true
 		}
 	}
 	for _, k := range t.PrimaryKey {
@@ -459,7 +458,7 @@ func (o *optimizer) windows(n logical.Node) logical.Node {
 // rows are joined once, when the watermark passes its end (Flink's window
 // join).
 func (o *optimizer) windowJoin(j *logical.Join) logical.Node {
-	if j.Cond == nil || j.Kind == ast.CrossJoin {
+	if len(j.Keys) == 0 || j.Kind == ast.CrossJoin {
 		return nil
 	}
 	lw, ls, le := windowCols(j.Left)
@@ -467,31 +466,22 @@ func (o *optimizer) windowJoin(j *logical.Join) logical.Node {
 	if lw == nil || rw == nil || ls < 0 || le < 0 || rs < 0 || re < 0 || !sameWindow(lw, rw) {
 		return nil
 	}
-	nL := len(j.Left.Columns())
 	hasStart, hasEnd := false, false
-	for _, c := range expr.Conjuncts(j.Cond) {
-		call, ok := c.(*expr.Call)
-		if !ok || call.Fn != "=" {
-			continue
-		}
-		a, aok := call.Args[0].(*expr.Column)
-		b, bok := call.Args[1].(*expr.Column)
+	for _, k := range j.Keys {
+		a, aok := k.Left.(*expr.Column)
+		b, bok := k.Right.(*expr.Column)
 		if !aok || !bok {
 			continue
 		}
-		x, y := a.Index, b.Index
-		if x > y {
-			x, y = y, x
-		}
-		hasStart = hasStart || x == ls && y == nL+rs
-		hasEnd = hasEnd || x == le && y == nL+re
+		hasStart = hasStart || a.Index == ls && b.Index == rs
+		hasEnd = hasEnd || a.Index == le && b.Index == re
 	}
 	if !hasStart || !hasEnd {
 		return nil
 	}
 	o.fire("windowjoin", j.Keyword, "both inputs are windowed by %s and the condition equates their window_start and window_end: each window's rows are joined once, when the watermark passes its end, then freed", lw.Func)
 	return &logical.WindowJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftStart: ls, LeftEnd: le,
-		RightStart: rs, RightEnd: re, Window: lw, Cond: j.Cond, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+		RightStart: rs, RightEnd: re, Window: lw, Keys: j.Keys, Residual: j.Residual, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
 }
 
 func sameWindow(a, b *logical.Window) bool {
@@ -682,18 +672,20 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 		}
 		o.require(x.Input, in)
 	case *logical.Join:
-		o.requireJoin(x.Left, x.Right, need, x.Cond, x.AsOf)
+		all := append([]bool(nil), need...)
+		mark(all, x.AsOf, 0)
+		o.requireJoin(x.Left, x.Right, all, x.Keys, x.Residual)
 	case *logical.IntervalJoin:
 		nL := len(x.Left.Columns())
 		all := append([]bool(nil), need...)
 		all[x.LeftTime], all[nL+x.RightTime] = true, true
-		o.requireJoin(x.Left, x.Right, all, x.Cond, nil)
+		o.requireJoin(x.Left, x.Right, all, x.Keys, x.Residual)
 	case *logical.TemporalJoin:
 		all := append([]bool(nil), need...)
 		all[x.LeftTime] = true
-		o.requireJoin(x.Left, x.Right, all, x.Cond, nil)
+		o.requireJoin(x.Left, x.Right, all, x.Keys, x.Residual)
 	case *logical.WindowJoin:
-		o.requireJoin(x.Left, x.Right, need, x.Cond, nil)
+		o.requireJoin(x.Left, x.Right, need, x.Keys, x.Residual)
 	case *logical.Window:
 		nIn := len(x.Input.Columns())
 		in := append([]bool(nil), need[:nIn]...)
@@ -718,13 +710,17 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 	}
 }
 
-func (o *optimizer) requireJoin(l, r logical.Node, need []bool, cond, asOf expr.Expr) {
+func (o *optimizer) requireJoin(l, r logical.Node, need []bool, keys []logical.JoinKey, residual expr.Expr) {
 	all := append([]bool(nil), need...)
-	mark(all, cond, 0)
-	mark(all, asOf, 0)
+	mark(all, residual, 0)
 	nL := len(l.Columns())
-	o.require(l, all[:nL])
-	o.require(r, all[nL:])
+	left, right := all[:nL], all[nL:]
+	for _, k := range keys {
+		mark(left, k.Left, 0)
+		mark(right, k.Right, 0)
+	}
+	o.require(l, left)
+	o.require(r, right)
 }
 
 func (o *optimizer) requireAgg(in logical.Node, keys []expr.Expr, aggs []*logical.AggCall) {

@@ -126,6 +126,39 @@ func CommonType(a, b T) (T, bool) {
 	return r.WithNullable(nullable), true
 }
 
+// ComparisonType returns the type in which a value of type a and one of
+// type b are compared by =, <>, <, <=, > and >=, and false when they are
+// not Comparable. It is the type both sides of an equi-join key are cast to,
+// so that a join matches exactly the pairs a WHERE clause's = would keep.
+//
+// It is CommonType, except for numbers, which compare mathematically:
+//
+//   - A FLOAT or DOUBLE on either side compares as DOUBLE (FLOAT with INT
+//     too: 16777217 is not the FLOAT 16777216).
+//   - Two exact types compare as the DECIMAL (or wider integer) that holds
+//     both, with the larger scale even where CommonType gives way to stay
+//     within 38 digits: a comparison never rounds.
+func ComparisonType(a, b T) (T, bool) {
+	if !Comparable(a, b) {
+		return T{}, false
+	}
+	if !a.IsNumeric() || !b.IsNumeric() {
+		return CommonType(a, b)
+	}
+	nullable := a.Nullable || b.Nullable
+	if a.Kind.IsApproximate() || b.Kind.IsApproximate() {
+		return New(Double).WithNullable(nullable), true
+	}
+	r := commonNumeric(a, b)
+	if r.Kind == Decimal {
+		p1, s1 := asDecimal(a)
+		p2, s2 := asDecimal(b)
+		s := max(s1, s2)
+		r = DecimalOf(min(max(p1-s1, p2-s2)+s, MaxDecimalPrecision), s)
+	}
+	return r.WithNullable(nullable), true
+}
+
 func commonNumeric(a, b T) T {
 	switch {
 	case a.Kind == Double || b.Kind == Double:

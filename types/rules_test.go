@@ -197,6 +197,53 @@ func TestCommonType(t *testing.T) {
 	}
 }
 
+func TestComparisonType(t *testing.T) {
+	tests := []struct {
+		a, b T
+		want string // "" means not comparable
+	}{
+		{integer, integer, "INT"},
+		{tinyint, smallint, "SMALLINT"},
+		{integer, bigint, "BIGINT"},
+		{integer.NotNull(), bigint.NotNull(), "BIGINT NOT NULL"},
+		{integer, DecimalOf(5, 2), "DECIMAL(12, 2)"},
+		{DecimalOf(10, 1), DecimalOf(10, 3), "DECIMAL(12, 3)"},
+		{bigint, DecimalOf(10, 2), "DECIMAL(21, 2)"},
+		// CommonType gives DECIMAL(38, 6) here; a comparison keeps the scale.
+		{DecimalOf(38, 0), DecimalOf(38, 38), "DECIMAL(38, 38)"},
+		{DecimalOf(38, 0), DecimalOf(20, 10), "DECIMAL(38, 10)"},
+		// Approximate numbers compare in double precision.
+		{integer, double, "DOUBLE"},
+		{integer, float, "DOUBLE"},
+		{float, float, "DOUBLE"},
+		{DecimalOf(10, 2), float, "DOUBLE"},
+		{CharOf(3), VarcharOf(5), "VARCHAR(5)"},
+		{VarcharOf(10), str, "STRING"},
+		{ts3, ts6, "TIMESTAMP(6)"},
+		{null, bigint.NotNull(), "BIGINT"},
+		{ts3, ltz3, ""},
+		{integer, str, ""},
+		{date, ts3, ""},
+	}
+	for _, tt := range tests {
+		for _, swap := range []bool{false, true} {
+			a, b := tt.a, tt.b
+			if swap {
+				a, b = b, a
+			}
+			got, ok := ComparisonType(a, b)
+			switch {
+			case tt.want == "" && ok:
+				t.Errorf("ComparisonType(%s, %s) = %s, want none", a, b, got)
+			case tt.want != "" && !ok:
+				t.Errorf("ComparisonType(%s, %s) = none, want %s", a, b, tt.want)
+			case ok && got.String() != tt.want:
+				t.Errorf("ComparisonType(%s, %s) = %s, want %s", a, b, got, tt.want)
+			}
+		}
+	}
+}
+
 func TestArithmeticResult(t *testing.T) {
 	tests := []struct {
 		a    T
