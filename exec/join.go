@@ -17,9 +17,12 @@ import (
 //
 // Each side's rows live in a state.Table keyed by the join key: a record is
 // a distinct row with Count (identical copies), Matches (partner row
-// instances joined with it, for outer sides), Time (last access) and, with
-// a TTL, Expiry (last access + TTL). Rows idle for the TTL are expired at the
-// start of each batch, by time bucket: they are gone for good.
+// instances joined with it, for outer sides), Time (last write) and, with
+// a TTL, Expiry (last write + TTL). As Flink's state TTL (OnCreateAndWrite),
+// a record's TTL starts again when it is written: created, its Count
+// changed, or, on an outer side, its Matches; being read by a probe of the
+// other side does not count. Rows not written for the TTL are expired at
+// the start of each batch, by time bucket: they are gone for good.
 //
 // A row whose key has a NULL never matches (NULL = NULL is not true), and
 // never probes the other side. An outer side keeps it all the same, under
@@ -113,7 +116,10 @@ func (o *joinOp) process(port int, b row.Batch) error {
 					if !o.matches(port, r.Vals, m) {
 						return true, false
 					}
-					m.Time, m.Expiry = now, o.expiry(1-port, now)
+					if other.outer {
+						// Its match count is written: its TTL starts again.
+						m.Time, m.Expiry = now, o.expiry(1-port, now)
+					}
 					if other.outer && m.Matches == 0 {
 						l, rr := pair(port, nil, m.Vals)
 						for i := int64(0); i < m.Count; i++ {
@@ -141,7 +147,7 @@ func (o *joinOp) process(port int, b row.Batch) error {
 			continue
 		}
 		// Retraction: only of a row we hold (not expired by TTL).
-		if !o.remove(me, key, r.Vals) {
+		if !o.remove(port, key, r.Vals, now) {
 			continue
 		}
 		if null {
@@ -154,7 +160,9 @@ func (o *joinOp) process(port int, b row.Batch) error {
 			if !o.matches(port, r.Vals, m) {
 				return true, false
 			}
-			m.Time, m.Expiry = now, o.expiry(1-port, now)
+			if other.outer {
+				m.Time, m.Expiry = now, o.expiry(1-port, now)
+			}
 			partners += m.Count
 			l, rr := pair(port, r.Vals, m.Vals)
 			for i := int64(0); i < m.Count; i++ {
@@ -204,10 +212,12 @@ func (o *joinOp) keep(s int, key []byte, vals []row.Value, matches, now int64) {
 	}
 }
 
-// remove takes one copy of a row out; false when no record holds it.
-func (o *joinOp) remove(s *joinSide, key []byte, vals []row.Value) bool {
-	return s.table.Find(key, vals, func(r *state.Record) bool {
+// remove takes one copy of a row of side s out (a record that keeps other
+// copies is written: its TTL starts again); false when no record holds it.
+func (o *joinOp) remove(s int, key []byte, vals []row.Value, now int64) bool {
+	return o.side[s].table.Find(key, vals, func(r *state.Record) bool {
 		r.Count--
+		r.Time, r.Expiry = now, o.expiry(s, now)
 		return r.Count > 0
 	})
 }

@@ -574,11 +574,13 @@ func TestIntervalJoinLateRows(t *testing.T) {
 // ---------------------------------------------------------------------------
 // (d) Regular join with state TTL.
 //
-// The model (join.go, Flink's StreamingJoinOperator with idle-state TTL): a
-// row not accessed for the TTL is gone; access is its insertion and every
-// time it matches. Rows are unique here (v identifies each), and only rows
-// still alive are retracted: the engine's answer for retracting an expired
-// row depends on whether a sweep has freed it yet.
+// The model (join.go, Flink's StreamingJoinOperator with idle-state TTL,
+// which is OnCreateAndWrite): a row not written for the TTL is gone; it is
+// written when inserted and, on an outer side only, each time its match
+// count changes (a row of the other side arrives or leaves and matches it).
+// Being read by a probe does not count. Rows are unique here (v identifies
+// each), and only rows still alive are retracted: the engine's answer for
+// retracting an expired row depends on whether a sweep has freed it yet.
 
 type ttlRec struct {
 	id      string
@@ -615,7 +617,9 @@ func (m *ttlModel) apply(s int, insert bool, x *ttlRec, now int64) []string {
 	for _, o := range m.side[1-s] {
 		if o.id == x.id && m.alive(o, now) {
 			ms = append(ms, o)
-			o.access = now
+			if m.outer[1-s] {
+				o.access = now // its match count changes
+			}
 		}
 	}
 	if insert {
@@ -809,7 +813,8 @@ func TestReplayDeterminism(t *testing.T) {
 // TestRegularJoinTTLDuplicates is the TTL model with identical rows: an
 // inner join keeps each distinct row with a count, and a row whose TTL has
 // passed is gone, count and all (Flink's map state entry expires). A new
-// identical row starts again at count 1.
+// identical row starts again at count 1. A change of the count (a copy in
+// or out) writes the row and starts its TTL again; a probe does not.
 func TestRegularJoinTTLDuplicates(t *testing.T) {
 	type rec struct {
 		id     string
@@ -852,7 +857,7 @@ func TestRegularJoinTTLDuplicates(t *testing.T) {
 				if o.id != x.id || !alive(o, now) {
 					continue
 				}
-				o.access = now
+				// Read, not written (an inner join): its TTL runs on.
 				l, rr := x, o
 				if s == 1 {
 					l, rr = o, x
@@ -885,6 +890,8 @@ func TestRegularJoinTTLDuplicates(t *testing.T) {
 							break
 						}
 					}
+				} else {
+					live.access = now // its count is written
 				}
 			case live != nil:
 				live.count++
