@@ -103,8 +103,8 @@ func (o *unionOp) end(port int) error { return endInput(o.wm, port, o.out, o.wat
 // sinkOp hands rows to a connector's sink.
 type sinkOp struct {
 	sink  Sink
-	casts []scalarFunc // per column, nil when the value is written as is
-	ctx   context.Context
+	casts []scalarFunc    // per column, nil when the value is written as is
+	ctx   context.Context // the sinks' context (Build's until Run sets its own)
 	c     *Counters
 	// upsert sinks drop -U: the +U that follows carries the row.
 	dropBefore bool

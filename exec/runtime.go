@@ -663,7 +663,16 @@ func (j *Job) Close() error {
 
 // Run executes the job until every bounded source has ended and every sink
 // has flushed, or ctx is cancelled, or an error stops it.
+//
+// Cancelling ctx is a stop, not a failure of the sinks: sources and
+// operators stop where they are, and then every sink is closed, which
+// flushes what it was given (a file's gathered lines, a Kafka producer's
+// buffered records); Run then returns ctx's error. The sinks' own context
+// ends only after they are closed. On an error the sinks are closed the
+// same way: what they took is written.
 func (j *Job) Run(ctx context.Context) (err error) {
+	sinkCtx, sinkCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer sinkCancel() // after Close (deferred below): the sinks flush first
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	j.ctx = ctx
@@ -680,7 +689,8 @@ func (j *Job) Run(ctx context.Context) (err error) {
 		}
 	}()
 	for _, s := range j.sinks {
-		if err := s.sink.Open(ctx); err != nil {
+		s.ctx = sinkCtx
+		if err := s.sink.Open(sinkCtx); err != nil {
 			return fmt.Errorf("sink %s: %w", s.c.Name, err)
 		}
 	}

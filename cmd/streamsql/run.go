@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/streamsql/streamsql/diag"
@@ -42,7 +44,10 @@ that fires every timer and flushes every buffered row, and exits 0.
 The job is checked first, exactly as 'streamsql check' checks it: a job with
 errors is not run. While it runs, a progress line on stderr shows rows in and
 out and where event time stands; at the end a summary lists every source,
-operator and sink with its rows, late rows and watermark. Ctrl-C stops it.
+operator and sink with its rows, late rows and watermark. Ctrl-C (SIGINT) or
+SIGTERM stops it: the sinks flush what they were given, the summary is
+printed, and run says "stopped"; a second Ctrl-C stops at once, without
+flushing.
 
 Flags:
   --state-dir DIR     directory for operator state (interval and regular joins
@@ -53,9 +58,10 @@ Flags:
                       top of the file would make it; repeat for several
 
 Exit status:
-  0  the job finished (bounded sources only)
-  1  the job has errors, or failed while running
-  2  usage error, or FILE.sql could not be read
+  0    the job finished (bounded sources only)
+  1    the job has errors, or failed while running
+  2    usage error, or FILE.sql could not be read
+  130  stopped by Ctrl-C (SIGINT); 143 by SIGTERM
 
 Relative paths in the job's tables ('path', 'scan.late-rows.path') are
 taken relative to the directory of FILE.sql, so a job runs the same from
@@ -130,8 +136,8 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	out := &syncWriter{w: bufio.NewWriter(stdout)}
 	defer out.flush()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, stopped := onSignal(stderr)
+	defer stopped()
 	console := &lockedWriter{w: out}
 	var views []*view
 	parallelism := runtime.NumCPU()
@@ -187,11 +193,65 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	out.flush()
 	summary(job, stderr, time.Since(start))
+	if sig := stopped(); sig != nil {
+		// A stop asked for is not a failure. An error other than the
+		// stop itself is still worth saying.
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "streamsql run: while stopping: %v\n", err)
+		}
+		fmt.Fprintln(stderr, "streamsql run: stopped")
+		return exitSignal(sig)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql run: the job failed: %v\n", err)
 		return exitError
 	}
 	return 0
+}
+
+// onSignal returns a context that SIGINT (Ctrl-C) or SIGTERM cancels, and
+// a function that stops listening and returns the signal that came, if one
+// did. The first signal stops the job gracefully (the sinks flush, the
+// summary is printed); once it has come, the signals' default actions are
+// back, so a second one ends the process at once.
+func onSignal(stderr io.Writer) (context.Context, func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	var mu sync.Mutex
+	var got os.Signal
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigc:
+			signal.Stop(sigc)
+			mu.Lock()
+			got = sig
+			mu.Unlock()
+			fmt.Fprintln(stderr, "streamsql run: stopping: flushing the sinks (Ctrl-C again stops at once, without flushing)")
+			cancel()
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() os.Signal {
+		once.Do(func() {
+			signal.Stop(sigc)
+			close(done)
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+}
+
+// exitSignal is the exit status after a stop by sig, the shell's
+// convention: 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+func exitSignal(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
 }
 
 // progress prints one status line every few seconds while the job runs.
