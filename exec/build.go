@@ -203,6 +203,9 @@ func (b *builder) sink(s *logical.Sink) error {
 	}
 	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(s.Table.Name, &b.job.Sinks), done: b.job.sinksDone,
 		dropBefore: s.Table.Config != nil && s.Table.Config.SinkMode() == connectors.Upsert}
+	if op.dropBefore && s.UpdateBefore {
+		op.dropBefore, op.beforeAsDelete = false, true
+	}
 	// Implicit conversions from the query's types to the sink's.
 	in := s.Input.Columns()
 	for i, col := range schema {
@@ -292,6 +295,14 @@ func (b *builder) node(n logical.Node, out collector) error {
 	case *logical.Aggregate:
 		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{x.Keys}, out,
 			func(out collector) (operator, error) { return b.groupAgg(x, out) })
+	case *logical.ChangelogNormalize:
+		key := make([]expr.Expr, len(x.Key))
+		cols := x.Input.Columns()
+		for i, k := range x.Key {
+			key[i] = &expr.Column{Index: k, Name: cols[k].Name, T: cols[k].Type}
+		}
+		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{key}, out,
+			func(out collector) (operator, error) { return b.normalize(x, out) })
 	case *logical.Sink:
 		return fmt.Errorf("internal: a sink inside a plan")
 	}
@@ -457,6 +468,8 @@ func baseScan(n logical.Node) *logical.Scan {
 		case *logical.Window:
 			n = x.Input
 		case *logical.WatermarkAssigner:
+			n = x.Input
+		case *logical.ChangelogNormalize:
 			n = x.Input
 		case *logical.Filter:
 			n = x.Input
@@ -703,6 +716,19 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
 	}
+	return op, nil
+}
+
+func (b *builder) normalize(x *logical.ChangelogNormalize, out collector) (operator, error) {
+	op := &normalizeOp{name: "ChangelogNormalize(" + sideName(x) + ")", key: keyer{cols: x.Key}, before: x.UpdateBefore,
+		ttl: x.TTL, clock: b.opts.Clock, out: out}
+	op.c = b.counters(op.name, &b.job.Operators)
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.rows = state.NewMap(st, "rows", state.BytesCodec{}, state.TableOptions{})
 	return op, nil
 }
 

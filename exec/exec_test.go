@@ -246,3 +246,18 @@ func init() {
 		return scriptSource{}, nil
 	})
 }
+
+func init() {
+	// upsert-kafka tables read the rows registered for their topic
+	// (setData("topic:NAME", rows)) or, without any, are scripted like
+	// datagen.
+	RegisterSource("upsert-kafka", func(s Spec) (Source, error) {
+		sliceMu.Lock()
+		defer sliceMu.Unlock()
+		if rows, ok := sliceData["topic:"+s.Table.Config.Get("topic")]; ok {
+			return &sliceSource{rows: append(row.Batch(nil), rows...), batch: 7}, nil
+		}
+		sourceSchemas[s.Table.Name] = s.Schema
+		return scriptSource{}, nil
+	})
+}

@@ -106,8 +106,10 @@ type sinkOp struct {
 	casts []scalarFunc    // per column, nil when the value is written as is
 	ctx   context.Context // the sinks' context (Build's until Run sets its own)
 	c     *Counters
-	// upsert sinks drop -U: the +U that follows carries the row.
-	dropBefore bool
+	// upsert sinks drop -U: the +U that follows carries the row. When the
+	// planner says the input carries -U that matter (a filter over
+	// updates), they are deletions of their key instead.
+	dropBefore, beforeAsDelete bool
 	// done is signalled once, at the end of the sink's input.
 	done chan struct{}
 }
@@ -116,8 +118,13 @@ func (o *sinkOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	out := make(row.Batch, 0, len(b))
 	for _, r := range b {
-		if o.dropBefore && r.Kind == changelogmode.UpdateBefore {
-			continue
+		if r.Kind == changelogmode.UpdateBefore {
+			if o.dropBefore {
+				continue
+			}
+			if o.beforeAsDelete {
+				r.Kind = changelogmode.Delete
+			}
 		}
 		if o.casts != nil {
 			vals := make([]row.Value, len(r.Vals))

@@ -21,7 +21,10 @@ import (
 // keyed by join key whose expiry is the probe's time, so the watermark
 // releases them in time order from either tier; versions in a table keyed
 // by join key, one record per version (Time = its time, flagDeleted for a
-// deletion), in arrival order.
+// deletion, placed in time by deletionTime), in arrival order. The
+// versioned side is read as an upsert stream (the planner puts no
+// changelog normalize there): +I/+U are versions, -U is ignored (its +U
+// follows), -D deletes its key.
 type temporalJoinOp struct {
 	name     string
 	nl, nr   int
@@ -109,7 +112,11 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 		}
 		rec := state.Record{Vals: r.Vals, Time: r.Vals[o.ltime].Int(), Expiry: state.NoExpiry}
 		if r.Kind == changelogmode.Delete {
-			rec.Flags = flagDeleted
+			t, ok := o.deletionTime(kb, r.Vals)
+			if !ok {
+				continue // nothing to delete
+			}
+			rec.Time, rec.Flags = t, flagDeleted
 		}
 		o.versions.Append(kb, rec)
 		o.prune(kb, wm)
@@ -144,6 +151,34 @@ func (o *temporalJoinOp) validAt(key []byte, t int64) []row.Value {
 	return best
 }
 
+// deletionTime returns when a deletion of key takes effect, and false when
+// it deletes nothing. A deletion is placed in event time like a version: at
+// its own time (an upsert-kafka tombstone whose time column is the record's
+// timestamp). One that does not say when it happened — a tombstone whose
+// time is a field of the deleted value (NULL), or a -D that carries the
+// deleted version itself (a changelog's before image, with that version's
+// time) — takes effect just after both the key's latest version and the
+// versioned input's watermark: it came after that version, and no probe at
+// or below the watermark may see it change (they may already be joined).
+// Such a deletion of a key without a live version deletes nothing.
+func (o *temporalJoinOp) deletionTime(key []byte, vals []row.Value) (int64, bool) {
+	own := vals[o.ltime]
+	if !own.IsNull() && !o.versions.Find(key, vals, func(*state.Record) bool { return true }) {
+		return own.Int(), true
+	}
+	found, latest, deleted := false, int64(0), false
+	o.versions.Scan(key, func(r *state.Record) (keep, stop bool) {
+		if !found || r.Time >= latest {
+			found, latest, deleted = true, r.Time, r.Flags&flagDeleted != 0
+		}
+		return true, false
+	})
+	if !found || deleted {
+		return 0, false
+	}
+	return max(latest, o.wm.in[1]) + 1, true
+}
+
 // prune drops the versions of key older than the one valid at wm: no probe
 // that is not late can need them.
 func (o *temporalJoinOp) prune(key []byte, wm int64) {
@@ -160,9 +195,18 @@ func (o *temporalJoinOp) prune(key []byte, wm int64) {
 	if !found {
 		return
 	}
+	left, gone := 0, true
 	o.versions.Scan(key, func(r *state.Record) (keep, stop bool) {
-		return r.Time >= validT, false
+		if r.Time < validT {
+			return false, false
+		}
+		left++
+		gone = gone && r.Flags&flagDeleted != 0
+		return true, false
 	})
+	if left == 1 && gone {
+		o.versions.Delete(key) // deleted, and nothing after: forget the key
+	}
 }
 
 // fire joins every probe row with time <= wm, in time order.

@@ -1,8 +1,11 @@
 // Package logical is the logical plan: the relational operators a bound
 // query is made of, before the planner chooses how they run.
 //
-//	Scan ─► Filter/Project ─► Join (regular, temporal) ─► Window ─► Aggregate ─► Sink
-//	                                                       Union
+//	Scan ─► ChangelogNormalize ─► Filter/Project ─► Join (regular, temporal) ─► Window ─► Aggregate ─► Sink
+//	                                                                             Union
+//
+// ChangelogNormalize is not written by the user: the planner puts it above
+// the scan of an upsert source whose consumer needs -U.
 //
 // Each node knows its output columns (Cols), with the time attribute of each
 // column, and the span of the SQL it came from, so that a planning error

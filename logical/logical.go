@@ -221,12 +221,41 @@ type Union struct {
 	S      diag.Span
 }
 
+// ChangelogNormalize turns an upsert stream (an upsert-kafka source, or a
+// keyed changelog that may repeat events) into a full changelog: it keeps
+// the last row of each key and emits +I for a new key, -U (the old row) and
+// +U (the new one) for a changed key, nothing for an unchanged one, and for
+// a deletion -D carrying the whole last row (nothing for a key it does not
+// hold). The planner inserts it above the scan (and its watermark
+// assigner) where a consumer needs -U; rows and watermarks keep their time.
+type ChangelogNormalize struct {
+	Input Node
+	// Key indexes the key columns (the table's primary key) in Input's
+	// columns.
+	Key []int
+	// UpdateBefore is set when the consumer needs -U; otherwise an update
+	// is a +U alone.
+	UpdateBefore bool
+	// TTL is how long a key's last row is kept after it was last written
+	// (processing time, ms); 0 keeps it forever. TTLText is the setting
+	// as written, for EXPLAIN.
+	TTL     int64
+	TTLText string
+	S       diag.Span
+}
+
 // Sink writes its input into a table. Cols are the sink's persisted columns.
 type Sink struct {
 	Input Node
 	Table *catalog.Table
 	Cols  []Column
-	S     diag.Span
+	// UpdateBefore is set when the input carries -U that an upsert sink
+	// must apply as a deletion of the row's key (a filter over an updating
+	// input needs it: the -U of a row may pass where its +U does not);
+	// otherwise an upsert sink drops -U, since the +U that follows
+	// overwrites the row.
+	UpdateBefore bool
+	S            diag.Span
 }
 
 // Columns implements Node.
@@ -268,6 +297,9 @@ func (n *Union) Columns() []Column { return n.Cols }
 // Columns implements Node.
 func (n *Sink) Columns() []Column { return n.Cols }
 
+// Columns implements Node.
+func (n *ChangelogNormalize) Columns() []Column { return n.Input.Columns() }
+
 // Span implements Node.
 func (n *Scan) Span() diag.Span { return n.S }
 
@@ -307,19 +339,23 @@ func (n *Union) Span() diag.Span { return n.S }
 // Span implements Node.
 func (n *Sink) Span() diag.Span { return n.S }
 
-func (*Scan) node()              {}
-func (*WatermarkAssigner) node() {}
-func (*IntervalJoin) node()      {}
-func (*WindowJoin) node()        {}
-func (*TemporalJoin) node()      {}
-func (*WindowAggregate) node()   {}
-func (*Filter) node()            {}
-func (*Project) node()           {}
-func (*Join) node()              {}
-func (*Window) node()            {}
-func (*Aggregate) node()         {}
-func (*Union) node()             {}
-func (*Sink) node()              {}
+// Span implements Node.
+func (n *ChangelogNormalize) Span() diag.Span { return n.S }
+
+func (*Scan) node()               {}
+func (*WatermarkAssigner) node()  {}
+func (*IntervalJoin) node()       {}
+func (*WindowJoin) node()         {}
+func (*TemporalJoin) node()       {}
+func (*WindowAggregate) node()    {}
+func (*Filter) node()             {}
+func (*Project) node()            {}
+func (*Join) node()               {}
+func (*Window) node()             {}
+func (*Aggregate) node()          {}
+func (*Union) node()              {}
+func (*Sink) node()               {}
+func (*ChangelogNormalize) node() {}
 
 // Replace returns n with its inputs replaced by children (in the order
 // Children gives them). It mutates and returns n.
@@ -349,6 +385,8 @@ func Replace(n Node, children []Node) Node {
 	case *TemporalJoin:
 		n.Left, n.Right = children[0], children[1]
 	case *WindowAggregate:
+		n.Input = children[0]
+	case *ChangelogNormalize:
 		n.Input = children[0]
 	default:
 		panic(fmt.Sprintf("logical.Replace: unknown node %T", n))
@@ -385,6 +423,8 @@ func Children(n Node) []Node {
 	case *TemporalJoin:
 		return []Node{n.Left, n.Right}
 	case *WindowAggregate:
+		return []Node{n.Input}
+	case *ChangelogNormalize:
 		return []Node{n.Input}
 	}
 	panic(fmt.Sprintf("logical.Children: unknown node %T", n))

@@ -132,6 +132,13 @@ func (e *explainer) title(n logical.Node) string {
 		return "WindowAggregate " + aggText(x.Keys, x.Aggs, x.Input.Columns())
 	case *logical.Union:
 		return "UnionAll"
+	case *logical.ChangelogNormalize:
+		cols := x.Input.Columns()
+		names := make([]string, len(x.Key))
+		for i, k := range x.Key {
+			names[i] = colName(cols, k)
+		}
+		return "ChangelogNormalize key=(" + strings.Join(names, ", ") + ")"
 	case *logical.Sink:
 		return "Sink " + x.Table.Name + " (" + connectorText(x.Table.Config) + ")" + sinkAccepts(x)
 	}

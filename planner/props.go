@@ -102,6 +102,8 @@ func timeCols(n logical.Node) []expr.TimeAttr {
 		return out
 	case *logical.Sink:
 		return timeCols(x.Input)
+	case *logical.ChangelogNormalize:
+		return timeCols(x.Input)
 	}
 	panic(fmt.Sprintf("timeCols: unknown node %T", n))
 }
@@ -191,6 +193,9 @@ func (d *deriver) produce(n logical.Node) *Props {
 		}
 	case *logical.Sink:
 		p.Produced, p.Keys = child(0).Produced, child(0).Keys
+	case *logical.ChangelogNormalize:
+		p.Produced = changelogmode.All
+		p.Keys = [][]int{slices.Clone(x.Key)}
 	default:
 		panic(fmt.Sprintf("produce: unknown node %T", n))
 	}
@@ -368,11 +373,34 @@ func (d *deriver) require(n logical.Node, needBefore bool) {
 		for _, c := range logical.Children(n) {
 			d.require(c, true)
 		}
+	case *logical.ChangelogNormalize:
+		// It reads its input by key: an upsert stream is what it takes.
+		d.require(x.Input, false)
 	case *logical.Sink:
 		d.require(x.Input, !isUpsertSink(x))
+		// What reaches the sink is what its input emits: -U when a filter
+		// below needs it, which an upsert sink then applies as a deletion.
+		p.Mode = d.props[x.Input].Mode
+		x.UpdateBefore = isUpsertSink(x) && p.Mode.Has(changelogmode.UpdateBefore)
+	case *logical.Filter:
+		// A filter over updates needs -U even when its consumer does not
+		// (as Flink's changelog inference, FLINK-9528): the new row of an
+		// update may fail the condition where the old one passed, and only
+		// the -U then takes the old row out. So it passes -U on.
+		in := d.props[x.Input]
+		d.require(x.Input, needBefore || in.Produced.Has(changelogmode.UpdateAfter))
+		p.Mode = d.props[x.Input].Mode
 	default:
-		for _, c := range logical.Children(n) {
+		// Stateless nodes pass on what their inputs emit.
+		cs := logical.Children(n)
+		for _, c := range cs {
 			d.require(c, needBefore)
+		}
+		if len(cs) > 0 {
+			p.Mode = 0
+			for _, c := range cs {
+				p.Mode = p.Mode.Union(d.props[c].Mode)
+			}
 		}
 	}
 }

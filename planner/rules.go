@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
@@ -145,7 +146,7 @@ func (o *optimizer) filterIntoJoin(f *logical.Filter, j *logical.Join) logical.N
 		switch s := side(c, nL); {
 		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.LeftJoin):
 			left = append(left, c)
-		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.RightJoin):
+		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.RightJoin) && j.AsOf == nil:
 			right = append(right, shiftLeft(c, nL))
 		case s == 3 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin):
 			both = append(both, c)
@@ -184,7 +185,10 @@ func (o *optimizer) joinCondIntoInputs(j *logical.Join) {
 		switch s := side(c, nL); {
 		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.RightJoin):
 			left = append(left, c)
-		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.LeftJoin):
+		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.LeftJoin) && j.AsOf == nil:
+			// (Not below a temporal join's versioned side: a version that
+			// fails the predicate must still end the one before it, so the
+			// join tests the version valid at the probe's time.)
 			right = append(right, shiftLeft(c, nL))
 		default:
 			keep = append(keep, c)
@@ -410,6 +414,8 @@ func baseScan(n logical.Node) *logical.Scan {
 		case *logical.Scan:
 			return x
 		case *logical.WatermarkAssigner:
+			n = x.Input
+		case *logical.ChangelogNormalize:
 			n = x.Input
 		case *logical.Filter:
 			n = x.Input
@@ -637,6 +643,12 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 	switch x := n.(type) {
 	case *logical.Scan:
 		used := append([]bool(nil), need...)
+		// A changelog is applied by its key, which the scan then reads.
+		if c := x.Table.Config; c != nil && c.Spec != nil && c.SourceMode() != connectors.InsertOnly {
+			for _, k := range x.Table.PrimaryKey {
+				used[k] = true
+			}
+		}
 		// A computed column needs the columns it is computed from.
 		for i, c := range x.Table.Columns {
 			if used[i] && c.Expr != nil {

@@ -56,7 +56,7 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 	if l.Errors() > errs {
 		return
 	}
-	p.Props = derive(p.Root, s.Settings, l)
+	p.Root, p.Props = derive(p.Root, s.Settings, l)
 	s.Plans = append(s.Plans, p)
 }
 
@@ -123,6 +123,7 @@ var settings = map[string]settingSpec{
 	"execution.runtime-mode":                  {oneOf("streaming", "batch"), "streamsql always runs streaming"},
 	"sql-client.execution.result-mode":        {oneOf("table", "changelog", "tableau"), "how the shell shows a SELECT"},
 	"table.exec.source.idle-timeout":          {durationSetting, "default scan.watermark.idle-timeout for sources"},
+	"table.exec.source.cdc-events-duplicate":  {oneOf("true", "false"), "a changelog source with a primary key may repeat events: normalize it by key (default false)"},
 	"table.exec.source.future-time-warning":   {durationSetting, "warn when a row's event time is further ahead of the wall clock (default 1 d; 0: never)"},
 	"table.exec.watermark.drift-warning":      {durationSetting, "warn when the watermarks of two inputs of one join drift further apart (default 1 h; 0: never)"},
 	"table.local-time-zone":                   {anyValue, "time zone for TIMESTAMP_LTZ"},

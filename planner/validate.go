@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamsql/streamsql/ast"
@@ -14,20 +15,71 @@ import (
 )
 
 // derive computes the properties of a plan, its state retention, and
-// reports what cannot run (errors) or will hurt (warnings).
-func derive(root logical.Node, settings map[string]string, l *diag.List) map[logical.Node]*Props {
+// reports what cannot run (errors) or will hurt (warnings). It returns the
+// plan with the changelog normalize steps the modes call for.
+func derive(root logical.Node, settings map[string]string, l *diag.List) (logical.Node, map[logical.Node]*Props) {
 	d := &deriver{props: map[logical.Node]*Props{}, settings: settings, l: l}
+	d.modes(root)
+	if n, changed := d.normalize(root); changed {
+		root = n
+		d.props = map[logical.Node]*Props{}
+		d.modes(root)
+	}
+	d.walk(root)
+	if s, ok := root.(*logical.Sink); ok {
+		d.checkSink(s)
+	}
+	return root, d.props
+}
+
+// modes runs the two passes of the changelog mode inference.
+func (d *deriver) modes(root logical.Node) {
 	d.produce(root)
 	needBefore := true
 	if s, ok := root.(*logical.Sink); ok {
 		needBefore = !isUpsertSink(s)
 	}
 	d.require(root, needBefore)
-	d.walk(root)
-	if s, ok := root.(*logical.Sink); ok {
-		d.checkSink(s)
+}
+
+// normalize puts a ChangelogNormalize above the scan (and watermark
+// assigner) of each source that needs one, as Flink does: an upsert source
+// whose consumer needs -U (an upsert stream has no -U, and its deletions
+// may carry only the key), and, with 'table.exec.source.cdc-events-duplicate'
+// = 'true', a changelog source with a primary key (whose events may come
+// twice). It reports whether it changed the plan.
+func (d *deriver) normalize(n logical.Node) (logical.Node, bool) {
+	scan, _ := n.(*logical.Scan)
+	if w, ok := n.(*logical.WatermarkAssigner); ok {
+		scan, _ = w.Input.(*logical.Scan)
 	}
-	return d.props
+	if scan != nil {
+		p := d.props[n]
+		pk := scan.Table.PrimaryKey
+		upsert := p.Produced == changelogmode.Upsert && p.NeedBefore
+		dup := p.Produced == changelogmode.All && len(pk) > 0 && strings.EqualFold(d.settings["table.exec.source.cdc-events-duplicate"], "true")
+		if len(pk) == 0 || !upsert && !dup {
+			return n, false
+		}
+		cn := &logical.ChangelogNormalize{Input: n, Key: slices.Clone(pk), UpdateBefore: p.NeedBefore, S: scan.S}
+		if ttl, ok := d.ttl(); ok {
+			dur, _ := connectors.ParseDuration(ttl)
+			cn.TTL, cn.TTLText = dur.Milliseconds(), ttl
+		}
+		return cn, true
+	}
+	cs := logical.Children(n)
+	out := make([]logical.Node, len(cs))
+	changed := false
+	for i, c := range cs {
+		var ch bool
+		out[i], ch = d.normalize(c)
+		changed = changed || ch
+	}
+	if changed {
+		n = logical.Replace(n, out)
+	}
+	return n, changed
 }
 
 func (d *deriver) ttl() (string, bool) {
@@ -73,14 +125,12 @@ func (d *deriver) walk(n logical.Node) {
 	}
 	p := d.props[n]
 	switch x := n.(type) {
-	case *logical.Scan:
-		if p.Produced == changelogmode.Upsert && p.NeedBefore {
-			if ttl, ok := d.ttl(); ok {
-				p.State = []string{fmt.Sprintf("changelog normalize: last row per primary key, %s after last access (table.exec.state.ttl)", ttl)}
-			} else {
-				p.State = []string{"changelog normalize: last row per primary key, kept forever (to emit -U for an upsert source)"}
-				p.Unbounded = true
-			}
+	case *logical.ChangelogNormalize:
+		if x.TTL > 0 {
+			p.State = []string{fmt.Sprintf("the last row of each key: %s after the key's last change (table.exec.state.ttl)", x.TTLText)}
+		} else {
+			p.State = []string{"UNBOUNDED: the last row of each key, kept forever (one row per key of the table)"}
+			p.Unbounded = true
 		}
 	case *logical.Join:
 		d.regularJoin(x, p)

@@ -1,7 +1,8 @@
 // Package state keeps the keyed state of streamsql's operators (interval,
-// regular and temporal joins, group and window aggregates): an in-memory
-// hot tier in front of Badger (github.com/dgraph-io/badger/v4), under a
-// memory budget, with expiry by time bucket.
+// regular and temporal joins, group and window aggregates, the changelog
+// normalize): an in-memory hot tier in front of Badger
+// (github.com/dgraph-io/badger/v4), under a memory budget, with expiry by
+// time bucket.
 //
 // # Shape
 //
@@ -137,6 +138,11 @@
 // else) before Appending; a retraction Finds it and decrements (or
 // removes); a probe Scans the other side, updating Matches and Expiry. At
 // the start of each batch, Expire(now, nil) frees expired rows.
+//
+// Changelog normalize: a Map from the primary key to the encoded last row
+// (BytesCodec): Get, compare bytes with the new row's encoding, Put with
+// expiry now + TTL (NoExpiry without TTL); Delete on a tombstone;
+// Expire(now, nil) for the TTL.
 //
 // Group aggregate: a Map from the group key to the group (its
 // accumulators, with a Codec); Get, fold, Put with expiry access time +
