@@ -7,7 +7,7 @@ import "testing"
 // whose span is 3 days less the few ms between its two clock readings,
 // failed now and then).
 func TestFormatDuration(t *testing.T) {
-	const sec, min, hour, day = 1000, 60 * 1000, 3600 * 1000, 24 * 3600 * 1000
+	const sec, minute, hour, day = 1000, 60 * 1000, 3600 * 1000, 24 * 3600 * 1000
 	for _, c := range []struct {
 		ms   int64
 		want string
@@ -18,7 +18,7 @@ func TestFormatDuration(t *testing.T) {
 		{90 * sec, "1m30s"},
 		{hour - 400, "1h"},
 		{4 * hour, "4h"},
-		{3*day + 2*hour + 5*min, "3d2h5m"},
+		{3*day + 2*hour + 5*minute, "3d2h5m"},
 		{3*day - 7, "3d"},
 		{day - 20*sec, "1d"},
 		{day + 29*sec, "1d"},
