@@ -83,6 +83,9 @@ func (b *binder) setOp(q *ast.SetOp) logical.Node {
 			cols[i].Time = lc[i].Time
 		}
 	}
+	// Each input's values become the union's types (an INT 3 is 3.00 in a
+	// DECIMAL(12, 2) union).
+	l, r = convertColumns(l, cols), convertColumns(r, cols)
 	var out logical.Node = &logical.Union{Inputs: []logical.Node{l, r}, Cols: cols, S: q.S}
 	if !q.All {
 		// UNION removes duplicates: group by every column.

@@ -76,25 +76,16 @@ func splitJoinCond(cond expr.Expr, nL int, cols []logical.Column) (keys []logica
 	return keys, expr.And(rest...), casts
 }
 
-// keyCast converts e to the comparison type t where its values are
-// represented differently: numbers of another type or scale. Strings and
-// byte strings compare as they are (a cast to VARCHAR(n) would truncate),
-// and times of any precision are kept in milliseconds.
-//
+// keyCast converts one side of a key to the comparison type t (convert).
 // A cast to DECIMAL is a TRY_CAST: a value too large for t at t's scale
 // (a BIGINT near its limit against a DECIMAL(5, 2)) cannot equal any value
 // of the other side, which does fit (t's scale is the larger of the two), so
 // it must not fail the job; as NULL it joins nothing, as = says.
 func keyCast(e expr.Expr, t types.T) expr.Expr {
-	from := e.Type()
-	if !from.IsNumeric() || !t.IsNumeric() || types.SameIgnoringNull(from, t) {
-		return e
-	}
-	fn := "CAST"
 	if t.Kind == types.Decimal {
-		fn = "TRY_CAST"
+		return convert(e, t, "TRY_CAST")
 	}
-	return &expr.Call{Fn: fn, Args: []expr.Expr{e}, T: t.WithNullable(from.Nullable || fn == "TRY_CAST"), S: e.Span()}
+	return convert(e, t, "CAST")
 }
 
 // keyColumn returns the column a key side reads when it is a plain column
