@@ -432,6 +432,12 @@ func (c *conv) selectStmt(s *tast.SelectStmt) ast.Query {
 	}
 	selTok := c.findWord("SELECT")
 	sel := &ast.Select{Distinct: s.Distinct, Hints: c.rw.hints[selTok]}
+	// Past DISTINCT (or ALL): a literal is looked for at the next token.
+	if s.Distinct {
+		c.findWord("DISTINCT")
+	} else {
+		c.accept(func(t token) bool { return t.is("ALL") })
+	}
 	if s.Fields != nil {
 		for i, f := range s.Fields.Fields {
 			if i > 0 {
