@@ -490,7 +490,6 @@ type groupAggOp struct {
 	c       *Counters
 	clock   func() int64
 	ttl     int64
-	global  bool // no GROUP BY: one group, that exists even when empty
 	buf     row.Batch
 }
 
@@ -551,7 +550,10 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 	for _, p := range o.order {
 		g := p.g
 		g.dirty = false
-		if g.count <= 0 && !o.global {
+		// A group whose rows are all retracted is deleted, the one group of
+		// an aggregate without GROUP BY too (Flink's GroupAggFunction): a
+		// streaming global aggregate has a row only while it has input.
+		if g.count <= 0 {
 			if g.last != nil {
 				o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: g.last})
 			}

@@ -769,7 +769,7 @@ func (b *builder) groupAgg(x *logical.Aggregate, out collector) (operator, error
 		keys = append(keys, c.Name)
 	}
 	op := &groupAggOp{name: "GroupAggregate(" + strings.Join(keys, ", ") + ")", key: k, specs: specs,
-		pending: map[string]int{}, out: out, clock: b.opts.Clock, global: len(x.Keys) == 0}
+		pending: map[string]int{}, out: out, clock: b.opts.Clock}
 	op.c = b.counters(op.name, &b.job.Operators)
 	if v := b.opts.Settings["table.exec.state.ttl"]; v != "" {
 		if d, err := connectors.ParseDuration(v); err == nil {
