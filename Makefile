@@ -2,6 +2,7 @@
 
 GO             ?= go
 FUZZTIME       ?= 60s
+ORACLE_CASES   ?= 20000
 TOOLS_BIN      := $(CURDIR)/.tools/bin
 GOLANGCI_VERSION := v2.15.0
 GOLANGCI_LINT  := $(TOOLS_BIN)/golangci-lint
@@ -10,7 +11,7 @@ REWRITE_PKGS   ?= ./parser/... ./catalog/... ./planner/... ./docs
 
 .DEFAULT_GOAL := build
 
-.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-go tidy-check
+.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-go tidy-check oracle
 
 help: ## List targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -48,6 +49,12 @@ golangci-lint: $(GOLANGCI_LINT) ## Install the pinned golangci-lint only.
 
 rewrite: ## Regenerate datadriven golden files (-rewrite); review the diff like code.
 	$(GO) test -count=1 $(REWRITE_PKGS) -args -rewrite
+
+# The PostgreSQL oracle (oracle/doc.go): `make test` runs a short fixed set of
+# its cases; this runs ORACLE_CASES from a fresh seed (printed, reusable with
+# -oracle.seed). Needs PostgreSQL at 127.0.0.1:5432 (or ORACLE_PG).
+oracle: ## Compare streamsql with PostgreSQL on ORACLE_CASES (20000) random queries.
+	ORACLE_CASES=$(ORACLE_CASES) $(GO) test -count=1 -timeout 0 -v -run 'TestOracle$$' ./oracle
 
 # Every `func FuzzXxx` in a test file of the module is a target: the front
 # end (planner), the row decoders and encoders (format, the filesystem
