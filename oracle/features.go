@@ -44,9 +44,7 @@ type Features struct {
 // is on unless the comment names the open bug that keeps it off; switch it
 // on as soon as the fix is on main.
 var DefaultFeatures = Features{
-	// #11.2 (joinkeys): equi-join keys of different numeric types never
-	// match.
-	MixedKeyTypes: false,
+	MixedKeyTypes: true,
 	// #11.4 (joinstate): an outer join does not retract the padded row of
 	// a NULL-key row.
 	NullJoinKeys: false,
