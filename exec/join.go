@@ -146,38 +146,39 @@ func (o *joinOp) process(port int, b row.Batch) error {
 			}
 			continue
 		}
-		// Retraction: only of a row we hold (not expired by TTL).
-		if !o.remove(port, key, r.Vals, now) {
-			continue
-		}
-		if null {
-			l, rr := pair(port, r.Vals, nil)
-			o.emit(changelogmode.Delete, l, rr) // held, so outer
-			continue
-		}
+		// Retraction. As Flink's StreamingJoinOperator, what it emits does
+		// not depend on whether this side still holds the row (its state may
+		// have expired): the rows it makes with its partners, or its padded
+		// row, are retracted all the same. One refinement: an outer partner
+		// with no matches at all was never joined with this row (its padded
+		// row is out instead), so it is left alone, where Flink would
+		// retract a pair it never emitted and count the partner's matches
+		// below zero.
+		o.remove(port, key, r.Vals, now)
 		partners := int64(0)
-		other.table.Scan(key, func(m *state.Record) (keep, stop bool) {
-			if !o.matches(port, r.Vals, m) {
-				return true, false
-			}
-			if other.outer {
-				m.Time, m.Expiry = now, o.expiry(1-port, now)
-			}
-			partners += m.Count
-			l, rr := pair(port, r.Vals, m.Vals)
-			for i := int64(0); i < m.Count; i++ {
-				o.emit(kindOut, l, rr)
-			}
-			m.Matches--
-			if other.outer && m.Matches <= 0 {
-				m.Matches = 0
-				l, rr := pair(port, nil, m.Vals)
-				for i := int64(0); i < m.Count; i++ {
-					o.emit(changelogmode.Insert, l, rr)
+		if !null {
+			other.table.Scan(key, func(m *state.Record) (keep, stop bool) {
+				if !o.matches(port, r.Vals, m) || other.outer && m.Matches <= 0 {
+					return true, false
 				}
-			}
-			return true, false
-		})
+				if other.outer {
+					m.Time, m.Expiry = now, o.expiry(1-port, now)
+				}
+				partners += m.Count
+				l, rr := pair(port, r.Vals, m.Vals)
+				for i := int64(0); i < m.Count; i++ {
+					o.emit(kindOut, l, rr)
+				}
+				m.Matches--
+				if other.outer && m.Matches == 0 {
+					l, rr := pair(port, nil, m.Vals)
+					for i := int64(0); i < m.Count; i++ {
+						o.emit(changelogmode.Insert, l, rr)
+					}
+				}
+				return true, false
+			})
+		}
 		if partners == 0 && me.outer {
 			l, rr := pair(port, r.Vals, nil)
 			o.emit(changelogmode.Delete, l, rr)
@@ -212,10 +213,10 @@ func (o *joinOp) keep(s int, key []byte, vals []row.Value, matches, now int64) {
 	}
 }
 
-// remove takes one copy of a row of side s out (a record that keeps other
-// copies is written: its TTL starts again); false when no record holds it.
-func (o *joinOp) remove(s int, key []byte, vals []row.Value, now int64) bool {
-	return o.side[s].table.Find(key, vals, func(r *state.Record) bool {
+// remove takes one copy of a row of side s out, if a record holds it (a
+// record that keeps other copies is written: its TTL starts again).
+func (o *joinOp) remove(s int, key []byte, vals []row.Value, now int64) {
+	o.side[s].table.Find(key, vals, func(r *state.Record) bool {
 		r.Count--
 		r.Time, r.Expiry = now, o.expiry(s, now)
 		return r.Count > 0

@@ -579,8 +579,9 @@ func TestIntervalJoinLateRows(t *testing.T) {
 // written when inserted and, on an outer side only, each time its match
 // count changes (a row of the other side arrives or leaves and matches it).
 // Being read by a probe does not count. Rows are unique here (v identifies
-// each), and only rows still alive are retracted: the engine's answer for
-// retracting an expired row depends on whether a sweep has freed it yet.
+// each). A retraction of a row whose state expired emits what it would if
+// the row were held (Flink's rule), except for an outer partner without
+// matches, which never met the row.
 
 type ttlRec struct {
 	id      string
@@ -617,9 +618,6 @@ func (m *ttlModel) apply(s int, insert bool, x *ttlRec, now int64) []string {
 	for _, o := range m.side[1-s] {
 		if o.id == x.id && m.alive(o, now) {
 			ms = append(ms, o)
-			if m.outer[1-s] {
-				o.access = now // its match count changes
-			}
 		}
 	}
 	if insert {
@@ -627,8 +625,11 @@ func (m *ttlModel) apply(s int, insert bool, x *ttlRec, now int64) []string {
 			out = append(out, "+I"+m.fmtPair(s, x, nil))
 		}
 		for _, o := range ms {
-			if m.outer[1-s] && o.matches == 0 {
-				out = append(out, "-D"+m.fmtPair(1-s, o, nil))
+			if m.outer[1-s] {
+				if o.matches == 0 {
+					out = append(out, "-D"+m.fmtPair(1-s, o, nil))
+				}
+				o.access = now // its match count is written
 			}
 			o.matches++
 			out = append(out, "+I"+m.fmtPair(s, x, o))
@@ -636,22 +637,31 @@ func (m *ttlModel) apply(s int, insert bool, x *ttlRec, now int64) []string {
 		x.matches, x.access = len(ms), now
 		m.side[s] = append(m.side[s], x)
 	} else {
+		// Held or expired alike (Flink's rule), but for an outer partner
+		// without matches, which never met x.
 		for i, y := range m.side[s] {
 			if y == x {
 				m.side[s] = append(m.side[s][:i], m.side[s][i+1:]...)
 				break
 			}
 		}
-		if len(ms) == 0 && m.outer[s] {
-			out = append(out, "-D"+m.fmtPair(s, x, nil))
-		}
+		met := 0
 		for _, o := range ms {
+			if m.outer[1-s] && o.matches == 0 {
+				continue
+			}
+			met++
 			out = append(out, "-D"+m.fmtPair(s, x, o))
 			o.matches--
-			if m.outer[1-s] && o.matches <= 0 {
-				o.matches = 0
-				out = append(out, "+I"+m.fmtPair(1-s, o, nil))
+			if m.outer[1-s] {
+				o.access = now
+				if o.matches == 0 {
+					out = append(out, "+I"+m.fmtPair(1-s, o, nil))
+				}
 			}
+		}
+		if met == 0 && m.outer[s] {
+			out = append(out, "-D"+m.fmtPair(s, x, nil))
 		}
 	}
 	sort.Strings(out)
@@ -660,7 +670,7 @@ func (m *ttlModel) apply(s int, insert bool, x *ttlRec, now int64) []string {
 
 func TestRegularJoinTTLMatchesReference(t *testing.T) {
 	for _, kind := range []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"} {
-		matchedExpired := 0
+		matchedExpired, retractedExpired := 0, 0
 		for seed := int64(1); seed <= 40; seed++ {
 			r := rand.New(rand.NewSource(seed))
 			ttl := int64(1000 * (5 + r.Intn(10)))
@@ -684,18 +694,27 @@ func TestRegularJoinTTLMatchesReference(t *testing.T) {
 				}
 				s := r.Intn(2)
 				name := []string{"l", "r"}[s]
-				var alive []*ttlRec
+				var alive, expired []*ttlRec
 				for _, x := range m.side[s] {
 					if m.alive(x, now) {
 						alive = append(alive, x)
+					} else {
+						expired = append(expired, x)
 					}
 				}
 				var line string
-				if len(alive) > 0 && r.Intn(4) == 0 {
+				switch {
+				case len(alive) > 0 && r.Intn(4) == 0:
 					x := alive[r.Intn(len(alive))]
 					line = fmt.Sprintf("%s -D %s, %d", name, x.id, x.v)
 					want = append(want, m.apply(s, false, x, now))
-				} else {
+				case len(expired) > 0 && r.Intn(5) == 0:
+					// A retraction of a row whose state has expired.
+					x := expired[r.Intn(len(expired))]
+					retractedExpired++
+					line = fmt.Sprintf("%s -D %s, %d", name, x.id, x.v)
+					want = append(want, m.apply(s, false, x, now))
+				default:
 					v++
 					x := &ttlRec{id: fmt.Sprintf("k%d", r.Intn(3)), v: v}
 					for _, o := range m.side[1-s] {
@@ -726,8 +745,9 @@ func TestRegularJoinTTLMatchesReference(t *testing.T) {
 				}
 			}
 		}
-		if matchedExpired == 0 {
-			t.Fatalf("%s: the TTL never made a difference", kind)
+		if matchedExpired == 0 || retractedExpired == 0 {
+			t.Fatalf("%s: the TTL never made a difference (%d partners forgotten, %d expired rows retracted)",
+				kind, matchedExpired, retractedExpired)
 		}
 	}
 }

@@ -132,12 +132,13 @@
 // side's Expire(w, nil), which deletes spilled single-row keys unread.
 //
 // Regular join: one Table per side; Record.Count holds identical rows,
-// Record.Matches the partner instances, Expiry = access time + the side's
+// Record.Matches the partner instances, Expiry = last write + the side's
 // TTL (NoExpiry without TTL). Storing a row Finds the key's record with
 // the identical row (Count++; Find compares encodings, decoding nothing
 // else) before Appending; a retraction Finds it and decrements (or
-// removes); a probe Scans the other side, updating Matches and Expiry. At
-// the start of each batch, Expire(now, nil) frees expired rows.
+// removes); a probe Scans the other side, updating Matches and Expiry on an
+// outer side and leaving an inner side's records unchanged (clean). At the
+// start of each batch, Expire(now, nil) frees expired rows.
 //
 // Changelog normalize: a Map from the primary key to the encoded last row
 // (BytesCodec): Get, compare bytes with the new row's encoding, Put with
