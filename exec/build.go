@@ -42,7 +42,10 @@ type Options struct {
 	// drifting apart); nil: they go to Stderr.
 	Warn func(msg string)
 	// QuerySink makes the sink of a SELECT (the shell's view, or stdout for
-	// `streamsql run`). Required when plans include a SELECT.
+	// `streamsql run`). Required when plans include a SELECT. It is called
+	// once per SELECT, in the order of the plans, with the name the job's
+	// counters give it: "query 1" for the first SELECT, "query 2" for the
+	// second (INSERTs are not counted).
 	QuerySink func(name string, cols []Column) Sink
 }
 
@@ -142,13 +145,15 @@ func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, erro
 	if err := b.driftSetting(); err != nil {
 		return nil, err
 	}
-	for i, p := range plans {
+	queries := 0
+	for _, p := range plans {
 		b.props = p.Props
 		var err error
 		if s, ok := p.Root.(*logical.Sink); ok {
 			err = b.sink(s)
 		} else {
-			err = b.query(i, p.Root)
+			queries++
+			err = b.query(queries, p.Root)
 		}
 		if err != nil {
 			return nil, err
@@ -225,7 +230,8 @@ func (b *builder) sink(s *logical.Sink) error {
 	return b.node(s.Input, portOf{op, 0})
 }
 
-func (b *builder) query(i int, root logical.Node) error {
+// query builds the n-th SELECT (from 1) of the job.
+func (b *builder) query(n int, root logical.Node) error {
 	if b.opts.QuerySink == nil {
 		return fmt.Errorf("a SELECT needs somewhere to show its rows")
 	}
@@ -233,7 +239,7 @@ func (b *builder) query(i int, root logical.Node) error {
 	for _, c := range root.Columns() {
 		cols = append(cols, Column{Name: c.Name, Type: c.Type})
 	}
-	name := fmt.Sprintf("query %d", i+1)
+	name := fmt.Sprintf("query %d", n)
 	sk := b.opts.QuerySink(name, cols)
 	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(name, &b.job.Sinks), done: b.job.sinksDone}
 	b.job.sinks = append(b.job.sinks, op)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/planner"
 
 	// Connector runtimes register themselves.
@@ -37,7 +39,8 @@ var runCmd = &command{
 Run plans the job in FILE.sql and executes it: it reads the sources, keeps
 operator state (joins, aggregations), and writes every INSERT INTO to its
 sink; every INSERT and SELECT of the file runs together, as one job. A SELECT
-prints its changes (+I, -U, +U, -D) on stdout. A job whose sources are all
+prints its changes (+I, -U, +U, -D) on stdout; with several SELECTs, each line
+starts with the query's name ("query 2> "). A job whose sources are all
 bounded (files, datagen with 'number-of-rows') ends with a final watermark
 that fires every timer and flushes every buffered row, and exits 0.
 
@@ -148,6 +151,13 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	// Several SELECTs print at once: each line of each says which query
+	// it belongs to, and the summary names each with its line.
+	selects := selectsOf(src, plans)
+	labels := map[string]string{}
+	for i, q := range selects {
+		labels[fmt.Sprintf("query %d", i+1)] = fmt.Sprintf("query %d (line %d)", i+1, q.line)
+	}
 	job, err := exec.Build(ctx, plans, exec.Options{
 		Settings:    settings,
 		BaseDir:     filepath.Dir(file),
@@ -163,7 +173,14 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 			if mode == "" || mode == modeTable {
 				mode = modeTableau // redrawing in place needs a terminal
 			}
-			v := newView(console, mode, false)
+			var w io.Writer = console
+			if len(selects) > 1 {
+				// Each query's lines are one write: they never interleave
+				// within a line, and the prefix says whose they are.
+				w = &linePrefixer{w: console, prefix: name + "> "}
+				fmt.Fprintf(w, "%s\n", selects[len(views)].text)
+			}
+			v := newView(w, mode, false)
 			views = append(views, v)
 			return v.sink(cols)
 		},
@@ -192,7 +209,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	out.flush()
-	summary(job, stderr, time.Since(start))
+	summary(job, stderr, time.Since(start), labels)
 	if sig := stopped(); sig != nil {
 		// A stop asked for is not a failure. An error other than the
 		// stop itself is still worth saying.
@@ -311,7 +328,70 @@ func sourceProgress(s *exec.Counters) string {
 	return text
 }
 
-func summary(job *exec.Job, w io.Writer, took time.Duration) {
+// selectQuery is a SELECT of the job file: its first line and its text on
+// one line (shortened).
+type selectQuery struct {
+	line int
+	text string
+}
+
+// selectsOf lists the SELECTs among plans, in order: the order in which
+// exec.Build names them "query 1", "query 2", ….
+func selectsOf(src *diag.Source, plans []*planner.Plan) []selectQuery {
+	var out []selectQuery
+	for _, p := range plans {
+		if _, insert := p.Root.(*logical.Sink); insert {
+			continue
+		}
+		sp := p.Stmt.Span()
+		line, _ := src.Position(sp.Start)
+		text := ""
+		if sp.Start.IsValid() && sp.End.IsValid() && int(sp.End) <= len(src.Text) && sp.Start < sp.End {
+			text = strings.Join(strings.Fields(src.Text[sp.Start:sp.End]), " ")
+		}
+		if len(text) > 100 {
+			text = text[:97] + "..."
+		}
+		out = append(out, selectQuery{line: line, text: text})
+	}
+	return out
+}
+
+// linePrefixer writes each line after a prefix, in one Write on w per
+// Write.
+type linePrefixer struct {
+	w      io.Writer
+	prefix string
+	mid    bool // the last Write ended inside a line
+	buf    []byte
+}
+
+func (p *linePrefixer) Write(b []byte) (int, error) {
+	p.buf = p.buf[:0]
+	for rest := b; len(rest) > 0; {
+		if !p.mid {
+			p.buf = append(p.buf, p.prefix...)
+			p.mid = true
+		}
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			p.buf = append(p.buf, rest...)
+			break
+		}
+		p.buf = append(p.buf, rest[:i+1]...)
+		rest = rest[i+1:]
+		p.mid = false
+	}
+	if _, err := p.w.Write(p.buf); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// summary prints what every source, stateful operator and sink did.
+// labels names the SELECTs' sinks ("query 1" -> "query 1 (line 4)"); their
+// count is of the changes printed.
+func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]string) {
 	fmt.Fprintf(w, "streamsql run: %s\n", took.Round(time.Millisecond))
 	for _, s := range job.Sources {
 		fmt.Fprintf(w, "  source %-28s %8d rows  watermark %s  max event time %s", s.Name, s.In.Load(),
@@ -359,12 +439,20 @@ func summary(job *exec.Job, w io.Writer, took time.Duration) {
 		fmt.Fprintln(w)
 	}
 	for _, s := range job.Sinks {
-		noun := "rows"
-		if s.Out.Load() == 1 {
-			noun = "row"
+		n := s.Out.Load()
+		if label, ok := labels[s.Name]; ok {
+			fmt.Fprintf(w, "  %-35s %8d %s printed\n", label, n, nouns(n, "change", "changes"))
+			continue
 		}
-		fmt.Fprintf(w, "  sink %-30s %8d %s written\n", s.Name, s.Out.Load(), noun)
+		fmt.Fprintf(w, "  sink %-30s %8d %s written\n", s.Name, n, nouns(n, "row", "rows"))
 	}
+}
+
+func nouns(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func stateful(name string) bool {

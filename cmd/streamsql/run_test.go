@@ -332,3 +332,110 @@ INSERT INTO o SELECT id, pad FROM i;
 		t.Fatal("no rows were written before the failure")
 	}
 }
+
+// TestRunSeveralSelects (#19.7): several SELECTs in one run, at
+// parallelism 4, print at once; every line says which query it belongs to,
+// each query's lines form its own table, whose rows are the query's answer
+// (computed here from the input), and the summary counts each query's
+// changes.
+func TestRunSeveralSelects(t *testing.T) {
+	dir := t.TempDir()
+	var data strings.Builder
+	counts := map[string]int{}
+	var small []string
+	for i := 0; i < 5000; i++ {
+		k := fmt.Sprintf("k%d", i%13)
+		counts[k]++
+		if i%100 == 0 {
+			small = append(small, fmt.Sprintf("%s|%d", k, i))
+		}
+		fmt.Fprintf(&data, "{\"k\":%q,\"v\":%d}\n", k, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.json"), []byte(data.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var perKey []string
+	for k, n := range counts {
+		perKey = append(perKey, fmt.Sprintf("%s|%d", k, n))
+	}
+	job := writeJobIn(t, dir, "q.sql", `CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');
+CREATE TABLE b (k STRING) WITH ('connector' = 'blackhole');
+SELECT k, v FROM t WHERE MOD(v, 100) = 0;
+INSERT INTO b SELECT k FROM t;
+SELECT k, COUNT(*) FROM t GROUP BY k;
+SELECT COUNT(*) FROM t;
+`)
+	res := invoke("run", "--set", "parallelism=4", job)
+	if res.code != 0 {
+		t.Fatalf("%s", res)
+	}
+	// Each query's lines, without the prefix.
+	lines := map[string][]string{}
+	for i, l := range strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n") {
+		name, rest, ok := strings.Cut(l, "> ")
+		if !ok || !regexp.MustCompile(`^query [123]$`).MatchString(name) {
+			t.Fatalf("stdout line %d does not say its query: %q", i+1, l)
+		}
+		lines[name] = append(lines[name], rest)
+	}
+	cell := regexp.MustCompile(`\s*\|\s*`)
+	for _, q := range []struct {
+		name, sql, summary string
+		want               []string
+	}{
+		{"query 1", "SELECT k, v FROM t WHERE MOD(v, 100) = 0", "query 1 (line 3)", small},
+		{"query 2", "SELECT k, COUNT(*) FROM t GROUP BY k", "query 2 (line 5)", perKey},
+		{"query 3", "SELECT COUNT(*) FROM t", "query 3 (line 6)", []string{"5000"}},
+	} {
+		ls := lines[q.name]
+		if len(ls) < 6 || ls[0] != q.sql || !strings.HasPrefix(ls[1], "+----") || !strings.HasPrefix(ls[2], "| op ") ||
+			!strings.HasPrefix(ls[3], "+----") || !strings.HasPrefix(ls[len(ls)-2], "+----") ||
+			!strings.HasPrefix(ls[len(ls)-1], "Query finished.") {
+			t.Fatalf("%s is not one table:\n%s", q.name, strings.Join(ls, "\n"))
+		}
+		var changes []string
+		for _, l := range ls[4 : len(ls)-2] {
+			cells := cell.Split(strings.Trim(l, "| "), -1)
+			if len(cells) < 2 {
+				t.Fatalf("%s: not a row: %q", q.name, l)
+			}
+			changes = append(changes, cells[0]+"["+strings.Join(cells[1:], "|")+"]")
+		}
+		got := materializeChanges(t, changes)
+		sort.Strings(q.want)
+		if strings.Join(got, "\n") != strings.Join(q.want, "\n") {
+			t.Errorf("%s: got %v, want %v", q.name, got, q.want)
+		}
+		want := fmt.Sprintf("  %-35s %8d changes printed\n", q.summary, len(changes))
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, res.stderr)
+		}
+	}
+}
+
+// materializeChanges applies changes like "+I[a|1]" to a multiset and
+// returns its rows, sorted.
+func materializeChanges(t *testing.T, changes []string) []string {
+	t.Helper()
+	bag := map[string]int{}
+	for _, c := range changes {
+		body := strings.TrimSuffix(c[3:], "]")
+		switch c[:2] {
+		case "+I", "+U":
+			bag[body]++
+		case "-U", "-D":
+			if bag[body] == 0 {
+				t.Fatalf("%s retracts a row that is not there", c)
+			}
+			bag[body]--
+		}
+	}
+	var out []string
+	for r, n := range bag {
+		for range n {
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
