@@ -60,7 +60,8 @@ oracle: ## Compare streamsql with PostgreSQL on ORACLE_CASES (20000) random quer
 # end (planner), the row decoders and encoders (format, the filesystem
 # source's framing), eval, state. Each runs for FUZZTIME, one after the
 # other; FUZZ=REGEXP picks targets by name (`make fuzz FUZZ=CSV`), and
-# FUZZFLAGS adds flags (`FUZZFLAGS=-parallel=1` on a shared machine). A
+# FUZZFLAGS adds flags (`FUZZFLAGS=-parallel=1` on a shared machine). No test
+# timeout: go test's default (10m) would kill a FUZZTIME=10m run. A
 # failing input lands in the package's testdata/fuzz/, which `make test` runs.
 FUZZ           ?= .
 FUZZFLAGS      ?=
@@ -70,7 +71,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 60s); FUZZ=REGEXP pick
 	if [ -z "$$targets" ]; then echo "fuzz: no target matches FUZZ=$(FUZZ)"; exit 1; fi; \
 	echo "$$targets" | while read -r dir name; do \
 		echo "== fuzz ./$$dir $$name for $(FUZZTIME)"; \
-		$(GO) test ./$$dir -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s $(FUZZFLAGS); \
+		$(GO) test ./$$dir -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s -timeout=0 $(FUZZFLAGS); \
 	done
 
 # End to end: builds streamsql, generates the input files, runs each query

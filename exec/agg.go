@@ -592,17 +592,29 @@ func (o *groupAggOp) end(int) error               { return o.out.end() }
 
 // windowOp is a window table-valued function: it appends window_start,
 // window_end and window_time to each row, once per window the row is in.
+// A row it cannot place in time (eventTime; or whose windows would end
+// beyond the range of int64) is in no window: counted and dead-lettered.
 type windowOp struct {
 	fn                        string
 	timeCol                   int
 	size, slide, step, offset int64
 	out                       collector
 	c                         *Counters
+	late                      *lateWriter
+	cols                      []Column // the input's, for dead letters
 	buf                       row.Batch
 }
 
-// windows returns the [start, end) windows containing t.
-func (o *windowOp) windows(t int64, each func(start, end int64)) {
+// windows calls each with the [start, end) windows containing t, and
+// reports false (having called nothing) when they cannot be computed
+// without overflow. With |t| <= MaxEventTime that needs window parameters
+// of 2^61 ms (73 million years) or more, which an interval literal cannot
+// write (at most 999999999 days); the check keeps it so.
+func (o *windowOp) windows(t int64, each func(start, end int64)) bool {
+	const safe = 1 << 61
+	if !validTime(t) || o.size >= safe || o.slide >= safe || o.step >= safe || o.offset >= safe || o.offset <= -safe {
+		return false
+	}
 	switch o.fn {
 	case "TUMBLE":
 		s := floorDiv(t-o.offset, o.size)*o.size + o.offset
@@ -620,6 +632,7 @@ func (o *windowOp) windows(t int64, each func(start, end int64)) {
 			}
 		}
 	}
+	return true
 }
 
 func floorDiv(a, b int64) int64 {
@@ -634,17 +647,26 @@ func (o *windowOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	o.buf = o.buf[:0]
 	for _, r := range b {
-		tv := r.Vals[o.timeCol]
-		if tv.IsNull() {
-			continue // a row without time is in no window
+		t, why, ok := eventTime(r.Vals[o.timeCol], colName(o.cols, o.timeCol))
+		if ok {
+			ok = o.windows(t, func(s, e int64) {
+				vals := make([]row.Value, len(r.Vals)+3)
+				copy(vals, r.Vals)
+				n := len(r.Vals)
+				vals[n], vals[n+1], vals[n+2] = row.IntValue(s), row.IntValue(e), row.IntValue(e-1)
+				o.buf = append(o.buf, row.Row{Kind: r.Kind, Vals: vals})
+			})
+			if !ok {
+				why = "event time out of range: the windows of " + FormatMillis(t) + " end beyond the range of time"
+			}
 		}
-		o.windows(tv.Int(), func(s, e int64) {
-			vals := make([]row.Value, len(r.Vals)+3)
-			copy(vals, r.Vals)
-			n := len(r.Vals)
-			vals[n], vals[n+1], vals[n+2] = row.IntValue(s), row.IntValue(e), row.IntValue(e-1)
-			o.buf = append(o.buf, row.Row{Kind: r.Kind, Vals: vals})
-		})
+		if !ok {
+			// In no window: counted and dead-lettered, never silent.
+			o.c.NoTime.Add(1)
+			if err := o.late.noTime(o.c.Name, why, r, o.c.Watermark.Load(), o.cols, true); err != nil {
+				return err
+			}
+		}
 	}
 	if len(o.buf) == 0 {
 		return nil
@@ -686,7 +708,17 @@ type windowAggOp struct {
 func (o *windowAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	for _, r := range b {
-		end := r.Vals[o.endCol].Int()
+		ev := r.Vals[o.endCol]
+		if ev.IsNull() {
+			// No window (a window TVF never emits one): counted and
+			// dead-lettered, never silent.
+			o.c.NoTime.Add(1)
+			if err := o.late.noTime(o.name, "no event time: "+colName(o.lateCols, o.endCol)+" is NULL", r, o.wm, o.lateCols, true); err != nil {
+				return err
+			}
+			continue
+		}
+		end := ev.Int()
 		if end-1 <= o.wm {
 			o.c.Late.Add(1)
 			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {

@@ -293,7 +293,7 @@ func (b *builder) node(n logical.Node, out collector) error {
 			func(out collector) (operator, error) { return b.temporalJoin(x, out) })
 	case *logical.Window:
 		op := &windowOp{fn: x.Func, timeCol: x.TimeCol, size: x.Size, slide: x.Slide, step: x.Step, offset: x.Offset,
-			out: out, c: b.counters("Window "+x.Func, &b.job.Operators)}
+			out: out, c: b.counters("Window "+x.Func, &b.job.Operators), late: b.lateFor(x.Input), cols: columnsOf(x.Input.Columns())}
 		return b.node(x.Input, portOf{op, 0})
 	case *logical.WindowAggregate:
 		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{x.Keys}, out,
@@ -697,6 +697,7 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Left)
+	op.rlate, op.rcols = b.lateFor(x.Right), columnsOf(x.Right.Columns())
 	st, err := b.openState()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.name, err)

@@ -33,6 +33,11 @@
 //     counted per operator and source, and written to the job's dead-letter
 //     destination when one is configured ('scan.late-rows.path'); it is never
 //     dropped without a trace.
+//   - A row that cannot be placed in time (a NULL event time, or one
+//     outside years 1 to 9999) never moves a watermark; every time-based
+//     operator counts it (Counters.NoTime, against the operator and the
+//     source) and writes it to the dead-letter destination with the reason
+//     when it drops it (eventtime.go says what each operator does).
 //   - Bad input (a row a source cannot decode) fails the job with where and
 //     why, unless the table says to skip it ('json.ignore-parse-errors'); a
 //     skipped row is counted. Nothing already accepted is lost.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -101,7 +103,15 @@ func runScript(input string) (string, error) {
 	}
 	var clock int64
 	var sink *captureSink
+	// Dead-letter files ('scan.late-rows.path', relative) land here and are
+	// shown after the counts.
+	deadDir, err := os.MkdirTemp("", "streamsql-script-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(deadDir)
 	job, err := Build(context.Background(), plans, Options{
+		BaseDir:  deadDir,
 		Settings: j.Session.Settings,
 		Clock:    func() int64 { return clock },
 		QuerySink: func(_ string, cols []Column) Sink {
@@ -195,12 +205,38 @@ func runScript(input string) (string, error) {
 			lates = append(lates, fmt.Sprintf("late rows from %s: %d", s.Name, n))
 		}
 	}
+	for _, o := range job.Operators {
+		if n := o.NoTime.Load(); n > 0 {
+			lates = append(lates, fmt.Sprintf("rows without time at %s: %d", o.Name, n))
+		}
+	}
+	for _, s := range job.Sources {
+		if n := s.NoTime.Load(); n > 0 {
+			lates = append(lates, fmt.Sprintf("rows without time from %s: %d", s.Name, n))
+		}
+	}
 	sort.Strings(lates)
 	for _, l := range lates {
 		b.WriteString(l + "\n")
 	}
 	for _, w := range job.Warnings() {
 		b.WriteString("warning: " + w + "\n")
+	}
+	if err := job.Close(); err != nil {
+		return "", err
+	}
+	dead, err := os.ReadDir(deadDir)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range dead {
+		text, err := os.ReadFile(filepath.Join(deadDir, f.Name()))
+		if err != nil {
+			return "", err
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+			b.WriteString("dead letter " + f.Name() + ": " + l + "\n")
+		}
 	}
 	for _, o := range job.Operators {
 		if o.Spilled.Load() > 0 {

@@ -82,17 +82,21 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		if r.Kind != changelogmode.Insert {
 			return fmt.Errorf("%s: an interval join takes insert-only input, got a %s row", o.name, r.Kind)
 		}
-		tv := r.Vals[o.timeCol[port]]
-		if tv.IsNull() {
-			// A row without time can never be in a time bound: it joins
-			// nothing, and an outer side emits it padded.
+		t, why, ok := eventTime(r.Vals[o.timeCol[port]], colName(o.lateCols[port], o.timeCol[port]))
+		if !ok {
+			// A row without a time can never be in a time bound: it joins
+			// nothing, and an outer side emits it padded. Counted either
+			// way; dead-lettered when dropped.
+			o.c.NoTime.Add(1)
+			if err := o.late[port].noTime(o.name, why, r, wm, o.lateCols[port], !me.outer); err != nil {
+				return err
+			}
 			if me.outer {
 				l, rr := pair(port, r.Vals, nil)
 				o.emit(changelogmode.Insert, l, rr)
 			}
 			continue
 		}
-		t := tv.Int()
 		late := t <= wm
 		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {

@@ -209,6 +209,27 @@ func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []Colum
 	if w.src != nil {
 		w.src.Late.Add(1)
 	}
+	return w.record(operator, "late: event time at or below the watermark", r, FormatMillis(t), wm, cols)
+}
+
+// noTime records a row the operator could not place in time (see
+// eventTime): counted against its source, and, when dropped is set,
+// written to the dead-letter file with why (its "time" is null).
+func (w *lateWriter) noTime(operator, why string, r row.Row, wm int64, cols []Column, dropped bool) error {
+	if w == nil {
+		return nil
+	}
+	if w.src != nil {
+		w.src.NoTime.Add(1)
+	}
+	if !dropped {
+		return nil
+	}
+	return w.record(operator, why, r, nil, wm, cols)
+}
+
+// record writes one dead letter, when the table has a dead-letter path.
+func (w *lateWriter) record(operator, reason string, r row.Row, t any, wm int64, cols []Column) error {
 	if w.path == "" {
 		return nil
 	}
@@ -240,8 +261,7 @@ func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []Colum
 			vals[name] = v.String()
 		}
 	}
-	rec := map[string]any{"operator": operator, "reason": "late: event time at or below the watermark",
-		"time": FormatMillis(t), "watermark": FormatMillis(wm), "row": vals}
+	rec := map[string]any{"operator": operator, "reason": reason, "time": t, "watermark": FormatMillis(wm), "row": vals}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err

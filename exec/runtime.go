@@ -249,6 +249,10 @@ type Counters struct {
 	Out  atomic.Int64
 	Late atomic.Int64
 	Bad  atomic.Int64
+	// NoTime counts the rows a time-based operator could not place in
+	// time (a NULL event time, or one outside years 1 to 9999); on a
+	// source, those of its rows that an operator counted (eventTime).
+	NoTime atomic.Int64
 	// Watermark is the last watermark seen (MinWatermark before any).
 	Watermark atomic.Int64
 	// MaxTime is the largest event time seen (sources).
@@ -466,11 +470,13 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 				maxT := w.wm[split]
 				for _, rw := range rows {
 					v := rw.Vals[r.timeCol]
-					if v.IsNull() {
+					if v.IsNull() || !validTime(v.Int()) {
+						// No time to move the watermark with: the row goes
+						// on, and an operator that needs its time counts it.
 						continue
 					}
-					if t := v.Int(); t-r.delay > maxT {
-						maxT = t - r.delay
+					if t := v.Int(); satAdd(t, -r.delay) > maxT {
+						maxT = satAdd(t, -r.delay)
 						if t > r.counters.MaxTime.Load() {
 							r.counters.MaxTime.Store(t)
 							r.checkFuture(t, now)

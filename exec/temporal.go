@@ -43,6 +43,8 @@ type temporalJoinOp struct {
 	c        *Counters
 	late     *lateWriter
 	lcols    []Column
+	rlate    *lateWriter // the versioned side's, for versions without time
+	rcols    []Column
 	buf      row.Batch
 }
 
@@ -68,14 +70,22 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 	if port == 0 {
 		due := false
 		for _, r := range b {
-			tv := r.Vals[o.leftTime]
+			t, why, timed := eventTime(r.Vals[o.leftTime], colName(o.lcols, o.leftTime))
 			kb, null, err := o.lkey.keyBytes(r.Vals)
 			if err != nil {
 				return fmt.Errorf("%s: %w", o.name, err)
 			}
-			t := tv.Int()
+			if !timed {
+				// No version is valid at no time: it joins nothing (a LEFT
+				// join emits it padded). Counted; dead-lettered when dropped.
+				o.c.NoTime.Add(1)
+				if err := o.late.noTime(o.name, why, r, wm, o.lcols, !o.left); err != nil {
+					return err
+				}
+				t = 0
+			}
 			rec := state.Record{Vals: r.Vals, Time: t, Expiry: t}
-			if null || tv.IsNull() {
+			if null || !timed {
 				rec.Flags, rec.Expiry = flagNullKey, nullProbeExpiry
 			} else if t <= wm {
 				// Late: its versions may already be gone. Join with what is
@@ -110,7 +120,18 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 		if null {
 			continue
 		}
-		rec := state.Record{Vals: r.Vals, Time: r.Vals[o.ltime].Int(), Expiry: state.NoExpiry}
+		t, why, timed := eventTime(r.Vals[o.ltime], colName(o.rcols, o.ltime))
+		if !timed && (r.Kind != changelogmode.Delete || !r.Vals[o.ltime].IsNull()) {
+			// A version without time is valid at no time (read as 0 it
+			// would be valid from 1970 on): counted and dead-lettered. (A
+			// deletion without its own time is placed by deletionTime.)
+			o.c.NoTime.Add(1)
+			if err := o.rlate.noTime(o.name, why, r, wm, o.rcols, true); err != nil {
+				return err
+			}
+			continue
+		}
+		rec := state.Record{Vals: r.Vals, Time: t, Expiry: state.NoExpiry}
 		if r.Kind == changelogmode.Delete {
 			t, ok := o.deletionTime(kb, r.Vals)
 			if !ok {

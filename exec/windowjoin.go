@@ -63,7 +63,14 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 		}
 		ev := r.Vals[me.end]
 		if ev.IsNull() {
-			continue // no window: cannot happen for a window TVF's rows
+			// No window (a window TVF never emits one, it counts the rows
+			// without time itself): counted and dead-lettered.
+			o.c.NoTime.Add(1)
+			why := "no event time: " + colName(o.lcols[port], me.end) + " is NULL"
+			if err := o.late[port].noTime(o.name, why, r, wm, o.lcols[port], true); err != nil {
+				return err
+			}
+			continue
 		}
 		last := ev.Int() - 1
 		if last <= wm {

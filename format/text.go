@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -23,11 +24,11 @@ const (
 	msPerDay    = 24 * msPerHour
 
 	// MinMillis is the first timestamp streamsql reads,
-	// 0001-01-01 00:00:00.000 UTC.
-	MinMillis = -62135596800000
+	// 0001-01-01 00:00:00.000 UTC: the first event time (exec's).
+	MinMillis = exec.MinEventTime
 	// MaxMillis is the last timestamp streamsql reads,
 	// 9999-12-31 23:59:59.999 UTC.
-	MaxMillis = 253402300799999
+	MaxMillis = exec.MaxEventTime
 )
 
 // timestampHint is what a TIMESTAMP field's text must look like.

@@ -107,3 +107,53 @@ func TestRunCSVQuotedLineBreakAndEmptyValue(t *testing.T) {
 		t.Errorf("rows:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestRunRowsWithoutTime: a row whose event time is NULL, or out of range
+// (a BIGINT epoch that is no epoch, through TO_TIMESTAMP_LTZ), is in no
+// window: counted on the source and the operator in the run summary, and
+// written to the dead-letter file with the reason. It neither vanishes nor
+// moves the watermark (MIN_VALUE - 5 s used to wrap around to the far
+// future, making every later row late).
+func TestRunRowsWithoutTime(t *testing.T) {
+	const job = `CREATE TABLE e (k STRING, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'e.json', 'format' = 'json', 'scan.late-rows.path' = 'dead.jsonl');
+CREATE TABLE o (ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
+INSERT INTO o SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end;
+`
+	data := `{"k": "a", "ms": 1767261601000}
+{"k": "nul", "ms": null}
+{"k": "min", "ms": -9223372036854775808}
+{"k": "b", "ms": 1767261602000}
+{"k": "c", "ms": 1767261603000}
+`
+	// (The file is one batch: the watermark moves after it, so the dead
+	// letters say -inf.)
+	dir := writeFiles(t, map[string]string{"e.json": data, "job.sql": job})
+	r := invoke("run", filepath.Join(dir, "job.sql"))
+	if r.code != 0 {
+		t.Fatalf("want exit 0, got:\n%s", r)
+	}
+	if want := "+I[2026-01-01 10:00:00.000, 3]\n"; r.stdout != want {
+		t.Errorf("output %q, want %q", r.stdout, want)
+	}
+	for _, s := range []string{"2 rows without time", "no time 2", "watermark +inf  max event time 2026-01-01 10:00:03.000"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("the summary lacks %q:\n%s", s, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "late row") || strings.Contains(r.stderr, "late 1") {
+		t.Errorf("no row is late:\n%s", r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "dead.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"operator":"Window TUMBLE","reason":"no event time: ts is NULL","row":{"k":"nul","ms":null,"ts":null},"time":null,"watermark":"-inf"}
+{"operator":"Window TUMBLE","reason":"event time out of range: ts is -9223372036854775808 ms from 1970-01-01, before year 1","row":{"k":"min","ms":"-9223372036854775808","ts":"-292275055-05-16 16:47:04.192"},"time":null,"watermark":"-inf"}
+`
+	if string(b) != want {
+		t.Errorf("dead letters:\n%s\nwant:\n%s", b, want)
+	}
+}

@@ -402,10 +402,13 @@ func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]s
 		if l := s.Late.Load(); l > 0 {
 			fmt.Fprintf(w, "  %s", plural(int(l), "late row"))
 		}
+		if n := s.NoTime.Load(); n > 0 {
+			fmt.Fprintf(w, "  %s without time", plural(int(n), "row"))
+		}
 		fmt.Fprintln(w)
 	}
 	// Partitions of one operator share its name: report them as one.
-	type total struct{ in, out, late, state, peak, spilled, parts int64 }
+	type total struct{ in, out, late, noTime, state, peak, spilled, parts int64 }
 	var order []string
 	totals := map[string]*total{}
 	for _, o := range job.Operators {
@@ -418,6 +421,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]s
 		t.in += o.In.Load()
 		t.out += o.Out.Load()
 		t.late += o.Late.Load()
+		t.noTime += o.NoTime.Load()
 		t.state += o.StateRows.Load()
 		t.peak += o.PeakState.Load()
 		t.spilled += o.Spilled.Load()
@@ -425,7 +429,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]s
 	}
 	for _, name := range order {
 		t := totals[name]
-		if t.late == 0 && t.peak == 0 && !stateful(name) {
+		if t.late == 0 && t.noTime == 0 && t.peak == 0 && !stateful(name) {
 			continue
 		}
 		label := name
@@ -433,6 +437,9 @@ func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]s
 			label = fmt.Sprintf("%s x%d", name, t.parts)
 		}
 		fmt.Fprintf(w, "  %-35s in %8d  out %8d  late %d  state rows %d (peak %d)", label, t.in, t.out, t.late, t.state, t.peak)
+		if t.noTime > 0 {
+			fmt.Fprintf(w, "  no time %d", t.noTime)
+		}
 		if t.spilled > 0 {
 			fmt.Fprintf(w, "  spilled %d keys to disk", t.spilled)
 		}
