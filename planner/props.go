@@ -261,11 +261,23 @@ func containsAll(set []int, sub []int) bool {
 	return true
 }
 
-// joinKeys derives a join's upsert keys: a left key with a right key always
-// identifies a row; when the equi-join covers one side's key, the other
-// side's key alone does. A side that is padded with nulls (the right of a
-// LEFT JOIN) cannot identify rows on its own.
+// joinKeys derives a join's upsert keys, as Flink's FlinkRelMdUpsertKeys: a
+// left key with a right key identifies a row; when the equi-join covers one
+// side's key, the other side's key alone does. A side that is padded with
+// nulls (the right of a LEFT JOIN) cannot identify rows on its own. And a
+// key survives only if it contains the join's equi-join columns of its
+// side (filterKeys): the join runs partitioned by those, so an update that
+// changes them retracts the old row in one partition and adds the new one
+// in another, and the two reach the consumer in either order. Keyed by a
+// key that contains them, one key's changes stay in one partition, in
+// order.
 func joinKeys(kind ast.JoinKind, lk, rk [][]int, nL int, keys []logical.JoinKey) [][]int {
+	return joinKeysOf(kind, lk, rk, nL, keys, true)
+}
+
+// joinKeysOf is joinKeys, with the keys that do not contain the equi-join
+// columns kept when partitioned is false (to tell which keys a join drops).
+func joinKeysOf(kind ast.JoinKind, lk, rk [][]int, nL int, keys []logical.JoinKey, partitioned bool) [][]int {
 	var out [][]int
 	pairs := equiPairs(keys, nL)
 	var lEq, rEq []int
@@ -275,19 +287,34 @@ func joinKeys(kind ast.JoinKind, lk, rk [][]int, nL int, keys []logical.JoinKey)
 	}
 	leftPadded := kind == ast.RightJoin || kind == ast.FullJoin
 	rightPadded := kind == ast.LeftJoin || kind == ast.FullJoin
+	// Whether each row of a side meets at most one row of the other is
+	// decided on the unfiltered keys (Flink's isSideUnique).
+	leftUnique, rightUnique := false, false
 	for _, k := range rk {
-		if len(k) > 0 && containsAll(rEq, k) && !leftPadded {
-			// Each left row meets at most one right row: left keys hold.
-			for _, l := range lk {
-				out = append(out, slices.Clone(l))
-			}
-		}
+		rightUnique = rightUnique || len(k) > 0 && containsAll(rEq, k)
 	}
 	for _, k := range lk {
-		if len(k) > 0 && containsAll(lEq, k) && !rightPadded {
-			for _, r := range rk {
-				out = append(out, shift(r, nL))
-			}
+		leftUnique = leftUnique || len(k) > 0 && containsAll(lEq, k)
+	}
+	if partitioned {
+		// The join runs partitioned by its key expressions: a key that
+		// holds every column they read keeps its rows in one partition.
+		var lDist, rDist []int
+		for _, k := range keys {
+			lDist = append(lDist, expr.Columns(k.Left)...)
+			rDist = append(rDist, expr.Columns(k.Right)...)
+		}
+		lk, rk = partitionedKeys(lk, lDist), partitionedKeys(rk, rDist)
+	}
+	if rightUnique && !leftPadded {
+		// Each left row meets at most one right row: left keys hold.
+		for _, l := range lk {
+			out = append(out, slices.Clone(l))
+		}
+	}
+	if leftUnique && !rightPadded {
+		for _, r := range rk {
+			out = append(out, shift(r, nL))
 		}
 	}
 	if kind != ast.FullJoin {
@@ -298,6 +325,18 @@ func joinKeys(kind ast.JoinKind, lk, rk [][]int, nL int, keys []logical.JoinKey)
 		}
 	}
 	return dedupKeys(out)
+}
+
+// partitionedKeys keeps the keys that contain every column of dist, the
+// columns a keyed operator partitions its input by (Flink's filterKeys).
+func partitionedKeys(keys [][]int, dist []int) [][]int {
+	var out [][]int
+	for _, k := range keys {
+		if containsAll(k, dist) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func shift(k []int, n int) []int {

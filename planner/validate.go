@@ -355,6 +355,9 @@ func (d *deriver) checkSink(s *logical.Sink) {
 				pk = append(pk, t.Columns[i].Name)
 			}
 			diagn := d.l.Errorf(diag.UpsertKeyMismatch, s.S, "upsert sink %s is keyed on (%s), but (%s) is not a key of the query's rows: updates of different rows would overwrite each other", where, strings.Join(pk, ", "), strings.Join(pk, ", "))
+			if j := d.keyDroppingJoin(s.Input); j != nil {
+				diagn.WithNote(nodeSpan(j), "this %s JOIN runs partitioned by its equi-join columns, and a key of its input that does not contain them is no key of its output: an update that changes them retracts the old row in one partition and adds the new one in another, and the sink could see the two in either order", j.Kind)
+			}
 			if len(keys) > 0 {
 				diagn.WithHint("declare the sink's PRIMARY KEY as one the query can upsert on: %s", strings.Join(keys, " or "))
 			} else {
@@ -362,6 +365,24 @@ func (d *deriver) checkSink(s *logical.Sink) {
 			}
 		}
 	}
+}
+
+// keyDroppingJoin finds a regular join under n that drops an upsert key of
+// its inputs because the key does not contain its equi-join columns.
+func (d *deriver) keyDroppingJoin(n logical.Node) *logical.Join {
+	if j, ok := n.(*logical.Join); ok {
+		l, r := d.props[j.Left], d.props[j.Right]
+		all := joinKeysOf(j.Kind, l.Keys, r.Keys, len(j.Left.Columns()), j.Keys, false)
+		if len(all) > len(d.props[j].Keys) {
+			return j
+		}
+	}
+	for _, c := range logical.Children(n) {
+		if j := d.keyDroppingJoin(c); j != nil {
+			return j
+		}
+	}
+	return nil
 }
 
 func sameSet(a, b []int) bool {
