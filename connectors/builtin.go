@@ -30,7 +30,7 @@ func scanOptions() []OptionSpec {
 			Doc: "Largest watermark drift allowed within the alignment group."},
 		{Key: "scan.watermark.alignment.update-interval", Default: "1s", Validate: duration,
 			Doc: "How often the alignment group compares watermarks."},
-		{Key: "scan.late-rows.path", Validate: nonEmpty,
+		{Key: "scan.late-rows.path", Validate: localPath,
 			Doc: "streamsql: a file to which rows arriving behind the watermark are written, with the reason, " +
 				"instead of only being counted and dropped."},
 	}
@@ -49,7 +49,8 @@ var filesystemSpec = &ConnectorSpec{
 	Doc: "Reads rows from a file, or appends them to one. A source reads the file once and ends (bounded) " +
 		"unless 'source.monitor-interval' is set.",
 	Options: concat([]OptionSpec{
-		{Key: "path", Required: true, Validate: nonEmpty, Example: "/data/clicks.json", Doc: "The file to read or write."},
+		{Key: "path", Required: true, Validate: localPath, Example: "/data/clicks.json",
+			Doc: "The file to read or write: a path (relative to the job file's directory) or a file:///abs/path URI."},
 		{Key: "format", Required: true, Example: "json", Doc: "Row format: json, csv, debezium-json, raw."},
 		{Key: "source.monitor-interval", Validate: duration,
 			Doc: "Keep watching the path for new data at this interval; the source is then unbounded."},

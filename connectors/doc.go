@@ -39,7 +39,10 @@
 // like seconds draw warnings: both have started jobs at the wrong offsets.
 //
 // Validation never consults the network or the file system: a checked
-// configuration is well formed, not necessarily reachable.
+// configuration is well formed, not necessarily reachable. File options
+// ('path', 'scan.late-rows.path') are paths or file: URIs; LocalPath and
+// ResolvePath turn them into the path the runtime opens, from the text
+// alone.
 //
 // # Changelog modes
 //

@@ -99,6 +99,7 @@ var (
 	WindowInput        = def("SQL405", "window aggregate over an updating input")
 	TemporalProbe      = def("SQL406", "temporal join with an updating probe side")
 	SinkNotWritable    = def("SQL407", "connector cannot be read or written this way")
+	FileConflict       = def("SQL410", "job writes a file it reads, or one file twice")
 )
 
 // Planning warnings: plans that will hurt in production.

@@ -516,7 +516,10 @@ func (b *builder) lateFor(n logical.Node) *lateWriter {
 	// of Build.
 	b.late = append(b.late, lateOf{w, s})
 	if t := s.Table; t != nil && t.Config != nil && t.Config.Has("scan.late-rows.path") {
-		p := t.Config.Get("scan.late-rows.path")
+		p, err := connectors.LocalPath(t.Config.Get("scan.late-rows.path"))
+		if err != nil {
+			p = t.Config.Get("scan.late-rows.path") // refused at check; opening it fails with its name
+		}
 		if !filepath.IsAbs(p) && b.opts.BaseDir != "" {
 			p = filepath.Join(b.opts.BaseDir, p)
 		}

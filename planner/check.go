@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"path/filepath"
+
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/parser"
 )
@@ -29,6 +31,7 @@ func CheckJobWith(src *diag.Source, settings map[string]string) *Job {
 	for _, st := range f.Stmts {
 		s.Apply(st, l)
 	}
+	CheckFiles(s.Plans, filepath.Dir(src.Name), l)
 	l.Sort()
 	return &Job{Source: src, Session: s, Diags: l}
 }

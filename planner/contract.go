@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/types"
@@ -115,7 +116,7 @@ func newContractEnd(j *Job, t *catalog.Table, insert ast.Stmt) *contractEnd {
 	if t == nil || t.Invalid || t.Config == nil || t.Config.Spec == nil || t.Def == nil {
 		return nil
 	}
-	res, ok := contractResourceOf(t)
+	res, ok := contractResourceOf(t, filepath.Dir(j.Source.Name))
 	if !ok {
 		return nil
 	}
@@ -164,8 +165,10 @@ func (e *contractEnd) formatKey() string {
 // contractResource is what a table names outside the engine: a file, or
 // topics on a Kafka cluster.
 type contractResource struct {
-	// file is the cleaned 'path' of a filesystem table.
-	file string
+	// file is the 'path' of a filesystem table, resolved as the runtime
+	// opens it (from the job file's directory) with its links followed;
+	// fileText is the path as written, cleaned.
+	file, fileText string
 	// topics are the topics named by 'topic' (a source may name several,
 	// separated by ';'); pattern is 'topic-pattern', matched in full.
 	topics  []string
@@ -174,16 +177,16 @@ type contractResource struct {
 	servers []string
 }
 
-func contractResourceOf(t *catalog.Table) (contractResource, bool) {
+func contractResourceOf(t *catalog.Table, baseDir string) (contractResource, bool) {
 	c := t.Config
 	switch c.Spec.Name {
 	case "filesystem":
-		p := strings.TrimSpace(c.Get("path"))
-		p = strings.TrimPrefix(p, "file://")
-		if p == "" {
+		p, err := connectors.ResolvePath(c.Get("path"), baseDir)
+		if err != nil {
 			return contractResource{}, false
 		}
-		return contractResource{file: filepath.Clean(p)}, true
+		text, _ := connectors.LocalPath(c.Get("path"))
+		return contractResource{file: followLinks(p), fileText: filepath.Clean(text)}, true
 	case "kafka", "upsert-kafka":
 		var r contractResource
 		for _, s := range strings.Split(c.Get("properties.bootstrap.servers"), ",") {
@@ -236,7 +239,7 @@ func (w contractResource) meets(r contractResource) bool {
 // describe names the resource for a message: topic 'orders', file '/x.json'.
 func (w contractResource) describe() string {
 	if w.file != "" {
-		return fmt.Sprintf("file '%s'", w.file)
+		return fmt.Sprintf("file '%s'", w.fileText)
 	}
 	return fmt.Sprintf("topic '%s'", strings.Join(w.topics, ";"))
 }

@@ -2,6 +2,8 @@
 // statements in order, binds queries and INSERTs into logical plans, runs
 // the rewrite rules, derives each node's properties (changelog mode, upsert
 // keys, time attributes, state retention) and reports what cannot run or
-// will hurt. It also renders EXPLAIN and checks contracts across jobs
-// (CheckContracts).
+// will hurt. A job may not write the files it reads, nor one file twice
+// (CheckFiles: the only check that looks at the file system, to follow
+// symbolic links). It also renders EXPLAIN and checks contracts across
+// jobs (CheckContracts).
 package planner

@@ -48,15 +48,10 @@ func TestGolden(t *testing.T) {
 
 func checkOutput(text string) string {
 	src := diag.NewSource("job.sql", text)
-	f := parser.Parse(src)
-	l := &f.Diags
-	s := NewSession()
-	for _, st := range f.Stmts {
-		s.Apply(st, l)
-	}
-	l.Sort()
+	j := CheckJob(src)
+	l := j.Diags
 	var b strings.Builder
-	for _, p := range s.Plans {
+	for _, p := range j.Session.Plans {
 		line, _ := src.Position(p.Stmt.Span().Start)
 		fmt.Fprintf(&b, "line %d: %s\n", line, describeColumns(p.Root.Columns()))
 	}

@@ -439,3 +439,56 @@ func materializeChanges(t *testing.T, changes []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestRunRefusesASinkOnItsInput: a sink on the job's own input file used
+// to empty it before it was read (`run` exited 0 with 0 rows and a 0-byte
+// input). It is refused before anything is opened (SQL410), and the input
+// is left as it was. The sink reaches the file through a symbolic link, so
+// only resolving paths as the runtime opens them finds it.
+func TestRunRefusesASinkOnItsInput(t *testing.T) {
+	dir := t.TempDir()
+	data := `{"id":"a","n":1}` + "\n" + `{"id":"b","n":2}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "data.json"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("data.json", filepath.Join(dir, "same.json")); err != nil {
+		t.Fatal(err)
+	}
+	job := `CREATE TABLE src (id STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'data.json', 'format' = 'json');
+CREATE TABLE out1 (id STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'same.json', 'format' = 'json');
+INSERT INTO out1 SELECT id, n + 1 FROM src;
+`
+	path := filepath.Join(dir, "job.sql")
+	if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := invoke("run", path)
+	if r.code != 1 || !strings.Contains(r.stderr, "[SQL410]") || !strings.Contains(r.stderr, "job.sql:2:") {
+		t.Errorf("want exit 1 with SQL410 at job.sql:2, got:\n%s", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "data.json")); err != nil || string(b) != data {
+		t.Errorf("the input was touched: %q, %v", b, err)
+	}
+}
+
+// TestRunFileURIPaths: 'path' may be a file: URI, as in Flink
+// (file:///abs/path); check accepted it and run looked for a file named
+// "file:" in the job's directory.
+func TestRunFileURIPaths(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.json"), []byte(`{"id":"a","n":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job := fmt.Sprintf(`CREATE TABLE src (id STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'file://%s/in.json', 'format' = 'json');
+CREATE TABLE out1 (id STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'file://localhost%s/out.json', 'format' = 'json');
+INSERT INTO out1 SELECT id, n + 1 FROM src;
+`, dir, dir)
+	r := invoke("run", writeJob(t, "job.sql", job))
+	if r.code != 0 {
+		t.Fatalf("run failed:\n%s", r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if want := `{"id":"a","n":2}` + "\n"; err != nil || string(b) != want {
+		t.Errorf("out.json = %q (%v), want %q", b, err, want)
+	}
+}

@@ -540,8 +540,12 @@ func (sh *shell) exec(st ast.Stmt, src *diag.Source) bool {
 		existed[n] = true
 	}
 	sh.sess.Apply(st, l)
-	ok := report()
 	plans := sh.sess.Plans[before:]
+	if !l.HasErrors() {
+		// A job must not write the files it reads (as in a job file).
+		planner.CheckFiles(plans, sh.baseDir, l)
+	}
+	ok := report()
 	if !ok {
 		// A definition with errors is registered (invalid) so that a job
 		// file reports no follow-on errors; in a shell it is retyped, so

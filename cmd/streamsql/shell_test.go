@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -274,5 +276,32 @@ Query finished. 2 rows in the result, from 6 changes.
 `
 	if !strings.HasSuffix(got, want) {
 		t.Errorf("table:\n%s\nwant it to end with:\n%s", got, want)
+	}
+}
+
+// TestShellRefusesASinkOnItsInput: the shell checks a job's files as a job
+// file's check does (SQL410), with paths from the shell's directory, and
+// the refused INSERT leaves no job and an untouched input.
+func TestShellRefusesASinkOnItsInput(t *testing.T) {
+	var out, errs strings.Builder
+	sh := newShell(&out, &errs)
+	defer sh.close()
+	sh.baseDir = t.TempDir()
+	in := filepath.Join(sh.baseDir, "in.json")
+	if err := os.WriteFile(in, []byte(`{"n":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok := sh.execText("<test>", `CREATE TABLE src (n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
+CREATE TABLE dst (n BIGINT) WITH ('connector' = 'filesystem', 'path' = '`+in+`', 'format' = 'json');
+INSERT INTO dst SELECT n FROM src;
+`)
+	if ok || !strings.Contains(errs.String(), "[SQL410]") {
+		t.Errorf("want the INSERT refused with SQL410:\nstdout:\n%s\nstderr:\n%s", out.String(), errs.String())
+	}
+	if strings.Contains(out.String(), "Submitted job") {
+		t.Errorf("the refused INSERT was submitted:\n%s", out.String())
+	}
+	if b, _ := os.ReadFile(in); string(b) != `{"n":1}`+"\n" {
+		t.Errorf("the input was touched: %q", b)
 	}
 }

@@ -2,8 +2,10 @@ package filesystem
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/format"
 )
@@ -29,6 +31,10 @@ func readSettings(spec exec.Spec) (settings, error) {
 	p := c.Get("path")
 	if p == "" {
 		return settings{}, errors.New("filesystem: table " + t.Name + " has no 'path'")
+	}
+	p, err := connectors.LocalPath(p)
+	if err != nil {
+		return settings{}, fmt.Errorf("filesystem: table %s: 'path': %w", t.Name, err)
 	}
 	if !filepath.IsAbs(p) && spec.BaseDir != "" {
 		p = filepath.Join(spec.BaseDir, p)
