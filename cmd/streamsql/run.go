@@ -56,7 +56,10 @@ Flags:
   --state-dir DIR     directory for operator state (interval and regular joins
                       keep their rows there when they exceed 'state.memory-budget',
                       default 1gb; without it, a temporary directory is used
-                      only if state spills, and removed at exit)
+                      only if state spills, and removed at exit). It must be
+                      new or empty: restarting from saved state is not built
+                      yet, so a directory an earlier run used is refused
+                      (remove it to start over)
   --set key=value     a configuration setting, as SET 'key' = 'value' at the
                       top of the file would make it; repeat for several
 
@@ -115,12 +118,6 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "streamsql run: %s has %s; nothing was run\n", file, plural(n, "error"))
 		return exitError
 	}
-	if *stateDir != "" {
-		if err := os.MkdirAll(*stateDir, 0o755); err != nil {
-			fmt.Fprintf(stderr, "streamsql run: --state-dir: %v\n", err)
-			return exitUsage
-		}
-	}
 	var plans []*planner.Plan
 	for _, p := range j.Session.Plans {
 		if p.Explain != nil {
@@ -133,6 +130,14 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	if len(plans) == 0 {
 		fmt.Fprintf(stderr, "streamsql run: %s has no INSERT INTO or SELECT to run\n", file)
 		return 0
+	}
+	release := func() {}
+	if *stateDir != "" {
+		// A directory that holds state already is refused (statedir.go).
+		if release, err = claimStateDir(*stateDir, file, plans); err != nil {
+			fmt.Fprintf(stderr, "streamsql run: %v\n", err)
+			return exitError
+		}
 	}
 	for k, v := range j.Session.Settings {
 		settings[k] = v
@@ -186,6 +191,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		},
 	})
 	if err != nil {
+		release() // nothing ran: the state directory is as it was
 		fmt.Fprintf(stderr, "streamsql run: %v\n", err)
 		return exitError
 	}
