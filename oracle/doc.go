@@ -44,7 +44,7 @@
 // functions and timestamp + interval, GROUP BY with COUNT, SUM, AVG, MIN
 // and MAX (with DISTINCT) and HAVING, global aggregates, SELECT DISTINCT,
 // UNION ALL; interval joins of two time tables (inner and outer, BETWEEN
-// or >=/<= bounds) and TUMBLE window aggregates.
+// or >=/<= bounds) and TUMBLE, HOP and CUMULATE window aggregates.
 //
 // Each generated expression is typed by the oracle's own model of Flink's
 // type rules (model.go), written from Flink's LogicalTypeMerging and not
@@ -122,7 +122,10 @@
 //     watermarks (SQL403, a documented refusal): not generated.
 //   - Time: TIMESTAMP(3) without time zone on both sides, compared in
 //     milliseconds. TUMBLE(t, ts, size) is DATE_BIN(size, ts, epoch) and
-//     window_end is start + size. An interval join is the same ON clause
+//     window_end is start + size; HOP and CUMULATE join each row with
+//     GENERATE_SERIES over its windows' starts (HOP: multiples of the slide
+//     within size before it) or ends (CUMULATE: multiples of the step after
+//     its size-aligned start, up to start + size). An interval join is the same ON clause
 //     (bounds are inclusive, as BETWEEN is). Rows of a time table come in
 //     order of time plus a noise smaller than the watermark delay, so no
 //     row is late; the oracle checks that streamsql counted no late row.
@@ -131,7 +134,6 @@
 //     does not hold is a failure whatever the final table.
 //
 // Not covered: FIRST_VALUE, LAST_VALUE and LISTAGG (their answer depends
-// on arrival order, which PostgreSQL cannot see), HOP and CUMULATE
-// windows, window joins, temporal joins, upsert sources and tables with a
+// on arrival order, which PostgreSQL cannot see), window joins, temporal joins, upsert sources and tables with a
 // PRIMARY KEY, Kafka.
 package oracle

@@ -38,6 +38,8 @@ type Features struct {
 	Interval bool
 	// Tumble: TUMBLE window aggregates over time tables.
 	Tumble bool
+	// HopCumulate: HOP and CUMULATE window aggregates too.
+	HopCumulate bool
 }
 
 // DefaultFeatures is what the oracle generates by default. Every feature
@@ -66,6 +68,7 @@ var DefaultFeatures = Features{
 	KeylessJoins: false,
 	Interval:     true,
 	Tumble:       true,
+	HopCumulate:  true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the
@@ -82,6 +85,7 @@ func (f *Features) byName() map[string]*bool {
 		"capped-decimals":   &f.CappedDecimals,
 		"interval":          &f.Interval,
 		"tumble":            &f.Tumble,
+		"hop-cumulate":      &f.HopCumulate,
 	}
 }
 

@@ -86,7 +86,7 @@ func (g *gen) generate() *Case {
 	case g.f.Interval && p < 0.15:
 		c.q = g.intervalQuery()
 	case g.f.Tumble && p < 0.28:
-		c.q = g.tumbleQuery()
+		c.q = g.windowQuery()
 	default:
 		c.q = g.plainQuery()
 		if c.q.union != nil && !g.f.ParallelUnion {
@@ -833,10 +833,17 @@ func (g *gen) intervalQuery() *sel {
 	return g.selectOver(from, g.chance(0.25), true)
 }
 
-// tumbleQuery aggregates a time table per tumbling window.
-func (g *gen) tumbleQuery() *sel {
+// windowQuery aggregates a time table per window: TUMBLE, or HOP and
+// CUMULATE (their step divides their size).
+func (g *gen) windowQuery() *sel {
 	t := g.newTable(true)
-	from := g.checked(&rel{kind: "tumble", table: t, size: int64([]int{2, 5, 10, 30}[g.r.Intn(4)]) * 1000})
+	w := &rel{kind: "window", table: t, fn: "TUMBLE", size: int64([]int{2, 5, 10, 30}[g.r.Intn(4)]) * 1000}
+	if g.f.HopCumulate && g.chance(0.5) {
+		w.fn = []string{"HOP", "CUMULATE"}[g.r.Intn(2)]
+		w.step = int64(1+g.r.Intn(5)) * 1000
+		w.size = w.step * int64(2+g.r.Intn(4))
+	}
+	from := g.checked(w)
 	sc := &from.sc
 	s := &sel{from: from, aggregate: true}
 	if g.chance(0.4) {

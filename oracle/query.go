@@ -8,13 +8,17 @@ import (
 
 // rel is a FROM item of a generated query.
 type rel struct {
-	// kind is scan, tumble (a TUMBLE window TVF over a time table),
+	// kind is scan, window (a TUMBLE, HOP or CUMULATE window TVF over a
+	// time table),
 	// derived (a subquery) or join.
 	kind  string
 	table *table
 	alias string
-	size  int64 // tumble: window size in ms
-	sub   *sel  // derived
+	// window: fn is TUMBLE, HOP or CUMULATE; size the window size in ms,
+	// step HOP's slide or CUMULATE's step (a divisor of size).
+	fn         string
+	size, step int64
+	sub        *sel // derived
 	// join: left-deep, right is a scan or a derived table.
 	left, right *rel
 	join        string // JOIN, LEFT JOIN, RIGHT JOIN, FULL JOIN
@@ -99,12 +103,15 @@ func baseCol(c *column) scopeCol {
 func (r *rel) typecheck() error {
 	r.sc = scope{}
 	switch r.kind {
-	case "scan", "tumble":
+	case "scan", "window":
 		q := r.alias
-		if r.kind == "tumble" {
+		if r.kind == "window" {
 			q = ""
 			if r.table.timeCol < 0 {
-				return fail("TUMBLE over a table without event time")
+				return fail("a window over a table without event time")
+			}
+			if r.fn != "TUMBLE" && (r.step <= 0 || r.size%r.step != 0) {
+				return fail("a window step must divide its size")
 			}
 		}
 		for i := range r.table.cols {
@@ -113,7 +120,7 @@ func (r *rel) typecheck() error {
 			c.time = i == r.table.timeCol
 			r.sc.cols = append(r.sc.cols, c)
 		}
-		if r.kind == "tumble" {
+		if r.kind == "window" {
 			for _, n := range []string{"window_start", "window_end"} {
 				r.sc.cols = append(r.sc.cols, scopeCol{name: n, t: tTimestamp})
 			}
@@ -212,7 +219,7 @@ func (s *sel) typecheck() error {
 	if !s.aggregate && (len(s.group) > 0 || s.having != nil) {
 		return fail("GROUP BY or HAVING outside an aggregate select")
 	}
-	if s.from.kind == "tumble" && (!s.aggregate || !s.groupedBy("window_start") || !s.groupedBy("window_end")) {
+	if s.from.kind == "window" && (!s.aggregate || !s.groupedBy("window_start") || !s.groupedBy("window_end")) {
 		return fail("a TUMBLE is grouped by window_start and window_end")
 	}
 	if len(s.items) == 0 {
@@ -349,9 +356,12 @@ func (r *rel) flink(b *strings.Builder) {
 	switch r.kind {
 	case "scan":
 		b.WriteString(r.table.name + " AS " + r.alias)
-	case "tumble":
-		fmt.Fprintf(b, "TABLE(TUMBLE(TABLE %s, DESCRIPTOR(%s), INTERVAL '%d' SECOND))",
-			r.table.name, r.table.cols[r.table.timeCol].name, r.size/1000)
+	case "window":
+		fmt.Fprintf(b, "TABLE(%s(TABLE %s, DESCRIPTOR(%s), ", r.fn, r.table.name, r.table.cols[r.table.timeCol].name)
+		if r.fn != "TUMBLE" {
+			fmt.Fprintf(b, "INTERVAL '%d' SECOND, ", r.step/1000)
+		}
+		fmt.Fprintf(b, "INTERVAL '%d' SECOND))", r.size/1000)
 	case "derived":
 		b.WriteString("(")
 		r.sub.flink(b)
@@ -438,11 +448,33 @@ func (r *rel) pg(b *pgw) {
 	switch r.kind {
 	case "scan":
 		b.WriteString(r.table.name + " AS " + r.alias)
-	case "tumble":
+	case "window":
 		ts := r.table.cols[r.table.timeCol].name
-		bin := fmt.Sprintf("DATE_BIN(INTERVAL '%d seconds', %s, TIMESTAMP '1970-01-01')", r.size/1000, ts)
-		fmt.Fprintf(b, "(SELECT *, %s AS window_start, %s + INTERVAL '%d seconds' AS window_end FROM %s) AS w",
-			bin, bin, r.size/1000, r.table.name)
+		bin := func(ms int64, origin string) string {
+			return fmt.Sprintf("DATE_BIN(INTERVAL '%d seconds', %s, %s)", ms/1000, ts, origin)
+		}
+		const epoch = "TIMESTAMP '1970-01-01'"
+		iv := func(ms int64) string { return fmt.Sprintf("INTERVAL '%d seconds'", ms/1000) }
+		switch r.fn {
+		case "TUMBLE":
+			// A row is in the window [start, start + size) that holds it.
+			fmt.Fprintf(b, "(SELECT *, %s AS window_start, %s + %s AS window_end FROM %s) AS w",
+				bin(r.size, epoch), bin(r.size, epoch), iv(r.size), r.table.name)
+		case "HOP":
+			// A row is in every window [s, s + size) with s a multiple of
+			// the slide and s <= ts < s + size.
+			fmt.Fprintf(b, "(SELECT %s.*, ws AS window_start, ws + %s AS window_end FROM %s, "+
+				"LATERAL GENERATE_SERIES(%s - %s + %s, %s, %s) AS ws) AS w",
+				r.table.name, iv(r.size), r.table.name, bin(r.step, epoch), iv(r.size), iv(r.step), bin(r.step, epoch), iv(r.step))
+		case "CUMULATE":
+			// A row is in the windows [s, e) of its size-aligned s whose
+			// end e (a multiple of the step after s, at most s + size) is
+			// past it.
+			start := bin(r.size, epoch)
+			fmt.Fprintf(b, "(SELECT %s.*, %s AS window_start, we AS window_end FROM %s, "+
+				"LATERAL GENERATE_SERIES(%s + %s, %s + %s, %s) AS we) AS w",
+				r.table.name, start, r.table.name, bin(r.step, start), iv(r.step), start, iv(r.size), iv(r.step))
+		}
 	case "derived":
 		b.WriteString("(")
 		sub := &pgw{rename: map[string]string{}, fulls: b.fulls}
