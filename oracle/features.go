@@ -49,10 +49,8 @@ var DefaultFeatures = Features{
 	MixedKeyTypes: true,
 	// #11.4 (joinstate): an outer join does not retract the padded row of
 	// a NULL-key row.
-	NullJoinKeys: false,
-	// #11.8 (joinkeys): UNION ALL branches are not cast to the union's
-	// type.
-	UnionMixedTypes: false,
+	NullJoinKeys:    false,
+	UnionMixedTypes: true,
 	// #11.7 (runtimeio): UNION ALL at parallelism 4 writes the sink from
 	// two goroutines at once.
 	ParallelUnion: false,
