@@ -10,12 +10,16 @@ import (
 
 // intervalJoinOp joins rows whose times lie within a bound, with Flink's
 // TimeIntervalJoin semantics: a pair matches when Lower <= tl - tr <= Upper
-// (inclusive) and the condition holds. A row waits in state only while a
-// partner can still arrive: a left row until the watermark reaches
-// tl - Lower, a right row until it reaches tr + Upper. An outer side's row
-// that never matched is emitted padded with NULLs exactly once, when it
-// leaves state, or at once when it arrives already past that point. The
-// output is insert-only; the output watermark is held back by the bound.
+// (inclusive) and the condition holds. A row's bound is the last time a
+// partner can have: tl - Lower for a left row, tr + Upper for a right row.
+// A row is kept only when it arrives below its bound (the watermark W <
+// bound), and then waits in state until the watermark passes its bound
+// (W > bound, Flink's cleanup time bound + allowedLateness(0) + 1), so a
+// late partner that arrives while W = bound still finds it. An outer side's
+// row that never matched is emitted padded with NULLs exactly once, when it
+// leaves state, or at once when it is not kept. The output is insert-only;
+// the output watermark is held back by the bound and 1 ms, so that a
+// padded row is never behind a watermark already sent.
 //
 // Rows wait in a state.Table per side: hot keys in memory, the rest
 // spilled to Badger under the job's memory budget, expired by time bucket.
@@ -46,8 +50,10 @@ type ijSide struct {
 // flagMatched marks a waiting row that has met a partner.
 const flagMatched = 1
 
-// expiryOf is the watermark at which a row of side s with time t can have
-// no more partners: for a left row tl - Lower, for a right row tr + Upper.
+// expiryOf is a row's bound, the last time a partner can have: for a left
+// row of time tl, tl - Lower; for a right row, tr + Upper. A row arriving
+// when the watermark is at or past it is not kept; a kept row leaves when
+// the watermark passes it.
 func (o *intervalJoinOp) expiryOf(s int, t int64) int64 {
 	if s == 0 {
 		return satAdd(t, -o.lower)
@@ -147,7 +153,8 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 			}
 		}
 		if exp > wm && !null {
-			rec := state.Record{Vals: r.Vals, Time: t, Expiry: min(exp, state.NoExpiry-1)}
+			// Expire(w) frees Expiry <= w: this one when w > exp.
+			rec := state.Record{Vals: r.Vals, Time: t, Expiry: min(satAdd(exp, 1), state.NoExpiry-1)}
 			if matched && me.outer {
 				rec.Flags = flagMatched
 			}
@@ -213,7 +220,9 @@ func (o *intervalJoinOp) advance(w int64) error {
 	}
 	out := w
 	if w != MaxWatermark {
-		out = satAdd(w, -o.delay)
+		// A row at its bound b leaves (padded) at w = b + 1: the watermark
+		// sent at w = b must be below every such row's time.
+		out = satAdd(w, -o.delay-1)
 	}
 	return o.out.watermark(out)
 }

@@ -356,15 +356,16 @@ func fmtWM(w int64) string {
 // ---------------------------------------------------------------------------
 // (c) Interval join with late rows.
 //
-// The documented semantics (interval.go): a pair matches when
-// lower <= tl - tr <= upper. A row is late when its time is at or below the
-// operator's watermark (the minimum of both inputs'); a late row still
-// probes what is in state and is counted. A row stays in state until the
-// watermark reaches its expiry (tl - lower for a left row, tr + upper for a
-// right row), so two rows meet exactly when the one that arrived first has
-// not expired when the second arrives. An outer row that met no partner is
-// padded exactly once: when it leaves state, or at once when it arrives
-// already past its expiry.
+// The documented semantics (interval.go, Flink's TimeIntervalJoin): a pair
+// matches when lower <= tl - tr <= upper. A row is late when its time is at
+// or below the operator's watermark (the minimum of both inputs'); a late
+// row still probes what is in state and is counted. A row's bound is
+// tl - lower for a left row, tr + upper for a right row; it is kept when it
+// arrives below its bound and stays until the watermark passes it, so two
+// rows meet exactly when the one that arrived first was kept and the
+// watermark had not passed its bound when the second arrived. An outer row
+// that met no partner is padded exactly once: when it leaves state, or at
+// once when it is not kept.
 
 type ijRow struct {
 	side  int // 0 left, 1 right
@@ -377,6 +378,7 @@ type ijRow struct {
 
 func TestIntervalJoinLateRows(t *testing.T) {
 	totalLate := 0
+	atBound := 0 // pairs met only because a row stays while the watermark is at its bound
 	for _, kind := range []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"} {
 		for seed := int64(1); seed <= 40; seed++ {
 			r := rand.New(rand.NewSource(seed))
@@ -405,6 +407,12 @@ func TestIntervalJoinLateRows(t *testing.T) {
 			}
 			next := [2]int{}
 			v := 0
+			expiry := func(x *ijRow) int64 { // a row's bound
+				if x.side == 0 {
+					return satAdd(x.t, -lower)
+				}
+				return satAdd(x.t, upper)
+			}
 			for next[0] < len(streams[0]) || next[1] < len(streams[1]) {
 				s := r.Intn(2)
 				if next[s] == len(streams[s]) {
@@ -427,6 +435,39 @@ func TestIntervalJoinLateRows(t *testing.T) {
 					op = max(op, min(in[0], in[1]))
 					add(fmt.Sprintf("%s wm %s", []string{"l", "r"}[s], ts(in[s])))
 				}
+				if r.Intn(10) == 0 {
+					// A meeting at a bound: both watermarks move to a kept
+					// row's bound, and a late partner arrives exactly at it
+					// (or one ms either side).
+					var kept []*ijRow
+					for _, y := range rows {
+						if b := expiry(y); b > y.wmAt && b >= in[0] && b >= in[1] && b < base+1_000_000 {
+							kept = append(kept, y)
+						}
+					}
+					if len(kept) > 0 {
+						y := kept[r.Intn(len(kept))]
+						bound := expiry(y)
+						for s2 := range 2 {
+							if in[s2] < bound {
+								in[s2] = bound
+								op = max(op, min(in[0], in[1]))
+								add(fmt.Sprintf("%s wm %s", []string{"l", "r"}[s2], ts(bound)))
+							}
+						}
+						v++
+						z := &ijRow{side: 1 - y.side, id: y.id, v: v, t: bound + int64(r.Intn(3)-1), wmAt: op, event: len(events)}
+						if y.side == 0 {
+							// A right row at the left row's bound tl - lower
+							// is at tl - tr = lower: the pair's edge.
+							z.t = y.t - lower + int64(r.Intn(3)-1)
+						} else {
+							z.t = y.t + upper + int64(r.Intn(3)-1)
+						}
+						rows = append(rows, z)
+						add(fmt.Sprintf("%s +I %s, %d, %s", []string{"l", "r"}[z.side], z.id, v, ts(z.t)))
+					}
+				}
 			}
 			b.WriteString("l end\nr end\n")
 			events = append(events, "l end", "r end")
@@ -441,12 +482,6 @@ func TestIntervalJoinLateRows(t *testing.T) {
 				t.Helper()
 				t.Fatalf("%s seed %d (lower %d, upper %d): %s\nengine:\n%s\nscript:\n%s", kind, seed, lower, upper,
 					fmt.Sprintf(format, args...), out, script)
-			}
-			expiry := func(x *ijRow) int64 {
-				if x.side == 0 {
-					return satAdd(x.t, -lower)
-				}
-				return satAdd(x.t, upper)
 			}
 			byV := map[int]*ijRow{}
 			lateWant := 0
@@ -528,10 +563,13 @@ func TestIntervalJoinLateRows(t *testing.T) {
 					if R.event < L.event {
 						first, second = R, L
 					}
-					meet := expiry(first) > second.wmAt
+					meet := expiry(first) > first.wmAt && expiry(first) >= second.wmAt
 					if meet != pairs[pairKey{L.v, R.v}] {
-						fail("l v=%d, r v=%d: engine met %v, model %v (first expires %s, watermark at the second %s)",
-							L.v, R.v, pairs[pairKey{L.v, R.v}], meet, fmtWM(expiry(first)), fmtWM(second.wmAt))
+						fail("l v=%d, r v=%d: engine met %v, model %v (first's bound %s, watermark at the first %s, at the second %s)",
+							L.v, R.v, pairs[pairKey{L.v, R.v}], meet, fmtWM(expiry(first)), fmtWM(first.wmAt), fmtWM(second.wmAt))
+					}
+					if expiry(first) == second.wmAt && meet {
+						atBound++
 					}
 				}
 			}
@@ -554,7 +592,7 @@ func TestIntervalJoinLateRows(t *testing.T) {
 				if expiry(x) > x.wmAt {
 					at = -1
 					for i := x.event; i < len(events); i++ {
-						if wmAfter[i] >= expiry(x) {
+						if wmAfter[i] > expiry(x) {
 							at = i
 							break
 						}
@@ -566,8 +604,8 @@ func TestIntervalJoinLateRows(t *testing.T) {
 			}
 		}
 	}
-	if totalLate == 0 {
-		t.Fatal("no test made a late row")
+	if totalLate == 0 || atBound == 0 {
+		t.Fatalf("the generator made %d late rows and %d meetings at a bound: want some of each", totalLate, atBound)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 //
 //	Sink orders_out (kafka, json)  mode=[+I]
 //	└── IntervalJoin INNER o.order_id = s.order_id, ...  mode=[+I]
-//	    │ state: left rows: until watermark >= order_time + 4h
+//	    │ state: left rows: until watermark > order_time + 4h
 //	    ├── WatermarkAssigner order_time - 5s  mode=[+I]
 //	    ...
 func (p *Plan) Text() string {

@@ -272,11 +272,11 @@ func (d *deriver) intervalJoin(j *logical.IntervalJoin, p *Props) {
 	nL := len(j.Left.Columns())
 	lt, rt := colName(j.Cols, j.LeftTime), colName(j.Cols, nL+j.RightTime)
 	// A left row with time tl meets right rows with tr in [tl-Upper, tl-Lower]:
-	// it can leave once the watermark passes tl - Lower; a right row once it
-	// passes tr + Upper.
+	// it leaves once the watermark passes tl - Lower (Flink's cleanup time);
+	// a right row once it passes tr + Upper.
 	p.State = []string{
-		fmt.Sprintf("left rows: until watermark >= %s", plus(lt, -j.Lower)),
-		fmt.Sprintf("right rows: until watermark >= %s", plus(rt, j.Upper)),
+		fmt.Sprintf("left rows: until watermark > %s", plus(lt, -j.Lower)),
+		fmt.Sprintf("right rows: until watermark > %s", plus(rt, j.Upper)),
 	}
 	p.WatermarkDelay = max(-j.Lower, j.Upper, 0)
 	// The bound against the inputs' watermark delays.

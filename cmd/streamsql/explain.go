@@ -16,7 +16,7 @@ Explain plans the job in FILE.sql without running it and prints, for every
 INSERT, SELECT and EXPLAIN statement, its plan as a tree: one operator a line,
 with its changelog mode ([+I] append-only; [+I,-U,+U,-D] with retractions),
 its unique keys, its time attributes, and under each stateful operator what
-it keeps and when a row leaves ("left rows: until watermark >= order_time +
+it keeps and when a row leaves ("left rows: until watermark > order_time +
 4h", "UNBOUNDED: every row of both inputs is kept forever"). The rewrite
 rules that fired, and why, follow each plan.
 
@@ -35,8 +35,8 @@ Example (from the repository's root):
   └── Project o.order_id, account_id, amount, settlement_id, settle_time  mode=[+I] time=[settle_time ROWTIME]
       └── IntervalJoin INNER order_time - settle_time in [-4h, 0s], o.order_id = s.order_id  mode=[+I] time=[order_time ROWTIME, settle_time ROWTIME]
           │ watermark: held back 4h behind the inputs'
-          │ state: left rows: until watermark >= order_time + 4h
-          │ state: right rows: until watermark >= settle_time
+          │ state: left rows: until watermark > order_time + 4h
+          │ state: right rows: until watermark > settle_time
   ...
 `,
 	run: runExplain,
