@@ -309,6 +309,14 @@ func (b *builder) node(n logical.Node, out collector) error {
 		}
 		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{key}, out,
 			func(out collector) (operator, error) { return b.normalize(x, out) })
+	case *logical.UpsertMaterialize:
+		key := make([]expr.Expr, len(x.Key))
+		cols := x.Input.Columns()
+		for i, k := range x.Key {
+			key[i] = &expr.Column{Index: k, Name: cols[k].Name, T: cols[k].Type}
+		}
+		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{key}, out,
+			func(out collector) (operator, error) { return b.materialize(x, out) })
 	case *logical.Sink:
 		return fmt.Errorf("internal: a sink inside a plan")
 	}
@@ -739,6 +747,23 @@ func (b *builder) normalize(x *logical.ChangelogNormalize, out collector) (opera
 	}
 	op.store = st
 	op.rows = state.NewMap(st, "rows", state.BytesCodec{}, state.TableOptions{})
+	return op, nil
+}
+
+func (b *builder) materialize(x *logical.UpsertMaterialize, out collector) (operator, error) {
+	var names []string
+	for _, k := range x.Key {
+		names = append(names, x.Cols[k].Name)
+	}
+	op := &materializeOp{name: "UpsertMaterialize(" + strings.Join(names, ", ") + ")", key: keyer{cols: x.Key},
+		upsertKey: x.UpsertKey, ttl: x.TTL, clock: b.opts.Clock, out: out}
+	op.c = b.counters(op.name, &b.job.Operators)
+	st, err := b.openState()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.name, err)
+	}
+	op.store = st
+	op.lists = state.NewMap(st, "rows", matCodec{}, state.TableOptions{})
 	return op, nil
 }
 

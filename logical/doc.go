@@ -1,11 +1,13 @@
 // Package logical is the logical plan: the relational operators a bound
 // query is made of, before the planner chooses how they run.
 //
-//	Scan ─► ChangelogNormalize ─► Filter/Project ─► Join (regular, temporal) ─► Window ─► Aggregate ─► Sink
+//	Scan ─► ChangelogNormalize ─► Filter/Project ─► Join (regular, temporal) ─► Window ─► Aggregate ─► UpsertMaterialize ─► Sink
 //	                                                                             Union
 //
-// ChangelogNormalize is not written by the user: the planner puts it above
-// the scan of an upsert source whose consumer needs -U.
+// ChangelogNormalize and UpsertMaterialize are not written by the user: the
+// planner puts the first above the scan of an upsert source whose consumer
+// needs -U, the second in front of a keyed sink whose key is not a key of
+// the query.
 //
 // Each node knows its output columns (Cols), with the time attribute of each
 // column, and the span of the SQL it came from, so that a planning error

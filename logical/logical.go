@@ -244,6 +244,31 @@ type ChangelogNormalize struct {
 	S       diag.Span
 }
 
+// UpsertMaterialize sits in front of a keyed sink whose primary key is not
+// an upsert key of the query (Flink's SinkUpsertMaterializer): the changes
+// of one sink key may then come from different rows of the query, in any
+// order. It keeps, per sink key, the query's live rows with that key and
+// emits the last one: +I/+U add a row and emit it; -U/-D remove the
+// matching row and emit -D when none is left, +U of the new last row when
+// the last one went, nothing otherwise. The planner inserts it as
+// 'table.exec.sink.upsert-materialize' says.
+type UpsertMaterialize struct {
+	Input Node
+	// Key indexes the sink's primary key in Input's columns.
+	Key []int
+	// UpsertKey indexes the input's upsert key rows are matched by; nil:
+	// rows are matched by all their values.
+	UpsertKey []int
+	// TTL is how long a key's rows are kept after its last change
+	// (processing time, ms); 0 keeps them forever. TTLText is the setting
+	// as written.
+	TTL     int64
+	TTLText string
+	// Cols are Input's columns under the sink's names.
+	Cols []Column
+	S    diag.Span
+}
+
 // Sink writes its input into a table. Cols are the sink's persisted columns.
 type Sink struct {
 	Input Node
@@ -300,6 +325,9 @@ func (n *Sink) Columns() []Column { return n.Cols }
 // Columns implements Node.
 func (n *ChangelogNormalize) Columns() []Column { return n.Input.Columns() }
 
+// Columns implements Node.
+func (n *UpsertMaterialize) Columns() []Column { return n.Cols }
+
 // Span implements Node.
 func (n *Scan) Span() diag.Span { return n.S }
 
@@ -342,6 +370,9 @@ func (n *Sink) Span() diag.Span { return n.S }
 // Span implements Node.
 func (n *ChangelogNormalize) Span() diag.Span { return n.S }
 
+// Span implements Node.
+func (n *UpsertMaterialize) Span() diag.Span { return n.S }
+
 func (*Scan) node()               {}
 func (*WatermarkAssigner) node()  {}
 func (*IntervalJoin) node()       {}
@@ -356,6 +387,7 @@ func (*Aggregate) node()          {}
 func (*Union) node()              {}
 func (*Sink) node()               {}
 func (*ChangelogNormalize) node() {}
+func (*UpsertMaterialize) node()  {}
 
 // Replace returns n with its inputs replaced by children (in the order
 // Children gives them). It mutates and returns n.
@@ -387,6 +419,8 @@ func Replace(n Node, children []Node) Node {
 	case *WindowAggregate:
 		n.Input = children[0]
 	case *ChangelogNormalize:
+		n.Input = children[0]
+	case *UpsertMaterialize:
 		n.Input = children[0]
 	default:
 		panic(fmt.Sprintf("logical.Replace: unknown node %T", n))
@@ -425,6 +459,8 @@ func Children(n Node) []Node {
 	case *WindowAggregate:
 		return []Node{n.Input}
 	case *ChangelogNormalize:
+		return []Node{n.Input}
+	case *UpsertMaterialize:
 		return []Node{n.Input}
 	}
 	panic(fmt.Sprintf("logical.Children: unknown node %T", n))

@@ -139,6 +139,20 @@ func (e *explainer) title(n logical.Node) string {
 			names[i] = colName(cols, k)
 		}
 		return "ChangelogNormalize key=(" + strings.Join(names, ", ") + ")"
+	case *logical.UpsertMaterialize:
+		cols := x.Cols
+		names := func(k []int) string {
+			out := make([]string, len(k))
+			for i, c := range k {
+				out[i] = colName(cols, c)
+			}
+			return strings.Join(out, ", ")
+		}
+		s := "UpsertMaterialize key=(" + names(x.Key) + ")"
+		if x.UpsertKey != nil {
+			return s + " rows by upsert key (" + names(x.UpsertKey) + ")"
+		}
+		return s + " rows by all columns"
 	case *logical.Sink:
 		return "Sink " + x.Table.Name + " (" + connectorText(x.Table.Config) + ")" + sinkAccepts(x)
 	}

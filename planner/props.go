@@ -104,6 +104,8 @@ func timeCols(n logical.Node) []expr.TimeAttr {
 		return timeCols(x.Input)
 	case *logical.ChangelogNormalize:
 		return timeCols(x.Input)
+	case *logical.UpsertMaterialize:
+		return timeCols(x.Input)
 	}
 	panic(fmt.Sprintf("timeCols: unknown node %T", n))
 }
@@ -195,6 +197,9 @@ func (d *deriver) produce(n logical.Node) *Props {
 		p.Produced, p.Keys = child(0).Produced, child(0).Keys
 	case *logical.ChangelogNormalize:
 		p.Produced = changelogmode.All
+		p.Keys = [][]int{slices.Clone(x.Key)}
+	case *logical.UpsertMaterialize:
+		p.Produced = changelogmode.Upsert
 		p.Keys = [][]int{slices.Clone(x.Key)}
 	default:
 		panic(fmt.Sprintf("produce: unknown node %T", n))
@@ -415,8 +420,15 @@ func (d *deriver) require(n logical.Node, needBefore bool) {
 	case *logical.ChangelogNormalize:
 		// It reads its input by key: an upsert stream is what it takes.
 		d.require(x.Input, false)
+	case *logical.UpsertMaterialize:
+		// It removes the row a -U retracts.
+		d.require(x.Input, true)
 	case *logical.Sink:
-		d.require(x.Input, !isUpsertSink(x))
+		// An upsert sink needs no -U when its key is an upsert key of its
+		// input: the +U overwrites the row. When only a part of its key is
+		// one (Flink's rule), an update may change the rest of the key:
+		// the -U then deletes the old key.
+		d.require(x.Input, !isUpsertSink(x) || !hasKey(d.props[x.Input].Keys, x.Table.PrimaryKey))
 		// What reaches the sink is what its input emits: -U when a filter
 		// below needs it, which an upsert sink then applies as a deletion.
 		p.Mode = d.props[x.Input].Mode
@@ -442,6 +454,27 @@ func (d *deriver) require(n logical.Node, needBefore bool) {
 			}
 		}
 	}
+}
+
+// hasKey reports whether key is one of keys.
+func hasKey(keys [][]int, key []int) bool {
+	for _, k := range keys {
+		if sameSet(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// coveredBy reports whether some upsert key is a part of key (then key
+// identifies the rows too).
+func coveredBy(keys [][]int, key []int) bool {
+	for _, k := range keys {
+		if containsAll(key, k) {
+			return true
+		}
+	}
+	return false
 }
 
 func isUpsertSink(s *logical.Sink) bool {

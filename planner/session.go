@@ -123,6 +123,7 @@ var settings = map[string]settingSpec{
 	"execution.runtime-mode":                  {oneOf("streaming", "batch"), "streamsql always runs streaming"},
 	"sql-client.execution.result-mode":        {oneOf("table", "changelog", "tableau"), "how the shell shows a SELECT"},
 	"table.exec.source.idle-timeout":          {durationSetting, "default scan.watermark.idle-timeout for sources"},
+	"table.exec.sink.upsert-materialize":      {oneOf("auto", "force", "none"), "an upsert materializer in front of a keyed sink whose key is not a key of the query: auto (when needed, the default), force, none (refuse instead)"},
 	"table.exec.source.cdc-events-duplicate":  {oneOf("true", "false"), "a changelog source with a primary key may repeat events: normalize it by key (default false)"},
 	"table.exec.source.future-time-warning":   {durationSetting, "warn when a row's event time is further ahead of the wall clock (default 1 d; 0: never)"},
 	"table.exec.watermark.drift-warning":      {durationSetting, "warn when the watermarks of two inputs of one join drift further apart (default 1 h; 0: never)"},

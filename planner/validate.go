@@ -19,6 +19,11 @@ import (
 // plan with the changelog normalize steps the modes call for.
 func derive(root logical.Node, settings map[string]string, l *diag.List) (logical.Node, map[logical.Node]*Props) {
 	d := &deriver{props: map[logical.Node]*Props{}, settings: settings, l: l}
+	d.produce(root)
+	if n, ok := d.materialize(root); ok {
+		root = n
+		d.props = map[logical.Node]*Props{}
+	}
 	d.modes(root)
 	if n, changed := d.normalize(root); changed {
 		root = n
@@ -40,6 +45,53 @@ func (d *deriver) modes(root logical.Node) {
 		needBefore = !isUpsertSink(s)
 	}
 	d.require(root, needBefore)
+}
+
+// materialize puts an UpsertMaterialize in front of a keyed sink, as
+// Flink's 'table.exec.sink.upsert-materialize' says: with 'auto' (the
+// default) when the query emits updates and none of its upsert keys is a
+// part of the sink's primary key (so the changes of one sink key may come
+// from different rows, in any order); with 'force' whenever the query
+// emits updates; with 'none' never (checkSink then refuses what needed
+// one). It reports whether it changed the plan.
+func (d *deriver) materialize(root logical.Node) (logical.Node, bool) {
+	s, ok := root.(*logical.Sink)
+	if !ok || !isUpsertSink(s) || len(s.Table.PrimaryKey) == 0 {
+		return root, false
+	}
+	in := d.props[s.Input]
+	if in.Produced.IsInsertOnly() {
+		return root, false
+	}
+	pk := s.Table.PrimaryKey
+	switch strings.ToLower(d.settings["table.exec.sink.upsert-materialize"]) {
+	case "none":
+		return root, false
+	case "force":
+	default:
+		if coveredBy(in.Keys, pk) {
+			return root, false
+		}
+	}
+	m := &logical.UpsertMaterialize{Input: s.Input, Key: slices.Clone(pk), S: s.S}
+	for i, c := range s.Input.Columns() {
+		if i < len(s.Cols) {
+			c.Name, c.Qualifier = s.Cols[i].Name, ""
+		}
+		m.Cols = append(m.Cols, c)
+	}
+	for _, k := range in.Keys {
+		if len(k) > 0 {
+			m.UpsertKey = slices.Clone(k) // the smallest: keys are sorted by size
+			break
+		}
+	}
+	if ttl, ok := d.ttl(); ok {
+		dur, _ := connectors.ParseDuration(ttl)
+		m.TTL, m.TTLText = dur.Milliseconds(), ttl
+	}
+	s.Input = m
+	return s, true
 }
 
 // normalize puts a ChangelogNormalize above the scan (and watermark
@@ -131,6 +183,17 @@ func (d *deriver) walk(n logical.Node) {
 		} else {
 			p.State = []string{"UNBOUNDED: the last row of each key, kept forever (one row per key of the table)"}
 			p.Unbounded = true
+		}
+	case *logical.UpsertMaterialize:
+		if x.TTL > 0 {
+			p.State = []string{fmt.Sprintf("the live rows of each sink key: %s after the key's last change (table.exec.state.ttl)", x.TTLText)}
+		} else {
+			p.State = []string{"UNBOUNDED: the live rows of each sink key, kept forever"}
+			p.Unbounded = true
+			if !bounded(x) {
+				d.l.Warnf(diag.UnboundedState, x.S, "the upsert materializer in front of this sink keeps every live row of each sink key forever: state grows with the number of keys").
+					WithHint("SET 'table.exec.state.ttl' = '24h' (a key idle that long is forgotten: a later retraction of its rows then finds nothing)")
+			}
 		}
 	case *logical.Join:
 		d.regularJoin(x, p)
@@ -343,13 +406,7 @@ func (d *deriver) checkSink(s *logical.Sink) {
 		d.fixes(diagn, s, o, keys)
 	case connectors.Upsert:
 		sinkKey := append([]int(nil), t.PrimaryKey...)
-		match := false
-		for _, k := range in.Keys {
-			if sameSet(k, sinkKey) {
-				match = true
-			}
-		}
-		if !match {
+		if !coveredBy(in.Keys, sinkKey) {
 			var pk []string
 			for _, i := range sinkKey {
 				pk = append(pk, t.Columns[i].Name)
@@ -363,6 +420,7 @@ func (d *deriver) checkSink(s *logical.Sink) {
 			} else {
 				diagn.WithHint("the query has no key to upsert on: write it with a changelog format ('format' = 'debezium-json')")
 			}
+			diagn.WithHint("or SET 'table.exec.sink.upsert-materialize' = 'auto' (the default; 'none' is set): an upsert materializer in front of the sink keeps the live rows of each key and writes the last one")
 		}
 	}
 }

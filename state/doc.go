@@ -1,6 +1,6 @@
 // Package state keeps the keyed state of streamsql's operators (interval,
 // regular and temporal joins, group and window aggregates, the changelog
-// normalize): an in-memory hot tier in front of Badger
+// normalize, the upsert materializer): an in-memory hot tier in front of Badger
 // (github.com/dgraph-io/badger/v4), under a memory budget, with expiry by
 // time bucket.
 //
@@ -144,6 +144,11 @@
 // (BytesCodec): Get, compare bytes with the new row's encoding, Put with
 // expiry now + TTL (NoExpiry without TTL); Delete on a tombstone;
 // Expire(now, nil) for the TTL.
+//
+// Upsert materializer: a Map from the sink key to the list of its live
+// rows (encoded, with their encoded upsert keys when rows are matched by
+// one): Get, change the list, Put with expiry now + TTL; Delete when the
+// list empties; Expire(now, nil) for the TTL.
 //
 // Group aggregate: a Map from the group key to the group (its
 // accumulators, with a Codec); Get, fold, Put with expiry access time +
