@@ -86,7 +86,8 @@
 // PRIMARY KEY with 'key.format' and the row with 'value.format' (without
 // the key columns when 'value.fields-include' = 'EXCEPT_KEY'): +I and +U are
 // written as the row, -D as a tombstone (null value) for the key, -U is
-// dropped. Records are partitioned by franz-go's default partitioner, which
+// dropped (where the plan needs a -U applied, the runtime hands it over as
+// a -D). Records are partitioned by franz-go's default partitioner, which
 // hashes the key as Kafka's Java client does, so one key's history stays in
 // order in one partition; 'sink.partitioner' = 'round-robin' spreads them,
 // 'fixed' writes everything to partition 0. A 'timestamp' metadata column
