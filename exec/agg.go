@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -54,14 +55,16 @@ func newAggSpec(call *logical.AggCall, arg scalarFunc, retract bool) (*aggSpec, 
 		}
 	case "SUM":
 		if isFloat {
-			s.new = func() accumulator { return &sumFloat{} }
+			single := k == types.Float
+			s.new = func() accumulator { return &sumFloat{single: single} }
 		} else {
 			s.new = func() accumulator { return &sumInt{} }
 		}
 	case "AVG":
 		switch {
 		case isFloat:
-			s.new = func() accumulator { return &avgFloat{} }
+			single := k == types.Float
+			s.new = func() accumulator { return &avgFloat{sumFloat{single: single}} }
 		default:
 			round := k == types.Decimal
 			s.new = func() accumulator { return &avgInt{round: round} }
@@ -138,25 +141,40 @@ func (a *distinctCount) add(v row.Value, retract bool) error {
 }
 func (a *distinctCount) result() row.Value { return row.IntValue(int64(len(a.seen))) }
 
-// sumInt sums integers and scaled decimals (same scale in and out).
+// sumInt sums integers and scaled decimals (same scale in and out) in 64
+// bits: SUM of an integer type is a BIGINT. A sum that leaves the range is
+// an error, never a wrap (Flink's SUM(INT) is an INT and wraps; see
+// docs/runtime.md).
 type sumInt struct {
 	sum int64
 	n   int64
 }
+
+// errSumRange is the error of a sum that leaves 64 bits.
+var errSumRange = fmt.Errorf("the sum leaves BIGINT's range (%d to %d)", int64(math.MinInt64), int64(math.MaxInt64))
 
 func (a *sumInt) add(v row.Value, retract bool) error {
 	if v.IsNull() {
 		return nil
 	}
 	x := v.Int()
+	var s int64
+	var over bool
 	if retract {
-		x, a.n = -x, a.n-1
+		// Subtract, rather than add -x: -MinInt64 does not exist.
+		s = a.sum - x
+		over = (x < 0 && s < a.sum) || (x > 0 && s > a.sum)
+	} else {
+		s = a.sum + x
+		over = (x > 0 && s < a.sum) || (x < 0 && s > a.sum)
+	}
+	if over {
+		return errSumRange
+	}
+	if retract {
+		a.n--
 	} else {
 		a.n++
-	}
-	s := a.sum + x
-	if (x > 0 && s < a.sum) || (x < 0 && s > a.sum) {
-		return fmt.Errorf("SUM overflows 64 bits")
 	}
 	a.sum = s
 	return nil
@@ -169,9 +187,21 @@ func (a *sumInt) result() row.Value {
 	return row.IntValue(a.sum)
 }
 
+// sumFloat sums FLOAT and DOUBLE values in double precision; a FLOAT's
+// result is a FLOAT (rounded to single precision: a sum beyond its range is
+// Infinity, as FLOAT arithmetic gives).
 type sumFloat struct {
-	sum float64
-	n   int64
+	sum    float64
+	n      int64
+	single bool // FLOAT
+}
+
+// value is x as a value of the sum's type.
+func (a *sumFloat) value(x float64) row.Value {
+	if a.single {
+		x = float64(float32(x))
+	}
+	return row.FloatValue(x)
 }
 
 func (a *sumFloat) add(v row.Value, retract bool) error {
@@ -192,7 +222,7 @@ func (a *sumFloat) result() row.Value {
 	if a.n == 0 {
 		return row.NullValue
 	}
-	return row.FloatValue(a.sum)
+	return a.value(a.sum)
 }
 
 // avgInt averages integers (truncating toward zero, as Flink does for INT)
@@ -230,7 +260,7 @@ func (a *avgFloat) result() row.Value {
 	if a.n == 0 {
 		return row.NullValue
 	}
-	return row.FloatValue(a.sum / float64(a.n))
+	return a.value(a.sum / float64(a.n))
 }
 
 // minMax keeps every distinct value with its count, so a retraction of the
@@ -433,6 +463,26 @@ type group struct {
 	end int64
 }
 
+// aggText is an aggregate call as the query wrote it, with column names,
+// for errors: SUM(v), COUNT(DISTINCT u).
+func aggText(a *logical.AggCall) string {
+	var b strings.Builder
+	b.WriteString(a.Fn + "(")
+	if a.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	if a.Star {
+		b.WriteString("*")
+	}
+	for i, x := range a.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(expr.Format(x, func(c *expr.Column) string { return c.Name }))
+	}
+	return b.String() + ")"
+}
+
 func (g *group) fold(specs []*aggSpec, r row.Row) error {
 	retract := !isAccumulate(r.Kind)
 	if retract {
@@ -449,7 +499,7 @@ func (g *group) fold(specs []*aggSpec, r row.Row) error {
 			}
 		}
 		if err := g.accs[i].add(v, retract); err != nil {
-			return fmt.Errorf("%s: %w", s.call.String(), err)
+			return fmt.Errorf("%s: %w", aggText(s.call), err)
 		}
 	}
 	g.dirty = true
