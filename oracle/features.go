@@ -46,27 +46,21 @@ type Features struct {
 // is on unless the comment names the open bug that keeps it off; switch it
 // on as soon as the fix is on main.
 var DefaultFeatures = Features{
-	MixedKeyTypes: true,
-	// #11.4 (joinstate): an outer join does not retract the padded row of
-	// a NULL-key row.
-	NullJoinKeys:    false,
+	MixedKeyTypes:   true,
+	NullJoinKeys:    true,
 	UnionMixedTypes: true,
-	// #11.7 (runtimeio): UNION ALL at parallelism 4 writes the sink from
-	// two goroutines at once.
-	ParallelUnion: false,
-	Changelog:     true,
+	ParallelUnion:   true,
+	Changelog:       true,
 	// /work/findings/oracle-avg-decimal.md: streamsql's AVG(DECIMAL(p, s))
 	// is DECIMAL(p, s), Flink's DECIMAL(38, max(6, s)).
 	AvgDecimal: false,
 	// /work/findings/oracle-capped-decimals.md: past 38 digits, common
 	// types keep scale that Flink gives up.
 	CappedDecimals: false,
-	// /work/findings/oracle-keyless-join-race.md: a join without keys after
-	// a partitioned operator races at parallelism 4.
-	KeylessJoins: false,
-	Interval:     true,
-	Tumble:       true,
-	HopCumulate:  true,
+	KeylessJoins:   true,
+	Interval:       true,
+	Tumble:         true,
+	HopCumulate:    true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the
