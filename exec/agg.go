@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -65,9 +66,16 @@ func newAggSpec(call *logical.AggCall, arg scalarFunc, retract bool) (*aggSpec, 
 		case isFloat:
 			single := k == types.Float
 			s.new = func() accumulator { return &avgFloat{sumFloat{single: single}} }
+		case k == types.Decimal:
+			// The result has more scale than the argument (Flink's
+			// DECIMAL(38, max(6, s))): up digits more.
+			up := call.T.Scale - s.argT.Scale
+			if up < 0 || up > 18 {
+				return nil, fmt.Errorf("AVG of %s as %s is not supported", s.argT, call.T)
+			}
+			s.new = func() accumulator { return &avgInt{round: true, up: up} }
 		default:
-			round := k == types.Decimal
-			s.new = func() accumulator { return &avgInt{round: round} }
+			s.new = func() accumulator { return &avgInt{} }
 		}
 	case "MIN", "MAX":
 		isMax := call.Fn == "MAX"
@@ -226,15 +234,45 @@ func (a *sumFloat) result() row.Value {
 }
 
 // avgInt averages integers (truncating toward zero, as Flink does for INT)
-// and scaled decimals (rounding half away from zero at the same scale).
+// and scaled decimals (rounding half away from zero, at the result's scale,
+// which is up digits more than the argument's).
 type avgInt struct {
 	sumInt
 	round bool // DECIMAL
+	up    int
+}
+
+// maxAvgUnscaled is the largest unscaled DECIMAL an average may have: 18
+// digits, what a DECIMAL holds at run time.
+const maxAvgUnscaled = 999_999_999_999_999_999
+
+func (a *avgInt) add(v row.Value, retract bool) error {
+	if a.up > 0 && !v.IsNull() {
+		// An average is never larger than the largest value averaged: when
+		// every value fits at the result's scale, so does the result.
+		if x := v.Int(); x > maxAvgUnscaled/pow10i(a.up) || x < -maxAvgUnscaled/pow10i(a.up) {
+			return fmt.Errorf("a value has more than the 18 digits streamsql keeps at the result's scale (%d more than its own)", a.up)
+		}
+	}
+	return a.sumInt.add(v, retract)
 }
 
 func (a *avgInt) result() row.Value {
 	if a.n == 0 {
 		return row.NullValue
+	}
+	if a.up > 0 {
+		// sum * 10^up / n, which may pass 64 bits before the division.
+		num := new(big.Int).Mul(big.NewInt(a.sum), new(big.Int).SetInt64(pow10i(a.up)))
+		q, r := num.QuoRem(num, big.NewInt(a.n), new(big.Int))
+		if r.Abs(r).Lsh(r, 1).Cmp(big.NewInt(a.n)) >= 0 {
+			if a.sum < 0 {
+				q.Sub(q, big.NewInt(1))
+			} else {
+				q.Add(q, big.NewInt(1))
+			}
+		}
+		return row.IntValue(q.Int64()) // fits: add checked every value
 	}
 	q, r := a.sum/a.n, a.sum%a.n
 	if a.round && 2*abs64(r) >= a.n {
@@ -245,6 +283,15 @@ func (a *avgInt) result() row.Value {
 		}
 	}
 	return row.IntValue(q)
+}
+
+// pow10i is 10^n for 0 <= n <= 18.
+func pow10i(n int) int64 {
+	p := int64(1)
+	for ; n > 0; n-- {
+		p *= 10
+	}
+	return p
 }
 
 func abs64(x int64) int64 {

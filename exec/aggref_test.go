@@ -264,8 +264,14 @@ func (m *aggModel) table(live []aggTRow) []string {
 			}
 			return fmtCents(f(xs))
 		}
-		avgRound := func(xs []int64) int64 { // half away from zero
-			s, n := sum(xs), int64(len(xs))
+		// AVG of a DECIMAL(6, 2) is a DECIMAL(38, 6) (Flink's
+		// findAvgAggType): the sum in millionths over the count, rounded
+		// half away from zero.
+		avgMicros := func(xs []int64) string {
+			if len(xs) == 0 {
+				return "NULL"
+			}
+			s, n := sum(xs)*10_000, int64(len(xs))
 			q, r := s/n, s%n
 			if 2*max(r, -r) >= n {
 				if s < 0 {
@@ -274,7 +280,11 @@ func (m *aggModel) table(live []aggTRow) []string {
 					q++
 				}
 			}
-			return q
+			sign := ""
+			if q < 0 {
+				sign, q = "-", -q
+			}
+			return fmt.Sprintf("%s%d.%06d", sign, q/1_000_000, q%1_000_000)
 		}
 		strs := func(xs []string, f func([]string) string) string {
 			if len(xs) == 0 {
@@ -322,7 +332,7 @@ func (m *aggModel) table(live []aggTRow) []string {
 			dbl(slices.Min[[]float64]),
 			dbl(slices.Max[[]float64]),
 			cents(cs, sum),
-			cents(cs, avgRound),
+			avgMicros(cs),
 			cents(cs, slices.Min[[]int64]),
 			cents(dcs, sum),
 		}

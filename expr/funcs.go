@@ -187,6 +187,11 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 		if len(a) != 1 || !kindOK(a[0], isNum) {
 			return types.T{}, "AVG takes one numeric argument"
 		}
+		if t := a[0].Type(); t.Kind == types.Decimal {
+			// Flink's findAvgAggType: DECIMAL(38, max(6, s)), the quotient
+			// of the sum by a BIGINT count.
+			return types.DecimalOf(types.MaxDecimalPrecision, max(6, t.Scale)), ""
+		}
 		return a[0].Type().WithNullable(true), ""
 	},
 	"MIN":         minMax,
