@@ -51,9 +51,7 @@ var DefaultFeatures = Features{
 	UnionMixedTypes: true,
 	ParallelUnion:   true,
 	Changelog:       true,
-	// /work/findings/oracle-avg-decimal.md: streamsql's AVG(DECIMAL(p, s))
-	// is DECIMAL(p, s), Flink's DECIMAL(38, max(6, s)).
-	AvgDecimal: false,
+	AvgDecimal:      true,
 	// /work/findings/oracle-capped-decimals.md: past 38 digits, common
 	// types keep scale that Flink gives up.
 	CappedDecimals: false,
