@@ -60,6 +60,9 @@ type builder struct {
 	// scans are the counters of each scan's source (late rows are counted
 	// against the source they came from).
 	scans map[*logical.Scan]*Counters
+	// reads is the source runner (its index in job.sources) of each table
+	// read so far: a table is read once per job (scan).
+	reads map[*catalog.Table]int
 	// late are the late-row recorders, to connect to their sources.
 	late []lateOf
 	// drift is the gap between two inputs of one operator that is warned
@@ -133,7 +136,8 @@ func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, erro
 		opts.Clock = func() int64 { return time.Now().UnixMilli() }
 	}
 	b := &builder{opts: opts, job: &Job{sinksDone: make(chan struct{}, len(plans)), warned: map[string]bool{}},
-		evalO: eval.Options{Now: opts.Clock}, ctx: ctx, groups: map[string]*alignGroup{}, scans: map[*logical.Scan]*Counters{}}
+		evalO: eval.Options{Now: opts.Clock}, ctx: ctx, groups: map[string]*alignGroup{}, scans: map[*logical.Scan]*Counters{},
+		reads: map[*catalog.Table]int{}}
 	b.job.warnTo = opts.Warn
 	if b.job.warnTo == nil {
 		w := opts.Stderr
@@ -324,9 +328,35 @@ func (b *builder) node(n logical.Node, out collector) error {
 }
 
 // scan adds a source runner for a table.
+//
+// A table is read once per job, however many scans of it the job's
+// statements have (Flink's source reuse): the first scan makes the source
+// runner, later ones add their consumer to its fan-out, so every statement
+// sees the same rows, in the same order, with the same watermarks and
+// idleness. The runner decodes every column of the table and computes
+// every computed column, so each consumer finds whatever it reads. (Scans
+// of one table carry the table's watermark, so they agree on it; should
+// two ever differ, each gets its own runner.)
 func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out collector) error {
 	b.at = nil // sources hand their rows to the task
 	t := s.Table
+	if i, ok := b.reads[t]; ok {
+		r := b.job.sources[i]
+		timeCol, delay := -1, int64(0)
+		if wm != nil {
+			timeCol, delay = wm.TimeCol, wm.DelayMillis
+		}
+		if r.timeCol == timeCol && r.delay == delay {
+			b.scans[s] = r.counters
+			f, ok := b.job.entry[i].(*fanOut)
+			if !ok {
+				f = &fanOut{outs: []collector{b.job.entry[i]}}
+				b.job.entry[i] = f
+			}
+			f.outs = append(f.outs, out)
+			return nil
+		}
+	}
 	f, ok := LookupSource(t.Connector())
 	if !ok {
 		return fmt.Errorf("table %s: connector '%s' cannot be read by this build of streamsql yet", t.Name, t.Connector())
@@ -353,8 +383,50 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 		r.bounded = c.Spec != nil && c.Bounded()
 		r.skipBad = strings.EqualFold(c.FormatOption("ignore-parse-errors"), "true")
 	}
+	b.reads[t] = len(b.job.sources)
 	b.job.sources = append(b.job.sources, r)
 	b.job.entry = append(b.job.entry, out)
+	return nil
+}
+
+// fanOut hands a shared source's rows, watermarks, idleness and end to
+// each of its consumers in turn, in the task. Consumers do not modify the
+// batches they are given (collector), so they can share one.
+type fanOut struct{ outs []collector }
+
+func (f *fanOut) push(b row.Batch) error {
+	for _, o := range f.outs {
+		if err := o.push(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fanOut) watermark(wm int64) error {
+	for _, o := range f.outs {
+		if err := o.watermark(wm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fanOut) idle(idle bool) error {
+	for _, o := range f.outs {
+		if err := o.idle(idle); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fanOut) end() error {
+	for _, o := range f.outs {
+		if err := o.end(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -16,6 +16,9 @@
 //     different goroutines (a UNION ALL of two partitioned branches) gets a
 //     stage of its own (fanIn). A sink's rows therefore never interleave,
 //     and one key's changes reach it in order.
+//   - A table is read once per job: scans of it in several statements
+//     (or twice in one, a self-join) share one source, whose batches,
+//     watermarks, idleness and end fan out to each consumer in the task.
 //   - A watermark W means no more rows with time <= W are expected on that
 //     input. A source's watermark is the minimum over its active splits; a
 //     multi-input operator's is the minimum over its inputs; watermarks never

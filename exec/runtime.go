@@ -22,6 +22,9 @@ const MinWatermark int64 = math.MinInt64
 // collector receives what an operator emits: rows, watermarks and the end
 // of its input, in that order.
 type collector interface {
+	// push takes a batch that the caller may reuse once push returns. It
+	// must not modify the batch or its rows' values: a shared source hands
+	// one batch to each of its consumers (fanOut).
 	push(b row.Batch) error
 	watermark(wm int64) error
 	// idle says that the input has become idle (true: it no longer holds
