@@ -43,7 +43,8 @@
 //     when it drops it (eventtime.go says what each operator does).
 //   - Bad input (a row a source cannot decode) fails the job with where and
 //     why, unless the table says to skip it ('json.ignore-parse-errors'); a
-//     skipped row is counted. Nothing already accepted is lost.
+//     skipped row is counted. Nothing already accepted is lost: the good
+//     rows read before a bad one go on before the job stops.
 //   - Keyed operators store, look up and partition rows by the keys the
 //     planner decided: a join's logical.JoinKey pairs, already cast to the
 //     type both sides compare in, and its residual condition; a group's

@@ -448,12 +448,11 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			}
 		}
 		split, rows, err := r.read(ctx, tick)
-		var bad *BadRowError
+		var bad, stop *BadRowError
 		if errors.As(err, &bad) {
 			r.counters.Bad.Add(1)
 			if !r.skipBad {
-				fail(bad)
-				return
+				stop = bad // after the good rows before it
 			}
 			err = nil
 		}
@@ -494,6 +493,13 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			if !send(msg{src: r.idx, kind: msgBatch, batch: rows}) {
 				return
 			}
+		}
+		if stop != nil {
+			// The rows before the bad one went on: the job stops after
+			// them, so a sink written in the task holds every row up to
+			// the bad one.
+			fail(stop)
+			return
 		}
 		if d, ok := r.src.(SplitDoner); ok {
 			for _, s := range d.DoneSplits() {
