@@ -56,6 +56,57 @@ func fixed(t types.T) func([]Expr) types.T { return func([]Expr) types.T { retur
 
 func firstType(args []Expr) types.T { return args[0].Type() }
 
+// scale0Type is FLOOR's and CEIL's: a DECIMAL(p, s) gives DECIMAL(p, 0)
+// (Flink's DECIMAL_SCALE_0), other numbers keep their type.
+func scale0Type(args []Expr) types.T {
+	t := args[0].Type()
+	if t.Kind == types.Decimal && t.Scale > 0 {
+		return types.DecimalOf(t.Precision, 0).WithNullable(t.Nullable)
+	}
+	return t
+}
+
+// roundType is ROUND's (Flink's findRoundDecimalType): ROUND of a
+// DECIMAL(p, s) to r digits, r a literal (0 without one), is DECIMAL(p, s)
+// when r >= s, DECIMAL(1 + p - s, 0) when r < 0, else DECIMAL(1 + p - s + r,
+// r) (rounding may carry into one more integer digit). Other numbers, and
+// a number of digits that is not a literal, keep the type.
+func roundType(args []Expr) types.T {
+	t := args[0].Type()
+	if t.Kind != types.Decimal {
+		return t
+	}
+	r := int64(0)
+	if len(args) == 2 {
+		var ok bool
+		if r, ok = intLiteral(args[1]); !ok {
+			return t
+		}
+	}
+	switch {
+	case r >= int64(t.Scale):
+		return t
+	case r < 0:
+		return types.DecimalOf(min(types.MaxDecimalPrecision, 1+t.Precision-t.Scale), 0).WithNullable(t.Nullable)
+	}
+	return types.DecimalOf(min(types.MaxDecimalPrecision, 1+t.Precision-t.Scale+int(r)), int(r)).WithNullable(t.Nullable)
+}
+
+// intLiteral is the value of an integer literal (or of a negated one).
+func intLiteral(e Expr) (int64, bool) {
+	switch x := e.(type) {
+	case *Const:
+		v, ok := x.V.(int64)
+		return v, ok
+	case *Call:
+		if x.Fn == "NEG" && len(x.Args) == 1 {
+			v, ok := intLiteral(x.Args[0])
+			return -v, ok
+		}
+	}
+	return 0, false
+}
+
 func commonOf(args []Expr) (types.T, string) {
 	var t types.T
 	first := true
@@ -138,9 +189,9 @@ var functions = map[string]*fn{
 	"REGEXP_EXTRACT": {2, 3, "REGEXP_EXTRACT(s, regex [, group])", func(args []Expr) (types.T, string) { return str, "" }},
 	"MD5":            {1, 1, "MD5(s)", all(isStr, "a string", fixed(str))},
 	"ABS":            {1, 1, "ABS(n)", all(isNum, "a number", firstType)},
-	"FLOOR":          {1, 1, "FLOOR(n)", all(isNum, "a number", firstType)},
-	"CEIL":           {1, 1, "CEIL(n)", all(isNum, "a number", firstType)},
-	"ROUND":          {1, 2, "ROUND(n [, digits])", all(isNum, "a number", firstType)},
+	"FLOOR":          {1, 1, "FLOOR(n)", all(isNum, "a number", scale0Type)},
+	"CEIL":           {1, 1, "CEIL(n)", all(isNum, "a number", scale0Type)},
+	"ROUND":          {1, 2, "ROUND(n [, digits])", all(isNum, "a number", roundType)},
 	"MOD":            {2, 2, "MOD(a, b)", all(isInt, "an integer", firstType)},
 	"POWER":          {2, 2, "POWER(a, b)", all(isNum, "a number", fixed(types.New(types.Double)))},
 	"SQRT":           {1, 1, "SQRT(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
