@@ -23,6 +23,8 @@ import (
 //	like                  args[0] LIKE args[1] (a literal pattern)
 //	case                  WHEN args[0] THEN args[1] ... ELSE args[len-1]
 //	coalesce nullif abs   functions
+//	floor ceil            FLOOR(args[0]), CEIL(args[0])
+//	round                 ROUND(args[0], args[1]) (args[1] an INT literal)
 //	upper lower charlen   string functions
 //	substr                SUBSTRING(args[0], args[1], args[2])
 //	concat                args[0] || args[1]
@@ -320,6 +322,26 @@ func (n *node) typecheck(c ctx) error {
 			return fail("abs of %s", arg(0).t)
 		}
 		n.t, n.mag, n.minAbs = arg(0).t, arg(0).mag, arg(0).minAbs
+	case n.op == "floor" || n.op == "ceil":
+		a := arg(0)
+		if !a.t.numeric() {
+			return fail("%s of %s", n.op, a.t)
+		}
+		// Flink's DECIMAL_SCALE_0: DECIMAL(p, s) gives DECIMAL(p, 0).
+		n.t, n.mag = a.t, a.mag+1
+		if a.t.k == kDecimal {
+			n.t = tDecimal(a.t.p, 0)
+		}
+	case n.op == "round":
+		a, d := arg(0), arg(1)
+		if !a.t.exact() || d.op != "lit" || d.t.k != kInt || d.val == nil {
+			return fail("ROUND of %s by %s", a.t, d.t)
+		}
+		r := int(d.val.(int64))
+		n.t, n.mag = a.t, a.mag*1.1+math.Pow10(max(-r, 0))
+		if a.t.k == kDecimal {
+			n.t = roundType(a.t, r)
+		}
 	case n.op == "upper" || n.op == "lower":
 		if arg(0).t.k != kString {
 			return fail("%s of %s", n.op, arg(0).t)
@@ -399,7 +421,7 @@ func (n *node) typecheck(c ctx) error {
 	switch {
 	case n.t.k != kDouble, n.op == "abs", n.op == "COUNT", n.op == "COUNT*":
 		n.negZero = false
-	case n.op == "*", n.op == "/", n.op == "neg", n.op == "lit" && n.val != nil && n.val.(float64) == 0:
+	case n.op == "*", n.op == "/", n.op == "neg", n.op == "ceil", n.op == "lit" && n.val != nil && n.val.(float64) == 0:
 		n.negZero = true
 	}
 	if isAgg(n.op) && n.distinct && len(n.args) > 0 && n.args[0].negZero {
@@ -522,7 +544,8 @@ func (n *node) flink(b *strings.Builder) {
 	case n.op == "COUNT*":
 		w("COUNT(*)")
 	default:
-		name := map[string]string{"coalesce": "COALESCE", "nullif": "NULLIF", "abs": "ABS", "upper": "UPPER",
+		name := map[string]string{"coalesce": "COALESCE", "nullif": "NULLIF", "abs": "ABS", "floor": "FLOOR",
+			"ceil": "CEIL", "round": "ROUND", "upper": "UPPER",
 			"lower": "LOWER", "charlen": "CHAR_LENGTH", "substr": "SUBSTRING"}[n.op]
 		if name == "" {
 			name = n.op // aggregates
@@ -767,6 +790,22 @@ func (n *node) pg(b *pgw) {
 		w("ABS(")
 		a(0)
 		w(")")
+	case n.op == "floor" || n.op == "ceil":
+		// PostgreSQL's FLOOR of an integer is a double precision: through
+		// numeric and back.
+		if n.t.integral() {
+			w("CAST(" + strings.ToUpper(n.op) + "(CAST(" + b.sub(n.args[0]) + " AS numeric)) AS " + n.t.pg() + ")")
+		} else {
+			w(strings.ToUpper(n.op) + "(" + b.sub(n.args[0]) + ")")
+		}
+	case n.op == "round":
+		// PostgreSQL rounds a numeric half away from zero, as Java's
+		// HALF_UP; an integer goes through numeric and back.
+		if n.t.integral() {
+			w("CAST(ROUND(CAST(" + b.sub(n.args[0]) + " AS numeric), " + b.sub(n.args[1]) + ") AS " + n.t.pg() + ")")
+		} else {
+			w("ROUND(" + b.sub(n.args[0]) + ", " + b.sub(n.args[1]) + ")")
+		}
 	case n.op == "upper" || n.op == "lower":
 		w(strings.ToUpper(n.op) + "(")
 		a(0)

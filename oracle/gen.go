@@ -592,7 +592,13 @@ func (g *gen) tryExpr(sc *scope, fam family, depth int) *node {
 			}
 			return call(op, sub(fNum), d)
 		case 4:
-			return call([]string{"neg", "abs"}[g.r.Intn(2)], sub(fNum))
+			switch g.r.Intn(4) {
+			case 0, 1:
+				return call([]string{"neg", "abs"}[g.r.Intn(2)], sub(fNum))
+			case 2:
+				return call([]string{"floor", "ceil"}[g.r.Intn(2)], sub(fNum))
+			}
+			return call("round", sub(fNum), lit(int64(g.r.Intn(6)-2), tInt))
 		case 5:
 			return g.caseExpr(sc, fNum, depth)
 		case 6:

@@ -239,6 +239,18 @@ func limit(t typ) float64 {
 	return math.Inf(1)
 }
 
+// roundType is the type of ROUND(DECIMAL(p, s), r): Flink's
+// findRoundDecimalType (one more integer digit, as rounding may carry).
+func roundType(t typ, r int) typ {
+	switch {
+	case r >= t.s:
+		return t
+	case r < 0:
+		return tDecimal(min(maxPrecision, 1+t.p-t.s), 0)
+	}
+	return tDecimal(1+t.p-t.s+r, r)
+}
+
 // sumOfIntegers is the type of SUM over INT or BIGINT. Flink's SUM(INT) is
 // INT; streamsql's is BIGINT, a deviation listed in issue #11 to settle.
 // The values agree while nothing overflows (the magnitude bounds see to
