@@ -40,8 +40,8 @@
 // the key) and deletes; time tables with a watermark. Queries: inner, LEFT,
 // RIGHT and FULL joins on one or two equalities (plus other conditions),
 // self-joins, subqueries in FROM (aggregated or filtered), filters,
-// projections with arithmetic, CASE, COALESCE, NULLIF, CAST, string
-// functions and timestamp + interval, GROUP BY with COUNT, SUM, AVG, MIN
+// projections with arithmetic, CASE, COALESCE, NULLIF, ABS, FLOOR, CEIL,
+// ROUND, CAST, string functions and timestamp + interval, GROUP BY with COUNT, SUM, AVG, MIN
 // and MAX (with DISTINCT) and HAVING, global aggregates, SELECT DISTINCT,
 // UNION ALL; interval joins of two time tables (inner and outer, BETWEEN
 // or >=/<= bounds) and TUMBLE, HOP and CUMULATE window aggregates.
@@ -102,6 +102,11 @@
 //     text in PostgreSQL; a decimal literal's type is that of its text
 //     (2.50 is DECIMAL(3, 2)). CASE, COALESCE, NULLIF, comparisons and
 //     UNION ALL branches are converted to the model's common type.
+//   - FLOOR and CEIL of a DECIMAL(p, s) are DECIMAL(p, 0), ROUND(x, d) of a
+//     DECIMAL follows findRoundDecimalType, half away from zero in both;
+//     PostgreSQL's FLOOR, CEIL and ROUND of an integer go through numeric
+//     (its FLOOR(int) is a double precision). ROUND of a DOUBLE is not
+//     generated (PostgreSQL has no ROUND(double precision, int)).
 //   - CAST(DECIMAL AS STRING) keeps the type's scale in Flink (1.50):
 //     PostgreSQL gets ROUND(x, s)::text. Only widening numeric casts are
 //     generated (narrowing ones round and overflow differently).
