@@ -297,7 +297,7 @@ func (b *builder) node(n logical.Node, out collector) error {
 			func(out collector) (operator, error) { return b.temporalJoin(x, out) })
 	case *logical.Window:
 		op := &windowOp{fn: x.Func, timeCol: x.TimeCol, size: x.Size, slide: x.Slide, step: x.Step, offset: x.Offset,
-			out: out, c: b.counters("Window "+x.Func, &b.job.Operators), late: b.lateFor(x.Input), cols: columnsOf(x.Input.Columns())}
+			out: out, c: b.counters("Window "+x.Func+"("+sideName(x.Input)+")", &b.job.Operators), late: b.lateFor(x.Input), cols: columnsOf(x.Input.Columns())}
 		return b.node(x.Input, portOf{op, 0})
 	case *logical.WindowAggregate:
 		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{x.Keys}, out,

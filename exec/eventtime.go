@@ -45,15 +45,6 @@ func eventTime(v row.Value, col string) (t int64, why string, ok bool) {
 // validTime reports whether t is an event time that can be placed in time.
 func validTime(t int64) bool { return t >= MinEventTime && t <= MaxEventTime }
 
-// addOK adds without wrapping around: ok is false when a+b overflows.
-func addOK(a, b int64) (int64, bool) {
-	c := a + b
-	if (b > 0 && c < a) || (b < 0 && c > a) {
-		return 0, false
-	}
-	return c, true
-}
-
 // colName is the name of column i of cols, or $i.
 func colName(cols []Column, i int) string {
 	if i >= 0 && i < len(cols) {

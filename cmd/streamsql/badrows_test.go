@@ -150,8 +150,8 @@ GROUP BY window_start, window_end;
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"operator":"Window TUMBLE","reason":"no event time: ts is NULL","row":{"k":"nul","ms":null,"ts":null},"time":null,"watermark":"-inf"}
-{"operator":"Window TUMBLE","reason":"event time out of range: ts is -9223372036854775808 ms from 1970-01-01, before year 1","row":{"k":"min","ms":"-9223372036854775808","ts":"-292275055-05-16 16:47:04.192"},"time":null,"watermark":"-inf"}
+	want := `{"operator":"Window TUMBLE(e)","reason":"no event time: ts is NULL","row":{"k":"nul","ms":null,"ts":null},"time":null,"watermark":"-inf"}
+{"operator":"Window TUMBLE(e)","reason":"event time out of range: ts is -9223372036854775808 ms from 1970-01-01, before year 1","row":{"k":"min","ms":"-9223372036854775808","ts":"-292275055-05-16 16:47:04.192"},"time":null,"watermark":"-inf"}
 `
 	if string(b) != want {
 		t.Errorf("dead letters:\n%s\nwant:\n%s", b, want)

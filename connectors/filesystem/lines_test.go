@@ -290,10 +290,12 @@ func FuzzFileRoundTrip(f *testing.F) {
 		for i := range in {
 			kind := in[i].Kind
 			if name == format.DebeziumJSON {
-				if kind == changelogmode.UpdateAfter {
+				switch kind {
+				case changelogmode.UpdateAfter:
 					kind = changelogmode.Insert
-				} else if kind == changelogmode.UpdateBefore {
+				case changelogmode.UpdateBefore:
 					kind = changelogmode.Delete
+				case changelogmode.Insert, changelogmode.Delete:
 				}
 			}
 			if got[i].Kind != kind {
