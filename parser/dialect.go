@@ -46,6 +46,12 @@ type rewriter struct {
 	failed    bool
 }
 
+// flinkOnlyUnits are EXTRACT units of Flink's that TiDB's parser does not
+// know (all at least three letters long, like their stand-in DAY).
+var flinkOnlyUnits = map[string]bool{"DOW": true, "DOY": true, "ISODOW": true, "ISOYEAR": true, "EPOCH": true,
+	"DECADE": true, "CENTURY": true, "MILLENNIUM": true, "MILLISECOND": true, "DAYOFWEEK": true,
+	"DAYOFYEAR": true, "DAYOFMONTH": true}
+
 // numberRE is what a numeric literal may look like.
 var numberRE = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
@@ -155,6 +161,12 @@ func (rw *rewriter) scan() {
 			// TiDB knows these only as window functions (with OVER); Flink
 			// also has them as aggregates. Rename them for TiDB's sake.
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
+		case t.is("EXTRACT") && k+3 < len(toks) && toks[k+1].isOp("(") && toks[k+2].kind == tIdent && toks[k+3].is("FROM") &&
+			flinkOnlyUnits[strings.ToUpper(toks[k+2].val)]:
+			// TiDB's EXTRACT does not know these units of Flink's; it
+			// reads DAY, and the converter takes the unit from our token.
+			u := toks[k+2]
+			rw.edits = append(rw.edits, edit{int(u.start), int(u.end), "DAY" + strings.Repeat(" ", len(u.val)-3)})
 		case t.kind == tHint:
 			rw.hint(k)
 		case t.kind == tDQString:

@@ -935,7 +935,11 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		c.failf(diag.UnsupportedSyntax, c.spanOf(k), "unsupported EXISTS form")
 	case *tast.TimeUnitExpr:
 		k := c.find(func(t token) bool { return t.kind == tIdent })
-		lit := &ast.Literal{Kind: ast.SymbolLit, Raw: e.Unit.String()}
+		raw := e.Unit.String()
+		if u := strings.ToUpper(c.toks[k].val); flinkOnlyUnits[u] {
+			raw = u // the dialect layer gave TiDB DAY in its place
+		}
+		lit := &ast.Literal{Kind: ast.SymbolLit, Raw: raw}
 		lit.S = c.spanOf(k)
 		return lit
 	case *tast.WindowFuncExpr:
