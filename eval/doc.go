@@ -8,8 +8,10 @@
 // specialised closure for its operand types, converts constants to their
 // runtime encoding (and pre-scales them for comparisons), folds constant
 // sub-expressions, compiles constant LIKE patterns, regular expressions and
-// date formats, and refuses what the runtime does not support, naming it
-// (CURRENT_WATERMARK, for one, is "not supported at runtime yet").
+// date formats, and refuses what the runtime does not support, naming it.
+// The planner compiles every expression of a plan the same way when it
+// checks a job (planner.checkRunnable), so a compile error is reported by
+// `check`, at the expression, never first by `run`.
 //
 // # Promises
 //
@@ -56,8 +58,13 @@
 //     truncation toward zero.
 //   - TO_TIMESTAMP, TO_DATE and UNIX_TIMESTAMP(s) give NULL for text that
 //     does not parse, as Flink does. Without a format TO_TIMESTAMP reads
-//     what ParseTimestamp does; formats are Java patterns (see Not
-//     supported).
+//     what ParseTimestamp does. Formats are Java patterns in the dialect
+//     Flink uses for each function (DateTimeFormatter for DATE_FORMAT of a
+//     TIMESTAMP and for TO_TIMESTAMP, SimpleDateFormat for the others), in
+//     the en_US locale (javafmt.go lists the letters).
+//   - CURRENT_WATERMARK(rowtime) is the watermark of the operator
+//     evaluating it (Options.Watermark: filters and projections supply
+//     theirs), NULL before its first; it does not compile elsewhere.
 //   - TO_TIMESTAMP_LTZ(n, 0) reads seconds, (n, 3) milliseconds; DECIMAL
 //     and DOUBLE inputs keep their millisecond fraction.
 //   - LIKE: % and _ with backslash as the escape; a constant pattern is
@@ -80,9 +87,8 @@
 // DECIMAL beyond 18 digits (the 64-bit encoding). Beware of division: Flink
 // gives DECIMAL(15, 2) / INT the scale 13, which leaves 5 integer digits, so
 // 200000.00 / 2 is a DECIMAL overflow here; CAST an operand to DOUBLE or to
-// a smaller DECIMAL first. CURRENT_WATERMARK;
-// sub-millisecond time precision (digits beyond milliseconds are dropped);
+// a smaller DECIMAL first. Sub-millisecond time precision (digits beyond milliseconds are dropped);
 // Java regular-expression features that Go's RE2 lacks (backreferences,
-// lookaround) in REGEXP_EXTRACT; date format letters other than y M d H m s
-// S and quoted literals.
+// lookaround) in REGEXP_EXTRACT; time-zone letters in a DateTimeFormatter
+// pattern (a TIMESTAMP has no zone); parsing week fields, quarters and zones.
 package eval

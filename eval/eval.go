@@ -20,6 +20,12 @@ type Options struct {
 	// by PROCTIME(), NOW(), CURRENT_TIMESTAMP and UNIX_TIMESTAMP(). nil
 	// means the system clock.
 	Now func() int64
+	// Watermark returns the current watermark of the operator evaluating
+	// the expression, and false before its first one: CURRENT_WATERMARK
+	// reads it. nil means the expression is not evaluated where a
+	// watermark is known (only filters and projections supply one), and
+	// CURRENT_WATERMARK does not compile.
+	Watermark func() (int64, bool)
 }
 
 // Compile compiles e into a Func. It fails, saying which, on functions and
@@ -155,7 +161,8 @@ func (c *compiler) compile(e expr.Expr) (node, error) {
 }
 
 // volatile functions are never folded.
-var volatile = map[string]bool{"PROCTIME": true, "NOW": true, "CURRENT_TIMESTAMP": true, "UNIX_TIMESTAMP": true}
+var volatile = map[string]bool{"PROCTIME": true, "NOW": true, "CURRENT_TIMESTAMP": true, "UNIX_TIMESTAMP": true,
+	"CURRENT_WATERMARK": true}
 
 // constValue converts a bound constant to its runtime encoding.
 func constValue(e *expr.Const) (row.Value, error) {

@@ -504,10 +504,12 @@ func TestPredicate(t *testing.T) {
 
 func TestCompileErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"CURRENT_WATERMARK(ts)", "CURRENT_WATERMARK is not supported at runtime yet"},
+		{"CURRENT_WATERMARK(ts)", "CURRENT_WATERMARK is supported in WHERE and SELECT only"},
 		{"9999999999999999999 + i", "DECIMAL overflow"},
 		{"REGEXP_EXTRACT(s, '(')", "invalid regular expression"},
-		{"DATE_FORMAT(ts, 'yyyy-MM-dd EEE')", "unsupported letter 'E'"},
+		{"DATE_FORMAT(ts, 'yyyy-MM-dd Z')", "letter 'Z' is a time zone"},
+		{"DATE_FORMAT(ts, 'yyyy-MM-dd bb')", "unknown pattern letter 'b'"},
+		{"TO_TIMESTAMP(s, 'YYYYww')", "letter 'Y' cannot be parsed"},
 	} {
 		_, err := Compile(bind(t, tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -599,4 +601,37 @@ func TestDecimalDivisionScaleLimit(t *testing.T) {
 		{"CAST(200000.00 AS DECIMAL(15, 2)) / 2", "error: DECIMAL overflow"},
 		{"CAST(CAST(200000.00 AS DECIMAL(15, 2)) AS DOUBLE) / 2", "100000.0"},
 	})
+}
+
+// TestCurrentWatermark: Flink's CURRENT_WATERMARK is the watermark of the
+// operator evaluating it, NULL before the first one, read on every row
+// (never folded).
+func TestCurrentWatermark(t *testing.T) {
+	wm, have := int64(0), false
+	f, err := CompileWith(bind(t, "CURRENT_WATERMARK(ts)"), Options{Watermark: func() (int64, bool) { return wm, have }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := f(testRow()); err != nil || !v.IsNull() {
+		t.Errorf("before the first watermark: %v, %v; want NULL", v, err)
+	}
+	wm, have = 1767270890000, true
+	if v, err := f(testRow()); err != nil || v.Int() != wm {
+		t.Errorf("after a watermark: %v, %v; want %d", v, err, wm)
+	}
+	p, err := CompilePredicateWith(bind(t, "CURRENT_WATERMARK(ts) IS NULL OR ts > CURRENT_WATERMARK(ts)"),
+		Options{Watermark: func() (int64, bool) { return wm, have }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		wm   int64
+		have bool
+		want bool
+	}{{0, false, true}, {1767270896788, true, true}, {1767270896789, true, false}} {
+		wm, have = c.wm, c.have
+		if got, err := p(testRow()); err != nil || got != c.want {
+			t.Errorf("late filter at watermark %d (%v): %v, %v; want %v", c.wm, c.have, got, err, c.want)
+		}
+	}
 }

@@ -129,11 +129,18 @@ func toTimestampLTZ(_ *compiler, e *expr.Call, args []node) (Func, error) {
 	return nil, fmt.Errorf("eval: TO_TIMESTAMP_LTZ needs a number, got %s", t)
 }
 
+// patternSpec is how a function reads its format: the Java dialect, and
+// whether it parses (or formats).
+type patternSpec struct {
+	d     dialect
+	parse bool
+}
+
 // patternArg compiles a constant format argument once, or returns a
 // function that compiles (and caches) run-time formats.
-func patternArg(args []node, i int, def string) (func(row.Value) (pattern, error), func(vals []row.Value) (row.Value, bool, error), error) {
+func patternArg(args []node, i int, def string, ps patternSpec) (func(row.Value) (pattern, error), func(vals []row.Value) (row.Value, bool, error), error) {
 	if i >= len(args) {
-		p, err := compilePattern(def)
+		p, err := compilePattern(def, ps.d, ps.parse)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -144,7 +151,7 @@ func patternArg(args []node, i int, def string) (func(row.Value) (pattern, error
 		if a.v.IsNull() {
 			return nil, nil, nil
 		}
-		p, err := compilePattern(a.v.Str())
+		p, err := compilePattern(a.v.Str(), ps.d, ps.parse)
 		if err != nil {
 			return nil, nil, fmt.Errorf("eval: %w", err)
 		}
@@ -159,9 +166,9 @@ func patternArg(args []node, i int, def string) (func(row.Value) (pattern, error
 		if c := last.Load(); c != nil && c.text == v.Str() {
 			return c.p, nil
 		}
-		p, err := compilePattern(v.Str())
+		p, err := compilePattern(v.Str(), ps.d, ps.parse)
 		if err != nil {
-			return nil, err
+			return pattern{}, err
 		}
 		last.Store(&cached{text: v.Str(), p: p})
 		return p, nil
@@ -176,8 +183,8 @@ func patternArg(args []node, i int, def string) (func(row.Value) (pattern, error
 
 // withPattern evaluates args[0] and the optional format at args[i], and
 // calls f on both; a NULL argument or a NULL format gives NULL.
-func withPattern(args []node, i int, def string, f func(x row.Value, p pattern) (row.Value, error)) (Func, error) {
-	get, fetch, err := patternArg(args, i, def)
+func withPattern(args []node, i int, def string, ps patternSpec, f func(x row.Value, p pattern) (row.Value, error)) (Func, error) {
+	get, fetch, err := patternArg(args, i, def, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +226,13 @@ func toTimestamp(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 			return row.IntValue(ms), nil
 		}), nil
 	}
-	return withPattern(args, 1, "", func(x row.Value, p pattern) (row.Value, error) {
+	return withPattern(args, 1, "", patternSpec{dtf, true}, func(x row.Value, p pattern) (row.Value, error) {
 		ms, ok := p.parse(x.Str())
 		if !ok {
-			return row.NullValue, nil
+			// Flink falls back to 'yyyy-MM-dd HH:mm:ss[.f]' and a date.
+			if ms, ok = parseTimestamp(strings.TrimSpace(x.Str())); !ok {
+				return row.NullValue, nil
+			}
 		}
 		return row.IntValue(ms), nil
 	})
@@ -238,7 +248,7 @@ func toDate(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 			return row.IntValue(d), nil
 		}), nil
 	}
-	return withPattern(args, 1, "", func(x row.Value, p pattern) (row.Value, error) {
+	return withPattern(args, 1, "", patternSpec{sdf, true}, func(x row.Value, p pattern) (row.Value, error) {
 		ms, ok := p.parse(x.Str())
 		if !ok {
 			return row.NullValue, nil
@@ -386,7 +396,7 @@ func regexpExtract(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 	if args[1].konst && !args[1].v.IsNull() {
 		re, err := regexp.Compile(args[1].v.Str())
 		if err != nil {
-			return nil, fmt.Errorf("eval: REGEXP_EXTRACT: invalid regular expression %q: %w", args[1].v.Str(), err)
+			return nil, errorf(ErrInvalidArgument, "REGEXP_EXTRACT: invalid regular expression %q: %v", args[1].v.Str(), err)
 		}
 		fixed = re
 	}
@@ -588,7 +598,13 @@ func dateFormat(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withPattern(args, 1, DefaultFormat, func(x row.Value, p pattern) (row.Value, error) {
+	// Flink formats a TIMESTAMP with a DateTimeFormatter, and a string
+	// (read as 'yyyy-MM-dd HH:mm:ss') with a SimpleDateFormat.
+	ps := patternSpec{dtf, false}
+	if args[0].t.Kind.IsString() {
+		ps.d = sdf
+	}
+	return withPattern(args, 1, DefaultFormat, ps, func(x row.Value, p pattern) (row.Value, error) {
 		m, ok := ms(x)
 		if !ok {
 			return row.NullValue, nil
@@ -605,7 +621,7 @@ func unixTimestamp(c *compiler, _ *expr.Call, args []node) (Func, error) {
 		clock := c.opts.Now
 		return func([]row.Value) (row.Value, error) { return row.IntValue(floorDiv(clock(), 1000)), nil }, nil
 	}
-	return withPattern(args, 1, DefaultFormat, func(x row.Value, p pattern) (row.Value, error) {
+	return withPattern(args, 1, DefaultFormat, patternSpec{sdf, true}, func(x row.Value, p pattern) (row.Value, error) {
 		ms, ok := p.parse(x.Str())
 		if !ok {
 			return row.NullValue, nil
@@ -627,7 +643,7 @@ func fromUnixtime(_ *compiler, e *expr.Call, args []node) (Func, error) {
 	}
 	secs := toFloat(t)
 	where := describe(e)
-	return withPattern(args, 1, DefaultFormat, func(x row.Value, p pattern) (row.Value, error) {
+	return withPattern(args, 1, DefaultFormat, patternSpec{sdf, false}, func(x row.Value, p pattern) (row.Value, error) {
 		var ms int64
 		if t.Kind.IsIntegral() {
 			r, ok := mul64(x.Int(), 1000)

@@ -65,7 +65,11 @@ func bind(t testing.TB, src string) expr.Expr {
 	}
 	scope := &expr.Scope{Tables: []expr.ScopeTable{{Alias: "t", Table: "t"}}}
 	for _, c := range testCols {
-		scope.Cols = append(scope.Cols, expr.ScopeColumn{Qualifier: "t", Name: c.name, T: c.t})
+		sc := expr.ScopeColumn{Qualifier: "t", Name: c.name, T: c.t}
+		if c.name == "ts" {
+			sc.Time = expr.RowTime // the event time, for CURRENT_WATERMARK
+		}
+		scope.Cols = append(scope.Cols, sc)
 	}
 	l := &diag.List{}
 	e := (&expr.Binder{Scope: scope, L: l}).Bind(sel.Fields[0].Expr)

@@ -83,7 +83,18 @@ func (c *compiler) call(e *expr.Call, args []node) (Func, error) {
 		}
 		return cast(args[0], e.T, e.Fn == "TRY_CAST")
 	case "CURRENT_WATERMARK":
-		return nil, fmt.Errorf("eval: CURRENT_WATERMARK is not supported at runtime yet")
+		// Flink's: the watermark of the operator evaluating it, NULL before
+		// its first one; the argument only gives the type.
+		wm := c.opts.Watermark
+		if wm == nil {
+			return nil, fmt.Errorf("eval: CURRENT_WATERMARK is supported in WHERE and SELECT only, where the operator knows its watermark; not in a join condition, a GROUP BY key, an aggregate's argument or a computed column")
+		}
+		return func([]row.Value) (row.Value, error) {
+			if w, ok := wm(); ok {
+				return row.IntValue(w), nil
+			}
+			return row.NullValue, nil
+		}, nil
 	}
 	if f, ok := functions[e.Fn]; ok {
 		return f(c, e, args)

@@ -243,37 +243,90 @@ func TestParseValue(t *testing.T) {
 	}
 }
 
+// TestPatterns: Java's DateTimeFormatter (dtf) and SimpleDateFormat (sdf)
+// patterns in the en_US locale, the expectations written from Java's
+// documentation. 1767270896789 is Thursday 2026-01-01 12:34:56.789 UTC.
 func TestPatterns(t *testing.T) {
+	const at = 1767270896789
+	dec31 := daysFromCivil(2026, 12, 31) * msPerDay
+	mar15 := daysFromCivil(2026, 3, 15)*msPerDay + 8*msPerHour
 	for _, tc := range []struct {
+		d                  dialect
+		ms                 int64
 		pattern, formatted string
 	}{
-		{"yyyy-MM-dd HH:mm:ss", "2026-01-01 12:34:56"},
-		{"yyyy-MM-dd HH:mm:ss.SSS", "2026-01-01 12:34:56.789"},
-		{"yy/M/d H:m:s.S", "26/1/1 12:34:56.7"},
-		{"yyyyMMdd'T'HHmmss", "20260101T123456"},
-		{"dd MMMM yyyy", "01 January 2026"},
-		{"'quote''s' yyyy", "quote's 2026"},
-		{"HH'h'", "12h"},
+		{dtf, at, "yyyy-MM-dd HH:mm:ss", "2026-01-01 12:34:56"},
+		{dtf, at, "yyyy-MM-dd HH:mm:ss.SSS", "2026-01-01 12:34:56.789"},
+		{dtf, at, "yy/M/d H:m:s.S", "26/1/1 12:34:56.7"},
+		{dtf, at, "yyyyMMdd'T'HHmmss", "20260101T123456"},
+		{dtf, at, "dd MMMM yyyy", "01 January 2026"},
+		{dtf, at, "'quote''s' yyyy", "quote's 2026"},
+		{dtf, at, "HH'h'", "12h"},
+		{dtf, at, "EEE, d MMM yyyy hh:mm a", "Thu, 1 Jan 2026 12:34 PM"},
+		{dtf, at, "EEEE EEEEE MMMMM", "Thursday T J"},
+		{dtf, at, "YYYY-'W'ww-e", "2026-W01-5"},
+		{dtf, dec31, "YYYY ww yyyy", "2027 01 2026"},
+		{dtf, mar15, "YYYYww W D", "202612 3 74"},
+		{dtf, at, "D DDD", "1 001"},
+		{dtf, at, "Q QQQ QQQQ", "1 Q1 1st quarter"},
+		{dtf, at, "k K h", "12 0 12"},
+		{dtf, at, "A", "45296789"},
+		{dtf, at, "[yyyy]", "2026"},
+		{dtf, at, "G GGGG uuuu", "AD Anno Domini 2026"},
+		{sdf, at, "yyyy-MM-dd HH:mm:ss.S", "2026-01-01 12:34:56.789"},
+		{sdf, at, "SSSS u F W", "0789 4 1 1"},
+		{sdf, at, "z Z X", "UTC +0000 Z"},
+		{sdf, at, "EEEEE MMMMM yy", "Thursday January 26"},
 	} {
-		p, err := compilePattern(tc.pattern)
+		p, err := compilePattern(tc.pattern, tc.d, false)
 		if err != nil {
-			t.Fatalf("compilePattern(%q): %v", tc.pattern, err)
+			t.Fatalf("compilePattern(%q, %s): %v", tc.pattern, tc.d, err)
 		}
-		if got := p.format(1767270896789); got != tc.formatted {
-			t.Errorf("format %q = %q, want %q", tc.pattern, got, tc.formatted)
-		}
-	}
-	for _, bad := range []string{"yyyy-MM-dd hh:mm", "EEE", "'unterminated"} {
-		if _, err := compilePattern(bad); err == nil {
-			t.Errorf("compilePattern(%q) succeeded, want an error", bad)
+		if got := p.format(tc.ms); got != tc.formatted {
+			t.Errorf("%s format %q = %q, want %q", tc.d, tc.pattern, got, tc.formatted)
 		}
 	}
-	p, _ := compilePattern("dd/MM/yyyy")
-	if _, ok := p.parse("31/02/2026"); ok {
+	for _, bad := range []struct {
+		d dialect
+		p string
+	}{{dtf, "yyyy-MM-dd HH:mm Z"}, {dtf, "ddd"}, {dtf, "F"}, {dtf, "'unterminated"}, {dtf, "#"}, {dtf, "bb"}, {dtf, "aa"},
+		{sdf, "e"}, {sdf, "Q"}, {sdf, "n"}} {
+		if _, err := compilePattern(bad.p, bad.d, false); err == nil {
+			t.Errorf("compilePattern(%q, %s) succeeded, want an error", bad.p, bad.d)
+		}
+	}
+	for _, bad := range []string{"YYYY", "ww", "Q", "[yyyy]"} {
+		if _, err := compilePattern(bad, dtf, true); err == nil {
+			t.Errorf("compilePattern(%q) for parsing succeeded, want an error", bad)
+		}
+	}
+	parse := func(d dialect, pat, s string) (int64, bool) {
+		p, err := compilePattern(pat, d, true)
+		if err != nil {
+			t.Fatalf("compilePattern(%q): %v", pat, err)
+		}
+		return p.parse(s)
+	}
+	if _, ok := parse(dtf, "dd/MM/yyyy", "31/02/2026"); ok {
 		t.Error("parse 31/02/2026 succeeded, want failure: no such day")
 	}
-	if _, ok := p.parse("01/02/2026 extra"); ok {
+	if _, ok := parse(dtf, "dd/MM/yyyy", "01/02/2026 extra"); ok {
 		t.Error("parse with trailing text succeeded, want failure")
+	}
+	for _, c := range []struct {
+		d       dialect
+		pat, in string
+		want    int64
+	}{
+		{dtf, "EEE, d MMM yyyy hh:mm a", "Thu, 1 Jan 2026 12:34 PM", at - 56789},
+		{dtf, "hh:mm a", "12:05 AM", 5 * msPerMinute},
+		{dtf, "D yyyy", "74 2026", mar15 - 8*msPerHour},
+		{sdf, "yyyyMMddHHmmssSSS", "20260101123456789", at},
+		{dtf, "yyyyMMddHHmmssSSS", "20260101123456789", at},
+	} {
+		if got, ok := parse(c.d, c.pat, c.in); !ok || got != c.want {
+			t.Errorf("%s parse %q with %q = %d, %v; want %d", c.d, c.in, c.pat, got, ok, c.want)
+		}
 	}
 }
 

@@ -264,20 +264,21 @@ func (b *builder) node(n logical.Node, out collector) error {
 		}
 		return b.scan(s, x, out)
 	case *logical.Filter:
-		f, err := b.predicate(x.Cond)
+		op := &calcOp{name: "filter", out: out, c: b.counters("Filter", &b.job.Operators), wm: MinWatermark}
+		f, err := eval.CompilePredicateWith(x.Cond, op.evalOptions(b.evalO))
 		if err != nil {
 			return fmt.Errorf("WHERE %s: %w", x.Cond, err)
 		}
-		op := &calcOp{name: "filter", filter: f, out: out, c: b.counters("Filter", &b.job.Operators)}
+		op.filter = f
 		return b.node(x.Input, portOf{op, 0})
 	case *logical.Project:
-		op := &calcOp{name: "projection", out: out, c: b.counters("Project", &b.job.Operators)}
+		op := &calcOp{name: "projection", out: out, c: b.counters("Project", &b.job.Operators), wm: MinWatermark}
 		for _, e := range x.Exprs {
-			f, err := b.compile(e)
+			f, err := eval.CompileWith(e, op.evalOptions(b.evalO))
 			if err != nil {
 				return err
 			}
-			op.exprs = append(op.exprs, f)
+			op.exprs = append(op.exprs, scalarFunc(f))
 		}
 		return b.node(x.Input, portOf{op, 0})
 	case *logical.Union:

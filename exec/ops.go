@@ -26,6 +26,15 @@ type calcOp struct {
 	out    collector
 	c      *Counters
 	buf    row.Batch
+	// wm is the last watermark that passed, MinWatermark before the first:
+	// CURRENT_WATERMARK reads it.
+	wm int64
+}
+
+// evalOptions are o with the operator's watermark for CURRENT_WATERMARK.
+func (o *calcOp) evalOptions(opts eval.Options) eval.Options {
+	opts.Watermark = func() (int64, bool) { return o.wm, o.wm != MinWatermark }
+	return opts
 }
 
 func (o *calcOp) process(_ int, b row.Batch) error {
@@ -63,6 +72,7 @@ func (o *calcOp) process(_ int, b row.Batch) error {
 }
 
 func (o *calcOp) watermark(_ int, wm int64) error {
+	o.wm = wm
 	o.c.Watermark.Store(wm)
 	return o.out.watermark(wm)
 }

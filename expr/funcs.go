@@ -209,13 +209,20 @@ var functions = map[string]*fn{
 	"PROCTIME":          {0, 0, "PROCTIME() is the processing time attribute", func([]Expr) (types.T, string) { return types.TimestampLTZOf(3).NotNull(), "" }},
 	"CURRENT_TIMESTAMP": {0, 0, "CURRENT_TIMESTAMP", func([]Expr) (types.T, string) { return types.TimestampLTZOf(3).NotNull(), "" }},
 	"NOW":               {0, 0, "NOW()", func([]Expr) (types.T, string) { return types.TimestampLTZOf(3).NotNull(), "" }},
-	"CURRENT_WATERMARK": {1, 1, "CURRENT_WATERMARK(rowtime)", all(isTS, "a time attribute", func(a []Expr) types.T { return a[0].Type().WithNullable(true) })},
-	"EXTRACT":           {2, 2, "EXTRACT(HOUR FROM ts)", nil},
-	"TIMESTAMPDIFF":     {3, 3, "TIMESTAMPDIFF(SECOND, ts1, ts2)", nil},
-	"HOUR":              {1, 1, "HOUR(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
-	"MINUTE":            {1, 1, "MINUTE(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
-	"SECOND":            {1, 1, "SECOND(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
-	"HASH_CODE":         {1, 1, "HASH_CODE(x)", func([]Expr) (types.T, string) { return types.New(types.Int), "" }},
+	"CURRENT_WATERMARK": {1, 1, "CURRENT_WATERMARK(rowtime)", func(a []Expr) (types.T, string) {
+		// As in Flink: the argument is an event-time attribute, whose type
+		// the result takes.
+		if c, ok := a[0].(*Column); !ok || c.Time != RowTime {
+			return types.T{}, "the argument must be an event-time attribute (a column with a WATERMARK that the query passes through)"
+		}
+		return a[0].Type().WithNullable(true), ""
+	}},
+	"EXTRACT":       {2, 2, "EXTRACT(HOUR FROM ts)", nil},
+	"TIMESTAMPDIFF": {3, 3, "TIMESTAMPDIFF(SECOND, ts1, ts2)", nil},
+	"HOUR":          {1, 1, "HOUR(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
+	"MINUTE":        {1, 1, "MINUTE(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
+	"SECOND":        {1, 1, "SECOND(ts)", all(isTemporal, "a time", fixed(types.New(types.BigInt)))},
+	"HASH_CODE":     {1, 1, "HASH_CODE(x)", func([]Expr) (types.T, string) { return types.New(types.Int), "" }},
 }
 
 // aggregates maps aggregate names to their result typing.

@@ -57,6 +57,7 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 		return
 	}
 	p.Root, p.Props = derive(p.Root, s.Settings, l)
+	checkRunnable(p.Root, l)
 	s.Plans = append(s.Plans, p)
 }
 
