@@ -317,7 +317,7 @@ func (b *binder) join(j *ast.Join) *rel {
 		c, isCol := asOf.(*expr.Column)
 		if !isCol || c.Time == expr.NoTime {
 			b.errorf(diag.TimeAttribute, tr.AsOf.Span(), "FOR SYSTEM_TIME AS OF needs a time attribute of the probe side, but %s is not one", ast.Format(tr.AsOf)).
-				WithHint("use the left table's event-time column (the one with a WATERMARK) or a PROCTIME() column")
+				WithHint("use the left table's event-time column (the one with a WATERMARK)")
 			return nil
 		}
 		if j.Kind != ast.InnerJoin && j.Kind != ast.LeftJoin {

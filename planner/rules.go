@@ -379,6 +379,14 @@ func (o *optimizer) temporal(j *logical.Join) logical.Node {
 		return tj
 	}
 	t := scan.Table
+	if asOf.Time == expr.ProcTime {
+		// Flink runs this as a lookup join: each probe row queries the
+		// table's connector for the current row by key. No connector here
+		// can be looked up (jdbc, the lookup source, does not exist yet).
+		o.l.Errorf(diag.UnsupportedFeature, j.Keyword, "a processing-time temporal join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) is a lookup join, and streamsql has no lookup source yet", asOf.Name).
+			WithHint("join the version valid at an event time instead: FOR SYSTEM_TIME AS OF <a column with a WATERMARK>, against a table with a PRIMARY KEY and a WATERMARK")
+		return tj
+	}
 	if len(t.PrimaryKey) == 0 || asOf.Time == expr.RowTime && t.Watermark == nil {
 		d := o.l.Errorf(diag.NotVersioned, j.Right.Span(), "%s is not a versioned table: a temporal join needs a PRIMARY KEY and a WATERMARK on it", t.Name)
 		if len(t.PrimaryKey) == 0 {
