@@ -40,8 +40,10 @@
 // the key) and deletes; time tables with a watermark. Queries: inner, LEFT,
 // RIGHT and FULL joins on one or two equalities (plus other conditions),
 // self-joins, subqueries in FROM (aggregated or filtered), filters,
-// projections with arithmetic, CASE, COALESCE, NULLIF, ABS, FLOOR, CEIL,
-// ROUND, CAST, string functions and timestamp + interval, GROUP BY with COUNT, SUM, AVG, MIN
+// projections with arithmetic, CASE, IF, COALESCE, IFNULL, NULLIF, ABS,
+// FLOOR, CEIL, ROUND, CAST, string functions (UPPER, LOWER, SUBSTRING,
+// REPLACE, TRIM, CONCAT_WS, CHAR_LENGTH, ||), HOUR, MINUTE, SECOND,
+// EXTRACT and timestamp + interval, GROUP BY with COUNT, SUM, AVG, MIN
 // and MAX (with DISTINCT) and HAVING, global aggregates, SELECT DISTINCT,
 // UNION ALL; interval joins of two time tables (inner and outer, BETWEEN
 // or >=/<= bounds) and TUMBLE, HOP and CUMULATE window aggregates.
@@ -107,6 +109,12 @@
 //     PostgreSQL's FLOOR, CEIL and ROUND of an integer go through numeric
 //     (its FLOOR(int) is a double precision). ROUND of a DOUBLE is not
 //     generated (PostgreSQL has no ROUND(double precision, int)).
+//   - EXTRACT(SECOND ...) and SECOND(ts) are whole seconds in Flink,
+//     PostgreSQL's EXTRACT keeps the fraction: it gets FLOOR. REPLACE never
+//     replaces the empty string (Java inserts the replacement between
+//     every character, PostgreSQL does nothing). CONCAT(a, b) is not
+//     generated (Flink's is NULL with a NULL argument, PostgreSQL's skips
+//     it); || and CONCAT_WS (both skip NULLs) are.
 //   - CAST(DECIMAL AS STRING) keeps the type's scale in Flink (1.50):
 //     PostgreSQL gets ROUND(x, s)::text. Only widening numeric casts are
 //     generated (narrowing ones round and overflow differently).

@@ -27,6 +27,11 @@ import (
 //	round                 ROUND(args[0], args[1]) (args[1] an INT literal)
 //	upper lower charlen   string functions
 //	substr                SUBSTRING(args[0], args[1], args[2])
+//	replace               REPLACE(args[0], args[1], args[2]) (literal, non-empty from)
+//	trim ltrim rtrim      TRIM(args[0]) ... (spaces)
+//	concatws              CONCAT_WS(args[0], args[1:]...)
+//	ifnull if             IFNULL(a, b), IF(cond, a, b)
+//	hour minute second    HOUR(ts) ...; extract: EXTRACT(name FROM args[0]), name DAY HOUR MINUTE SECOND
 //	concat                args[0] || args[1]
 //	cast                  CAST(args[0] AS lt)
 //	tsadd                 args[0] + INTERVAL 'ms/1000' SECOND
@@ -363,6 +368,47 @@ func (n *node) typecheck(c ctx) error {
 			return fail("%s || %s", arg(0).t, arg(1).t)
 		}
 		n.t = tString
+	case n.op == "replace":
+		if arg(0).t.k != kString || arg(1).op != "lit" || arg(2).op != "lit" || arg(1).t.k != kString ||
+			arg(2).t.k != kString || arg(1).val == nil || arg(2).val == nil || arg(1).val.(string) == "" {
+			// Java's replace of "" inserts between every character,
+			// PostgreSQL's does nothing.
+			return fail("REPLACE arguments")
+		}
+		n.t = tString
+	case n.op == "trim" || n.op == "ltrim" || n.op == "rtrim":
+		if arg(0).t.k != kString {
+			return fail("%s of %s", n.op, arg(0).t)
+		}
+		n.t = tString
+	case n.op == "concatws":
+		for _, a := range n.args {
+			if a.t.k != kString {
+				return fail("CONCAT_WS of %s", a.t)
+			}
+		}
+		// NULL arguments are skipped; only a NULL separator gives NULL.
+		n.t, n.nullable = tString, arg(0).nullable
+	case n.op == "ifnull" || n.op == "if":
+		vals := n.args
+		if n.op == "if" {
+			if arg(0).t.k != kBool {
+				return fail("IF of %s", arg(0).t)
+			}
+			vals = n.args[1:]
+		}
+		t, ok := common(vals[0].t, vals[1].t)
+		if !ok || t.k == kBool {
+			return fail("%s of %s and %s", n.op, vals[0].t, vals[1].t)
+		}
+		n.capped = commonCapped(vals[0].t, vals[1].t)
+		n.t, n.mag, n.minAbs = t, math.Max(vals[0].mag, vals[1].mag), math.Min(vals[0].minAbs, vals[1].minAbs)
+		n.nullable = vals[1].nullable || n.op == "if" && vals[0].nullable
+	case n.op == "hour" || n.op == "minute" || n.op == "second" || n.op == "extract":
+		if arg(0).t.k != kTimestamp {
+			return fail("%s of %s", n.op, arg(0).t)
+		}
+		n.t, n.mag = tBigint, 60
 	case n.op == "cast":
 		from, to := arg(0).t, n.lt
 		switch {
@@ -541,10 +587,16 @@ func (n *node) flink(b *strings.Builder) {
 		w("(")
 		a(0)
 		w(fmt.Sprintf(" + INTERVAL '%d' SECOND)", n.ms/1000))
+	case n.op == "extract":
+		w("EXTRACT(" + n.name + " FROM ")
+		a(0)
+		w(")")
 	case n.op == "COUNT*":
 		w("COUNT(*)")
 	default:
-		name := map[string]string{"coalesce": "COALESCE", "nullif": "NULLIF", "abs": "ABS", "floor": "FLOOR",
+		name := map[string]string{"replace": "REPLACE", "trim": "TRIM", "ltrim": "LTRIM", "rtrim": "RTRIM",
+			"concatws": "CONCAT_WS", "ifnull": "IFNULL", "if": "IF", "hour": "HOUR", "minute": "MINUTE",
+			"second": "SECOND", "coalesce": "COALESCE", "nullif": "NULLIF", "abs": "ABS", "floor": "FLOOR",
 			"ceil": "CEIL", "round": "ROUND", "upper": "UPPER",
 			"lower": "LOWER", "charlen": "CHAR_LENGTH", "substr": "SUBSTRING"}[n.op]
 		if name == "" {
@@ -814,6 +866,42 @@ func (n *node) pg(b *pgw) {
 		w("CHAR_LENGTH(")
 		a(0)
 		w(")")
+	case n.op == "replace":
+		w("REPLACE(" + b.sub(n.args[0]) + ", " + b.sub(n.args[1]) + ", " + b.sub(n.args[2]) + ")")
+	case n.op == "trim" || n.op == "ltrim" || n.op == "rtrim":
+		fn := map[string]string{"trim": "BTRIM", "ltrim": "LTRIM", "rtrim": "RTRIM"}[n.op]
+		w(fn + "(" + b.sub(n.args[0]) + ", ' ')")
+	case n.op == "concatws":
+		w("CONCAT_WS(")
+		for i, x := range n.args {
+			if i > 0 {
+				w(", ")
+			}
+			x.pg(b)
+		}
+		w(")")
+	case n.op == "ifnull":
+		w("COALESCE(")
+		n.args[0].pgAs(b, n.t)
+		w(", ")
+		n.args[1].pgAs(b, n.t)
+		w(")")
+	case n.op == "if":
+		w("CASE WHEN ")
+		a(0)
+		w(" THEN ")
+		n.args[1].pgAs(b, n.t)
+		w(" ELSE ")
+		n.args[2].pgAs(b, n.t)
+		w(" END")
+	case n.op == "hour" || n.op == "minute" || n.op == "second" || n.op == "extract":
+		// Flink's are whole numbers (SECOND drops the fraction);
+		// PostgreSQL's EXTRACT is a numeric with it.
+		unit := strings.ToUpper(n.op)
+		if n.op == "extract" {
+			unit = n.name
+		}
+		w("CAST(FLOOR(EXTRACT(" + unit + " FROM " + b.sub(n.args[0]) + ")) AS bigint)")
 	case n.op == "substr":
 		w("SUBSTRING(")
 		a(0)

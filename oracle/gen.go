@@ -602,9 +602,23 @@ func (g *gen) tryExpr(sc *scope, fam family, depth int) *node {
 		case 5:
 			return g.caseExpr(sc, fNum, depth)
 		case 6:
+			switch g.r.Intn(3) {
+			case 0:
+				return call("ifnull", sub(fNum), sub(fNum))
+			case 1:
+				return call("if", g.pred(sc, depth-1), sub(fNum), sub(fNum))
+			}
 			return call("coalesce", sub(fNum), sub(fNum))
 		case 7:
-			return call("charlen", sub(fStr))
+			switch g.r.Intn(3) {
+			case 0:
+				return call("charlen", sub(fStr))
+			case 1:
+				return call([]string{"hour", "minute", "second"}[g.r.Intn(3)], sub(fTs))
+			}
+			x := call("extract", sub(fTs))
+			x.name = []string{"DAY", "HOUR", "MINUTE", "SECOND"}[g.r.Intn(4)]
+			return x
 		case 8:
 			x := sub(fNum)
 			if x.typecheck(ctx{sc: sc}) != nil {
@@ -615,7 +629,19 @@ func (g *gen) tryExpr(sc *scope, fam family, depth int) *node {
 			return call("nullif", sub(fNum), sub(fNum))
 		}
 	case fStr:
-		switch g.r.Intn(7) {
+		switch g.r.Intn(9) {
+		case 7:
+			from := []string{"a", "b", " ", "é", "ab"}[g.r.Intn(5)]
+			to := []string{"", "x", "é", "  "}[g.r.Intn(4)]
+			return call("replace", sub(fStr), lit(from, tString), lit(to, tString))
+		case 8:
+			switch g.r.Intn(3) {
+			case 0:
+				return call([]string{"trim", "ltrim", "rtrim"}[g.r.Intn(3)], sub(fStr))
+			case 1:
+				return call("concatws", lit([]string{",", "", "-"}[g.r.Intn(3)], tString), sub(fStr), sub(fStr))
+			}
+			return call("ifnull", sub(fStr), sub(fStr))
 		case 0:
 			return call([]string{"upper", "lower"}[g.r.Intn(2)], sub(fStr))
 		case 1:
