@@ -380,20 +380,18 @@ func (g *gen) selectOver(from *rel, aggregate, top bool) *sel {
 			}
 		}
 		for i, n := 0, g.r.Intn(3); i < n && len(groupable) > 0; i++ {
+			// A second draw when the first is not a narrow column: groups
+			// of a handful of values are likelier.
 			c := groupable[g.r.Intn(len(groupable))]
 			if c.base == nil || !c.base.dom.narrow {
 				c = groupable[g.r.Intn(len(groupable))]
 			}
-			if !s.groupedBy(c.name) || true {
-				dup := false
-				for _, x := range s.group {
-					if x.q == c.q && x.name == c.name {
-						dup = true
-					}
-				}
-				if !dup {
-					s.group = append(s.group, col(c.q, c.name))
-				}
+			dup := false
+			for _, x := range s.group {
+				dup = dup || x.q == c.q && x.name == c.name
+			}
+			if !dup {
+				s.group = append(s.group, col(c.q, c.name))
 			}
 		}
 		for _, gc := range s.group {
