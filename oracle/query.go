@@ -482,7 +482,7 @@ func (r *rel) pg(b *pgw) {
 		b.WriteString(sub.String())
 		b.WriteString(") AS " + r.alias)
 	case "join":
-		if r.join == "FULL JOIN" && !equiOnly(r.on) {
+		if r.join == "FULL JOIN" && !equiOnly(r.on, &r.left.sc, &r.right.sc) {
 			r.pgFull(b)
 			return
 		}
@@ -615,13 +615,16 @@ func eqNegZero(n *node) bool {
 }
 
 // equiOnly reports whether a join condition is a conjunction of
-// equalities.
-func equiOnly(n *node) bool {
+// equalities between the two sides (what PostgreSQL can run as a FULL
+// JOIN; not a.x = 3).
+func equiOnly(n *node, l, r *scope) bool {
 	switch n.op {
 	case "and":
-		return equiOnly(n.args[0]) && equiOnly(n.args[1])
+		return equiOnly(n.args[0], l, r) && equiOnly(n.args[1], l, r)
 	case "=":
-		return true
+		a, _ := sideOf(n.args[0], l, r)
+		b, _ := sideOf(n.args[1], l, r)
+		return a == 0 && b == 1 || a == 1 && b == 0
 	}
 	return false
 }
