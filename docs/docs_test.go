@@ -44,7 +44,17 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
+
+	// The connector runtimes, as the binary links them: check reports what
+	// they refuse.
+	_ "github.com/streamsql/streamsql/connectors/blackhole"
+	_ "github.com/streamsql/streamsql/connectors/datagen"
+	_ "github.com/streamsql/streamsql/connectors/filesystem"
+	_ "github.com/streamsql/streamsql/connectors/kafka"
+	_ "github.com/streamsql/streamsql/connectors/nexmark"
+	_ "github.com/streamsql/streamsql/connectors/print"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the ```text output and ```text explain blocks of docs/*.md with what the checker prints")
@@ -198,7 +208,7 @@ func TestSQLExamples(t *testing.T) {
 			}
 			// Blank lines in front of the block keep the diagnostics' line
 			// numbers those of the markdown file.
-			l := planner.CheckSource(diag.NewSource(b.file, strings.Repeat("\n", b.line)+b.text))
+			l := checkJob(diag.NewSource(b.file, strings.Repeat("\n", b.line)+b.text))
 			errs, hit := 0, false
 			for _, d := range l.Items {
 				if d.Severity == diag.Error {
@@ -226,11 +236,20 @@ func TestSQLExamples(t *testing.T) {
 	t.Logf("checked %d SQL examples in %d files", total, len(files))
 }
 
+// checkJob checks a job file as `streamsql check` does: the planner's
+// checks, then what the connector runtimes refuse.
+func checkJob(src *diag.Source) *diag.List {
+	j := planner.CheckJob(src)
+	exec.ReportConnectors(j.Session.Plans, exec.Options{BaseDir: filepath.Dir(src.Name)}, j.Diags)
+	j.Diags.Sort()
+	return j.Diags
+}
+
 // checkOutput is what `streamsql check` prints, in text mode, for the
 // job file job.sql holding sql.
 func checkOutput(sql string) string {
 	var b strings.Builder
-	if err := diag.WriteText(&b, planner.CheckSource(diag.NewSource("job.sql", sql))); err != nil {
+	if err := diag.WriteText(&b, checkJob(diag.NewSource("job.sql", sql))); err != nil {
 		return err.Error()
 	}
 	return b.String()

@@ -111,10 +111,14 @@ type Spec struct {
 	Stdout, Stderr io.Writer
 }
 
-// SourceFactory creates a source for a table.
+// SourceFactory creates a source for a table. It checks the table (its
+// options, its format, its column types) and refuses what its runtime
+// cannot do, but connects nothing, opens nothing and starts nothing: Open
+// does. CheckConnectors calls factories to check a job without running it
+// and drops what they make without closing it.
 type SourceFactory func(spec Spec) (Source, error)
 
-// SinkFactory creates a sink for a table.
+// SinkFactory creates a sink for a table, with SourceFactory's contract.
 type SinkFactory func(spec Spec) (Sink, error)
 
 var (

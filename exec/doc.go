@@ -29,6 +29,9 @@
 //     minimum (its rows late) until it catches up. Sources of
 //     one alignment group ('scan.watermark.alignment.*') stop reading while
 //     more than max-drift ahead of the group (align.go).
+//   - Connectors register factories (connector.go) that check a table and
+//     allocate nothing; CheckConnectors calls them for every table a job
+//     uses, so that `check` refuses what Build would (check.go).
 //   - A bounded source ends with a final watermark (MaxWatermark) that fires
 //     every timer and flushes every buffered row, then End. The job ends when
 //     every sink has seen End.

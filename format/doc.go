@@ -1,5 +1,5 @@
-// Package format encodes and decodes rows: Flink's json, debezium-json and
-// csv formats, for the file and Kafka connectors. A Decoder turns one
+// Package format encodes and decodes rows: Flink's json, debezium-json, csv
+// and raw formats, for the file and Kafka connectors. A Decoder turns one
 // record (a line, a Kafka record value) into rows of a schema; an Encoder
 // turns a row into one record.
 //
@@ -44,6 +44,10 @@
 //     decode(encode(row)) == row for generated rows (package formattest).
 //
 // # Formats
+//
+// raw: the record is the value of the table's one physical column, a
+// STRING (UTF-8) or BYTES, as it is; every line of a file is a row, an
+// empty one too; NULL cannot be written (see Raw).
 //
 // json: one object per record; fields are matched to columns by name,
 // unknown fields are ignored, a missing field is NULL unless

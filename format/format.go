@@ -100,8 +100,10 @@ func NewDecoder(name string, schema []exec.Column, opts Options) (Decoder, error
 		return newDebeziumDecoder(schema, opts)
 	case CSV:
 		return newCSVDecoder(schema, opts)
+	case Raw:
+		return newRawDecoder(schema, opts)
 	}
-	return nil, fmt.Errorf("format %q cannot be read (streamsql reads %s, %s and %s)", name, JSON, CSV, DebeziumJSON)
+	return nil, fmt.Errorf("format %q cannot be read (streamsql reads %s, %s, %s and %s)", name, JSON, CSV, DebeziumJSON, Raw)
 }
 
 // NewEncoder returns an encoder of the named format for schema.
@@ -116,8 +118,10 @@ func NewEncoder(name string, schema []exec.Column, opts Options) (Encoder, error
 		return newDebeziumEncoder(schema, opts)
 	case CSV:
 		return newCSVEncoder(schema, opts)
+	case Raw:
+		return newRawEncoder(schema, opts)
 	}
-	return nil, fmt.Errorf("format %q cannot be written (streamsql writes %s, %s and %s)", name, JSON, CSV, DebeziumJSON)
+	return nil, fmt.Errorf("format %q cannot be written (streamsql writes %s, %s, %s and %s)", name, JSON, CSV, DebeziumJSON, Raw)
 }
 
 // IgnoreParseErrors reports whether the named format was told to skip rows

@@ -18,8 +18,11 @@ var checkCmd = &command{
 
 Check reads each job file the way run will, up to the point of running it:
 it parses every statement and resolves it against the tables and views the
-file declares (names, types, connector options, settings). Nothing connects
-to Kafka or opens a file a table names. It reports every error and warning,
+file declares (names, types, connector options, settings), compiles every
+expression as run will, and asks each connector's runtime whether it can
+read or write the tables the job uses, so that a job check accepts can
+start. It refuses a job that writes a file it reads. Nothing connects to
+Kafka or opens a file a table names. It reports every error and warning,
 each at the line and column it is about, with a stable code documented in
 docs/errors.md.
 
@@ -182,6 +185,8 @@ func checkJobFile(path string) (*planner.Job, error) {
 	}
 	src := diag.NewSource(path, string(data))
 	j := planner.CheckJob(src)
+	checkConnectors(j.Session.Plans, filepath.Dir(path), j.Diags)
+	j.Diags.Sort()
 	def := j.Diags.Source
 	if def == nil {
 		def = src

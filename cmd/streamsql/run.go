@@ -111,6 +111,8 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	src := diag.NewSource(file, string(data))
 	j := planner.CheckJobWith(src, settings)
+	checkConnectors(j.Session.Plans, filepath.Dir(file), j.Diags)
+	j.Diags.Sort()
 	if err := diag.WriteText(stderr, j.Diags); err != nil {
 		return exitUsage
 	}

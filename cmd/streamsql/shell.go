@@ -544,6 +544,7 @@ func (sh *shell) exec(st ast.Stmt, src *diag.Source) bool {
 	if !l.HasErrors() {
 		// A job must not write the files it reads (as in a job file).
 		planner.CheckFiles(plans, sh.baseDir, l)
+		checkConnectors(plans, sh.baseDir, l)
 	}
 	ok := report()
 	if !ok {

@@ -12,15 +12,23 @@ package main
 // written by hand, in the print connector's rendering.
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/expr"
 )
 
@@ -298,5 +306,369 @@ INSERT INTO out SELECT i, CURRENT_WATERMARK(ts) FROM src;
 	}
 	if set < n/2 {
 		t.Errorf("only %d of %d rows saw a watermark", set, n)
+	}
+}
+
+// The rows of the connector cases: (1, 'a'), (2, 'b'); a raw table has
+// the string column only.
+var walkRows = []struct {
+	id int
+	s  string
+}{{1, "a"}, {2, "b"}}
+
+// encodeWalk returns the records of the walk rows in a format, as Flink
+// writes them; keys are the id (for upsert-kafka) in keyFormat.
+func encodeWalk(format string) []string {
+	var out []string
+	for _, r := range walkRows {
+		switch format {
+		case "json":
+			out = append(out, fmt.Sprintf(`{"id":%d,"s":"%s"}`, r.id, r.s))
+		case "csv":
+			out = append(out, fmt.Sprintf(`%d,%s`, r.id, r.s))
+		case "debezium-json":
+			out = append(out, fmt.Sprintf(`{"before":null,"after":{"id":%d,"s":"%s"},"op":"c"}`, r.id, r.s))
+		case "raw":
+			out = append(out, r.s)
+		default:
+			return nil
+		}
+	}
+	return out
+}
+
+func encodeKey(format string, id int) string {
+	switch format {
+	case "json":
+		return fmt.Sprintf(`{"id":%d}`, id)
+	case "csv", "raw":
+		return strconv.Itoa(id)
+	}
+	return ""
+}
+
+// walkColumns is the table's columns for a format: raw holds one column.
+func walkColumns(format string) (cols, printed string, want []string) {
+	if format == "raw" {
+		return "s STRING", "s", []string{"[a]", "[b]"}
+	}
+	return "id INT, s STRING", "id, s", []string{"[1, a]", "[2, b]"}
+}
+
+// TestWalkConnectors reads every connector that declares itself a source
+// and writes every one that declares itself a sink, with every format that
+// check accepts for it, and compares what comes out with Flink's encoding
+// of the rows. A combination check accepts must run; one it refuses must
+// be refused by a declaration (a code other than SQL407, the code of what
+// the runtime refuses), never only by the runtime.
+func TestWalkConnectors(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	addr := cluster.ListenAddrs()[0]
+	topicN := 0
+	newTopic := func() string {
+		topicN++
+		name := fmt.Sprintf("walk%d", topicN)
+		cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, nil, name); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	formats := connectors.FormatNames()
+	ran := map[string]bool{}
+	for _, name := range connectors.Names() {
+		spec, _ := connectors.Lookup(name)
+		fmts := []string{""}
+		if len(spec.FormatOptions) > 0 {
+			fmts = formats
+		}
+		for _, f := range fmts {
+			if spec.Source {
+				walkSourceCase(t, name, f, addr, newTopic, ran)
+			}
+			if spec.Sink {
+				walkSinkCase(t, name, f, addr, newTopic, ran)
+			}
+		}
+		if spec.Source && !ran[name+" source"] {
+			t.Errorf("connector %s is declared a source, but it ran with no format", name)
+		}
+		if spec.Sink && !ran[name+" sink"] {
+			t.Errorf("connector %s is declared a sink, but it ran with no format", name)
+		}
+	}
+	for _, f := range formats {
+		for _, dir := range []string{"source", "sink"} {
+			if !ran["format "+f+" "+dir] {
+				t.Errorf("format %s: no connector ran it as a %s", f, dir)
+			}
+		}
+	}
+}
+
+// walkCheckRun checks and runs job in dir. It returns false, after saying
+// why, when check refuses the job by a declaration (a combination that is
+// not offered); a refusal by the runtime (SQL407) or a failed run is an
+// error of the test.
+func walkCheckRun(t *testing.T, what, dir, job string) (result, bool) {
+	t.Helper()
+	path := filepath.Join(dir, "job.sql")
+	writeFilesIn(t, dir, map[string]string{"job.sql": job})
+	if r := invoke("check", path); r.code != 0 {
+		if strings.Contains(r.stdout, "[SQL407]") {
+			t.Errorf("%s: declared, but the runtime refuses it:\n%s\n%s", what, job, r)
+		} else {
+			t.Logf("%s: not offered: %s", what, strings.SplitN(r.stdout, "\n", 2)[0])
+		}
+		return r, false
+	}
+	r := invoke("run", path)
+	if r.code != 0 {
+		t.Errorf("%s: check accepted the job but run failed:\n%s\n%s", what, job, r)
+		return r, false
+	}
+	return r, true
+}
+
+func kafkaOptions(addr, topic string) string {
+	return fmt.Sprintf("'topic' = '%s', 'properties.bootstrap.servers' = '%s', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'", topic, addr)
+}
+
+// upsertKafkaOptions: upsert-kafka always reads from the earliest offset.
+func upsertKafkaOptions(addr, topic string) string {
+	return fmt.Sprintf("'topic' = '%s', 'properties.bootstrap.servers' = '%s', 'scan.bounded.mode' = 'latest-offset'", topic, addr)
+}
+
+// walkSourceCase reads connector conn with format f into a print sink.
+func walkSourceCase(t *testing.T, conn, f, addr string, newTopic func() string, ran map[string]bool) {
+	t.Helper()
+	what := conn + " source"
+	if f != "" {
+		what += " with " + f
+	}
+	dir := t.TempDir()
+	cols, printed, want := walkColumns(f)
+	var with string
+	switch conn {
+	case "filesystem":
+		recs := encodeWalk(f)
+		writeFilesIn(t, dir, map[string]string{"in.txt": strings.Join(recs, "\n") + "\n"})
+		with = fmt.Sprintf("'connector' = 'filesystem', 'path' = 'in.txt', 'format' = '%s'", f)
+	case "kafka":
+		topic := newTopic()
+		var recs []*kgo.Record
+		for _, v := range encodeWalk(f) {
+			recs = append(recs, &kgo.Record{Topic: topic, Value: []byte(v)})
+		}
+		produceWalk(t, addr, recs)
+		with = fmt.Sprintf("'connector' = 'kafka', %s, 'format' = '%s'", kafkaOptions(addr, topic), f)
+	case "upsert-kafka":
+		topic := newTopic()
+		var recs []*kgo.Record
+		for i, v := range encodeWalk(f) {
+			key := encodeKey(f, walkRows[i].id)
+			if f == "raw" {
+				key = walkRows[i].s
+			}
+			recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(v)})
+		}
+		produceWalk(t, addr, recs)
+		key := "id"
+		if f == "raw" {
+			key = "s"
+		}
+		cols += ", PRIMARY KEY (" + key + ") NOT ENFORCED"
+		with = fmt.Sprintf("'connector' = 'upsert-kafka', %s, 'key.format' = '%s', 'value.format' = '%s'", upsertKafkaOptions(addr, topic), f, f)
+	case "datagen":
+		with = "'connector' = 'datagen', 'number-of-rows' = '2', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '2', 'fields.s.length' = '1'"
+		want = nil
+	case "nexmark":
+		cols, printed = "auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3)", "auction"
+		with = "'connector' = 'nexmark', 'nexmark.table' = 'bid', 'events.num' = '100'"
+		want = nil
+	default:
+		t.Errorf("%s: the walk does not know how to read this connector: add it", what)
+		return
+	}
+	job := fmt.Sprintf("CREATE TABLE src (%s) WITH (%s);\nCREATE TABLE out (%s) WITH ('connector' = 'print', 'print-identifier' = 'w');\nINSERT INTO out SELECT %s FROM src;\n",
+		cols, with, strings.SplitN(cols, ", PRIMARY KEY", 2)[0], printed)
+	if conn == "nexmark" {
+		job = strings.Replace(job, "CREATE TABLE out (auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3))", "CREATE TABLE out (auction BIGINT)", 1)
+	}
+	r, ok := walkCheckRun(t, what, dir, job)
+	if !ok {
+		return
+	}
+	got := applyChangelog(t, r.stdout, "w> ")
+	switch {
+	case want != nil && !equalLines(got, want):
+		t.Errorf("%s: got %v, want %v", what, got, want)
+	case want == nil && len(got) == 0:
+		t.Errorf("%s: no rows", what)
+	case conn == "datagen" && len(got) != 2:
+		t.Errorf("%s: got %d rows, want 2: %v", what, len(got), got)
+	}
+	ran[conn+" source"] = true
+	ran["format "+f+" source"] = true
+}
+
+// walkSinkCase writes the walk rows, read from a json file, with connector
+// conn and format f, and reads them back.
+func walkSinkCase(t *testing.T, conn, f, addr string, newTopic func() string, ran map[string]bool) {
+	t.Helper()
+	what := conn + " sink"
+	if f != "" {
+		what += " with " + f
+	}
+	dir := t.TempDir()
+	writeFilesIn(t, dir, map[string]string{"in.json": strings.Join(encodeWalk("json"), "\n") + "\n"})
+	cols, printed, want := walkColumns(f)
+	var with, topic string
+	switch conn {
+	case "filesystem":
+		with = fmt.Sprintf("'connector' = 'filesystem', 'path' = 'out.txt', 'format' = '%s'", f)
+	case "kafka":
+		topic = newTopic()
+		with = fmt.Sprintf("'connector' = 'kafka', %s, 'format' = '%s'", kafkaOptions(addr, topic), f)
+	case "upsert-kafka":
+		topic = newTopic()
+		key := "id"
+		if f == "raw" {
+			key = "s"
+		}
+		cols += ", PRIMARY KEY (" + key + ") NOT ENFORCED"
+		with = fmt.Sprintf("'connector' = 'upsert-kafka', %s, 'key.format' = '%s', 'value.format' = '%s'", upsertKafkaOptions(addr, topic), f, f)
+	case "print":
+		with = "'connector' = 'print', 'print-identifier' = 'w'"
+	case "blackhole":
+		with = "'connector' = 'blackhole'"
+	default:
+		t.Errorf("%s: the walk does not know how to write this connector: add it", what)
+		return
+	}
+	job := fmt.Sprintf(`CREATE TABLE src (id INT, s STRING) WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
+CREATE TABLE out (%s) WITH (%s);
+INSERT INTO out SELECT %s FROM src;
+`, cols, with, printed)
+	r, ok := walkCheckRun(t, what, dir, job)
+	if !ok {
+		return
+	}
+	var got []string
+	wantRecs := encodeWalk(f)
+	switch conn {
+	case "filesystem":
+		b, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	case "kafka", "upsert-kafka":
+		for _, rec := range consumeWalk(t, addr, topic) {
+			if conn == "upsert-kafka" {
+				got = append(got, string(rec.Key)+" "+string(rec.Value))
+			} else {
+				got = append(got, string(rec.Value))
+			}
+		}
+		if conn == "upsert-kafka" {
+			for i := range wantRecs {
+				key := encodeKey(f, walkRows[i].id)
+				if f == "raw" {
+					key = walkRows[i].s
+				}
+				wantRecs[i] = key + " " + wantRecs[i]
+			}
+		}
+	case "print":
+		got, wantRecs = applyChangelog(t, r.stdout, "w> "), want
+	case "blackhole":
+		got, wantRecs = nil, nil
+		if !regexp.MustCompile(`sink out +2 rows written`).MatchString(r.stderr) {
+			t.Errorf("%s: the summary does not say 2 rows were written:\n%s", what, r.stderr)
+		}
+	}
+	sort.Strings(got)
+	sort.Strings(wantRecs)
+	if !equalLines(got, wantRecs) {
+		t.Errorf("%s: wrote %q, want %q", what, got, wantRecs)
+	}
+	ran[conn+" sink"] = true
+	ran["format "+f+" sink"] = true
+}
+
+func produceWalk(t *testing.T, addr string, recs []*kgo.Record) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// consumeWalk reads every record of a topic, up to its end offsets.
+func consumeWalk(t *testing.T, addr, topic string) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	ends.Each(func(o kadm.ListedOffset) { total += o.Offset })
+	var out []*kgo.Record
+	for int64(len(out)) < total {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read %d of %d records of %s", len(out), total, topic)
+		}
+		fs.EachRecord(func(r *kgo.Record) { out = append(out, r) })
+	}
+	return out
+}
+
+// TestCheckRefusesWhatRunCannotStart: check asks the connector runtimes
+// about every table a job reads and writes, so that what they would refuse
+// when the job starts is a check error (SQL407) at the table; before, check
+// passed these and run failed.
+func TestCheckRefusesWhatRunCannotStart(t *testing.T) {
+	for _, c := range []struct{ ddl, query, want string }{
+		{"CREATE TABLE t (v INT) WITH ('connector' = 'filesystem', 'path' = 'in.bin', 'format' = 'raw')",
+			"SELECT v FROM t", "table t cannot be read: column v is INT: the raw format holds a STRING or BYTES column"},
+		{"CREATE TABLE t (a STRING, b STRING) WITH ('connector' = 'filesystem', 'path' = 'in.txt', 'format' = 'raw')",
+			"SELECT a FROM t", "the raw format holds one column"},
+		{"CREATE TABLE t (v STRING) WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json', 'source.monitor-interval' = '1s')",
+			"SELECT v FROM t", "table t cannot be read: 'source.monitor-interval'"},
+		{"CREATE TABLE t (v STRING) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'p')",
+			"INSERT INTO t SELECT CAST(n AS STRING) FROM g", "table t cannot be written: 'sink.delivery-guarantee' = 'exactly-once' is not supported yet"},
+	} {
+		job := "CREATE TABLE g (n INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');\n" + c.ddl + ";\n" + c.query + ";\n"
+		path := writeJob(t, "job.sql", job)
+		r := invoke("check", path)
+		if r.code != 1 || !strings.Contains(r.stdout, "job.sql:2:14: error: ") || !strings.Contains(r.stdout, "[SQL407]") ||
+			!strings.Contains(r.stdout, c.want) {
+			t.Errorf("%s\nwant SQL407 at job.sql:2:14 saying %q, got:\n%s", job, c.want, r)
+		}
 	}
 }

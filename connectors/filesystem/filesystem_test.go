@@ -306,6 +306,32 @@ func TestSinkRefusesRetractionsInJSON(t *testing.T) {
 	}
 }
 
+// TestRawSinkRefusesLineBreaks: a raw value with a line break would read
+// back as two rows; the sink refuses it, naming the row, and writes the
+// rows before it whole.
+func TestRawSinkRefusesLineBreaks(t *testing.T) {
+	dir := t.TempDir()
+	sink, err := NewSink(conntest.SinkSpec(t, `CREATE TABLE o (line STRING) WITH ('connector'='filesystem','path'='o.txt','format'='raw')`, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows := row.Batch{{Kind: changelogmode.Insert, Vals: []row.Value{row.StrValue("one")}},
+		{Kind: changelogmode.Insert, Vals: []row.Value{row.StrValue("two\nlines")}}}
+	err = sink.Write(context.Background(), rows)
+	if err == nil || !strings.Contains(err.Error(), "o.txt: row 2") || !strings.Contains(err.Error(), "line break") {
+		t.Errorf("got %v", err)
+	}
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "o.txt")); err != nil || string(b) != "one\n" {
+		t.Errorf("the file holds %q (%v), want the first row", b, err)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
 	src, err := NewSource(conntest.SourceSpec(t, ddl("json", ""), dir))

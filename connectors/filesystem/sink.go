@@ -1,6 +1,7 @@
 package filesystem
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -73,9 +74,16 @@ func (s *Sink) Write(_ context.Context, rows row.Batch) error {
 	}
 	for _, r := range rows {
 		var err error
+		n := len(s.buf)
 		s.buf, err = s.enc.Encode(s.buf, r) // on error, s.buf is unchanged
 		if err != nil {
 			return fmt.Errorf("filesystem: %s: row %d: %w", s.set.path, s.rows+1, err)
+		}
+		if s.set.format == format.Raw && bytes.ContainsAny(s.buf[n:], "\r\n") {
+			// A line break in a raw value would read back as two rows (and
+			// a '\r' before the end of the line is dropped when read).
+			s.buf = s.buf[:n]
+			return fmt.Errorf("filesystem: %s: row %d: the value holds a line break, which a line of the raw format cannot: use json or csv", s.set.path, s.rows+1)
 		}
 		s.buf = append(s.buf, '\n')
 		s.rows++

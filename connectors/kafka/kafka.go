@@ -151,13 +151,15 @@ func (s *settings) keySchema(schema []exec.Column) []exec.Column {
 }
 
 // valueSchema is the schema seen by the value format: the physical
-// columns, less the key columns when they are not in the value. A reader
-// takes key columns from the key whenever there is one (readKeyFromValue
-// false).
-func (s *settings) valueSchema(schema []exec.Column, forReading bool) []exec.Column {
+// columns, less the key columns when they are not in the value
+// ('value.fields-include' = 'EXCEPT_KEY'). With ALL the value holds them
+// and is read whole, as Flink reads it (a csv value has a field for each
+// column, in order); a reader then takes the key columns from the key
+// whenever there is one.
+func (s *settings) valueSchema(schema []exec.Column, _ bool) []exec.Column {
 	out := slices.Clone(schema)
 	for i := range out {
-		if out[i].MetadataKey == "" && s.isKey(i) && (s.exceptKey || forReading) {
+		if out[i].MetadataKey == "" && s.isKey(i) && s.exceptKey {
 			out[i].MetadataKey = skip
 		}
 	}
