@@ -37,7 +37,6 @@ func kindOK(e Expr, pred func(types.Kind) bool) bool { return isNull(e) || pred(
 func isStr(k types.Kind) bool      { return k.IsString() }
 func isNum(k types.Kind) bool      { return k.IsNumeric() }
 func isInt(k types.Kind) bool      { return k.IsIntegral() }
-func isTS(k types.Kind) bool       { return k.IsTimestamp() }
 func isTemporal(k types.Kind) bool { return k.IsTemporal() }
 
 // all returns a check that every argument satisfies pred, with a result.

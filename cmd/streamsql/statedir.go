@@ -121,7 +121,7 @@ func refuseUsedStateDir(dir string, now stateMarker) error {
 	}
 	var old stateMarker
 	if err := json.Unmarshal(b, &old); err != nil {
-		return fmt.Errorf("--state-dir %s holds a state marker %s that cannot be read (%v); %s",
+		return fmt.Errorf("--state-dir %s holds a state marker %s that cannot be read (%w); %s",
 			dir, stateMarkerName, err, startOver)
 	}
 	whose := "this job"
@@ -182,9 +182,10 @@ func absPath(p string) string {
 
 // shellQuote quotes a path for a command line when it needs it.
 func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
+	plain := func(r rune) bool {
+		return r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}
+	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !plain(r) }) < 0 {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
