@@ -52,13 +52,11 @@ var DefaultFeatures = Features{
 	ParallelUnion:   true,
 	Changelog:       true,
 	AvgDecimal:      true,
-	// /work/findings/oracle-capped-decimals.md: past 38 digits, common
-	// types keep scale that Flink gives up.
-	CappedDecimals: false,
-	KeylessJoins:   true,
-	Interval:       true,
-	Tumble:         true,
-	HopCumulate:    true,
+	CappedDecimals:  true,
+	KeylessJoins:    true,
+	Interval:        true,
+	Tumble:          true,
+	HopCumulate:     true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the

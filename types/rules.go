@@ -166,10 +166,15 @@ func commonNumeric(a, b T) T {
 	case a.Kind == Float || b.Kind == Float:
 		return New(Float)
 	case a.Kind == Decimal || b.Kind == Decimal:
+		// Flink's LogicalTypeMerging: the integer digits of the wider
+		// (at most 38), then as much of the larger scale as still fits
+		// in 38 digits. Unlike arithmetic (adjustDecimal), no minimum
+		// scale is kept: a common type never loses integer digits.
 		p1, s1 := asDecimal(a)
 		p2, s2 := asDecimal(b)
-		s := max(s1, s2)
-		return adjustDecimal(max(p1-s1, p2-s2)+s, s)
+		d := min(max(p1-s1, p2-s2), MaxDecimalPrecision)
+		s := min(max(s1, s2), MaxDecimalPrecision-d)
+		return DecimalOf(d+s, s)
 	case numericRank(a.Kind) >= numericRank(b.Kind):
 		return New(a.Kind)
 	default:

@@ -150,7 +150,12 @@ func TestCommonType(t *testing.T) {
 		{integer, DecimalOf(5, 2), "DECIMAL(12, 2)"},
 		{bigint, DecimalOf(10, 2), "DECIMAL(21, 2)"},
 		{DecimalOf(10, 2), DecimalOf(5, 4), "DECIMAL(12, 4)"},
-		{DecimalOf(38, 0), DecimalOf(38, 38), "DECIMAL(38, 6)"},
+		// Past 38 digits the scale gives way entirely (Flink's
+		// LogicalTypeMerging), never the integer digits.
+		{DecimalOf(38, 0), DecimalOf(38, 38), "DECIMAL(38, 0)"},
+		{DecimalOf(38, 0), DecimalOf(7, 4), "DECIMAL(38, 0)"},
+		{DecimalOf(30, 0), DecimalOf(20, 10), "DECIMAL(38, 8)"},
+		{DecimalOf(38, 2), integer, "DECIMAL(38, 2)"},
 		{DecimalOf(10, 2), float, "FLOAT"},
 		{bigint, float, "FLOAT"},
 		{float, double, "DOUBLE"},
@@ -209,7 +214,7 @@ func TestComparisonType(t *testing.T) {
 		{integer, DecimalOf(5, 2), "DECIMAL(12, 2)"},
 		{DecimalOf(10, 1), DecimalOf(10, 3), "DECIMAL(12, 3)"},
 		{bigint, DecimalOf(10, 2), "DECIMAL(21, 2)"},
-		// CommonType gives DECIMAL(38, 6) here; a comparison keeps the scale.
+		// CommonType gives DECIMAL(38, 0) here; a comparison keeps the scale.
 		{DecimalOf(38, 0), DecimalOf(38, 38), "DECIMAL(38, 38)"},
 		{DecimalOf(38, 0), DecimalOf(20, 10), "DECIMAL(38, 10)"},
 		// Approximate numbers compare in double precision.
