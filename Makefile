@@ -22,6 +22,9 @@ build: ## Build the streamsql binary into ./streamsql.
 test: ## Run every test once (no cache), then go vet.
 	$(GO) test -count=1 ./...
 	$(GO) vet ./...
+	@# go test hides a passing package's output: say it here when the
+	@# PostgreSQL oracle was skipped for want of a database.
+	@$(GO) test -count=1 -run '^TestOracle$$' -v ./oracle -args -oracle.probe 2>&1 | grep -E '^[*]{3}' || true
 
 vet: ## go vet only.
 	$(GO) vet ./...

@@ -29,7 +29,9 @@
 // PostgreSQL is found at 127.0.0.1:5432 as user postgres (ORACLE_PG, a
 // postgres:// URL, points elsewhere); the oracle works in its own database,
 // streamsql_oracle, created with the C collation. Without PostgreSQL the
-// test fails when CI is set and skips loudly otherwise.
+// test fails when CI is set and skips otherwise, and `make test` then
+// ends with a message saying the oracle did not run (go test hides a
+// passing package's output; -oracle.probe only connects).
 //
 // # What is generated
 //
