@@ -678,6 +678,11 @@ type pgw struct {
 
 // pgAs renders n converted to t (nothing when it already is t).
 func (n *node) pgAs(b *pgw, t typ) {
+	if n.t.k == kDecimal && t.k == kDecimal && t.s < n.t.s {
+		// A common type past 38 digits gives up scale: Flink rounds.
+		b.WriteString("ROUND(" + b.sub(n) + fmt.Sprintf(", %d)", t.s))
+		return
+	}
 	if n.t == t || n.t.k == kDecimal && t.k == kDecimal {
 		n.pg(b)
 		return
