@@ -65,7 +65,7 @@ var filesystemSpec = &ConnectorSpec{
 
 // kafkaShared are the options kafka and upsert-kafka share.
 func kafkaShared() []OptionSpec {
-	return []OptionSpec{
+	return concat([]OptionSpec{
 		{Key: "topic", Validate: topics, Example: "clicks",
 			Doc: "Topic to read or write. A source may name several, separated by ';'."},
 		{Key: "topic-pattern", Validate: regex, Doc: "Regular expression naming the topics to read, instead of 'topic'."},
@@ -95,7 +95,7 @@ func kafkaShared() []OptionSpec {
 		{Key: "sink.transactional-id-prefix", Validate: nonEmpty, Example: "streamsql-clicks",
 			Doc: "Prefix of the sink's transactional ids; needed for 'exactly-once'."},
 		{Key: "sink.parallelism", Validate: wholeNumber(1), Doc: "Parallelism of the sink (accepted for compatibility with Flink job files)."},
-	}
+	}, kafkaSecurity())
 }
 
 var kafkaSpec = &ConnectorSpec{
@@ -363,6 +363,7 @@ func checkKafka(c *Config, l *diag.List) {
 			WithHint("records with a key are spread by key hash with 'sink.partitioner' = 'default'")
 	}
 	checkDelivery(c, l)
+	checkKafkaSecurity(c, l)
 }
 
 // checkDelivery: 'exactly-once' needs a transactional id prefix.
@@ -399,6 +400,7 @@ func checkUpsertKafka(c *Config, l *diag.List) {
 		}
 	}
 	checkDelivery(c, l)
+	checkKafkaSecurity(c, l)
 }
 
 // checkKafkaSource applies the rules that hold when a (upsert-)kafka table

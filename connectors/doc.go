@@ -38,11 +38,30 @@
 // startup timestamp without 'timestamp' mode) and epoch values that look
 // like seconds draw warnings: both have started jobs at the wrong offsets.
 //
-// Validation never consults the network or the file system: a checked
-// configuration is well formed, not necessarily reachable. File options
-// ('path', 'scan.late-rows.path') are paths or file: URIs; LocalPath and
-// ResolvePath turn them into the path the runtime opens, from the text
-// alone.
+// Before a value is checked, its references to secrets kept outside the
+// job file are resolved (package secret): ${NAME} from the environment,
+// ${file:/path} from a file; one that cannot be is diag.UnresolvedReference
+// at the reference. A message never repeats the value of a secret option
+// (secret.Show).
+//
+// Apart from those references, validation never consults the network or
+// the file system: a checked configuration is well formed, not necessarily
+// reachable. File options ('path', 'scan.late-rows.path') are paths or
+// file: URIs; LocalPath and ResolvePath turn them into the path the runtime
+// opens, from the text alone.
+//
+// # Kafka security
+//
+// security.go declares Kafka's security settings under their Flink names
+// ('properties.security.protocol', 'properties.sasl.*',
+// 'properties.ssl.*') and the rules between them: a setting that would
+// have no effect is an error, and so is a login module that does not
+// match the SASL mechanism or lacks its credentials; turning host name
+// checks off, and PLAIN in the clear, draw diag.InsecureOption. ParseJAAS
+// reads 'properties.sasl.jaas.config' as Kafka does; NormalizePEM,
+// PEMCertificates and CheckPEMKey read PEM as job files carry it (on one
+// line, or on several). The runtime (connectors/kafka) uses the same
+// functions, so that check and run agree.
 //
 // # Changelog modes
 //

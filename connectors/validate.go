@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/secret"
 )
 
 // Config is a checked WITH clause: the connector and formats it names, and
@@ -352,9 +353,22 @@ func candidates(c *Config, key string) []string {
 	return out
 }
 
-// checkValue checks an option's value against its spec and records it.
+// checkValue resolves an option's references (${VAR}, ${file:...}),
+// checks the value against its spec and records it. A secret's value is
+// never repeated in a message.
 func checkValue(c *Config, spec *OptionSpec, o *ast.Option, l *diag.List) {
-	key, v := o.Key.Value, o.Value.Value
+	key := o.Key.Value
+	v, errs := secret.Resolve(o.Value.Value)
+	for _, e := range errs {
+		d := l.Errorf(diag.UnresolvedReference, valueSpan(o.Value, e.Start, e.End), "option '%s': %s", key, e.Msg)
+		if e.Var != "" {
+			d.WithHint("set it where streamsql runs (export %s=...), or read the value from a file with ${file:/path}", e.Var)
+		}
+	}
+	if len(errs) > 0 {
+		return
+	}
+	shown := secret.Show(key, v)
 	if len(spec.Choices) > 0 {
 		for _, ch := range spec.Choices {
 			if strings.EqualFold(v, ch) {
@@ -362,7 +376,7 @@ func checkValue(c *Config, spec *OptionSpec, o *ast.Option, l *diag.List) {
 				return
 			}
 		}
-		d := l.Errorf(diag.InvalidOptionValue, o.Value.Span(), "invalid value '%s' for option '%s': must be one of %s", v, key, quoteList(spec.Choices))
+		d := l.Errorf(diag.InvalidOptionValue, o.Value.Span(), "invalid value '%s' for option '%s': must be one of %s", shown, key, quoteList(spec.Choices))
 		if s := Suggest(v, spec.Choices); s != "" {
 			d.WithHint("did you mean '%s'?", s)
 		}
@@ -370,11 +384,24 @@ func checkValue(c *Config, spec *OptionSpec, o *ast.Option, l *diag.List) {
 	}
 	if spec.Validate != nil {
 		if err := spec.Validate(v); err != nil {
-			l.Errorf(diag.InvalidOptionValue, o.Value.Span(), "invalid value '%s' for option '%s': %v", v, key, err)
+			l.Errorf(diag.InvalidOptionValue, o.Value.Span(), "invalid value '%s' for option '%s': %v", shown, key, err)
 			return
 		}
 	}
 	c.values[key] = v
+}
+
+// valueSpan is the span of bytes [from, to) of a string literal's value:
+// the literal's span starts at its opening quote, and each quote in the
+// value was written twice.
+func valueSpan(lit *ast.StringLit, from, to int) diag.Span {
+	at := func(i int) diag.Pos {
+		return lit.S.Start + 1 + diag.Pos(i+strings.Count(lit.Value[:i], "'"))
+	}
+	if !lit.S.IsValid() {
+		return lit.S
+	}
+	return diag.Span{Start: at(from), End: at(to)}
 }
 
 // missing reports a missing option at the WITH clause, with an example to

@@ -212,9 +212,9 @@ func TestValidateErrors(t *testing.T) {
 		},
 		{
 			"kafka client setting far from any option",
-			append(append([]string{}, kafkaTimestamp...), "security.protocol", "SSL"),
-			[]want{{"SQL204 error 'security.protocol': unknown option 'security.protocol' for connector 'kafka'",
-				"write it as 'properties.security.protocol'"}},
+			append(append([]string{}, kafkaTimestamp...), "client.id", "jobs"),
+			[]want{{"SQL204 error 'client.id': unknown option 'client.id' for connector 'kafka'",
+				"write it as 'properties.client.id'"}},
 		},
 		{
 			"bad startup mode",

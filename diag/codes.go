@@ -67,6 +67,8 @@ var (
 	ComputedColumnInvalid = def("SQL216", "invalid computed or metadata column")
 	WrongObjectKind       = def("SQL217", "table used as view or view used as table")
 	PrimaryKeyFormat      = def("SQL218", "primary key on an insert-only Kafka table")
+	UnresolvedReference   = def("SQL219", "environment variable or secret file that cannot be read")
+	InsecureOption        = def("SQL220", "connection setting that weakens security")
 )
 
 // Binding and types.

@@ -62,10 +62,10 @@ func excerpt(b *strings.Builder, s *Source, sp Span) {
 		return
 	}
 	line, col := s.Position(sp.Start)
-	text := s.Line(line)
+	text, at := s.shownLine(line)
 	end := col - 1 + int(sp.End-sp.Start)
 	fmt.Fprintf(b, "%5d | %s\n", line, text)
-	fmt.Fprintf(b, "      | %s\n", caretLine(text, col-1, end))
+	fmt.Fprintf(b, "      | %s\n", caretLine(text, at(col-1), at(end)))
 }
 
 // jsonDiag is the stable JSON shape of a diagnostic (streamsql check --format json).

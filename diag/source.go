@@ -3,7 +3,10 @@ package diag
 import (
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/secret"
 )
 
 // Source is one named text: a job file, a shell input, a test case.
@@ -11,6 +14,9 @@ type Source struct {
 	Name       string
 	Text       string
 	lineStarts []int
+
+	secretsOnce sync.Once
+	secrets     []secret.Range // values of secret options, masked when shown
 }
 
 // NewSource returns a Source for text named name (a file path or "<stdin>").
@@ -59,6 +65,58 @@ func (s *Source) Line(n int) string {
 		end = s.lineStarts[n] - 1
 	}
 	return strings.TrimRight(s.Text[start:end], "\r")
+}
+
+// Shown returns 1-based line n as it may be printed: the values of secret
+// options (package secret) replaced by secret.Mask.
+func (s *Source) Shown(n int) string {
+	shown, _ := s.shownLine(n)
+	return shown
+}
+
+// shownLine returns line n with its secrets masked, and a function that
+// maps a 0-based byte column of the line to the column of the same place in
+// the masked line (a column inside a masked value maps to its start).
+func (s *Source) shownLine(n int) (string, func(int) int) {
+	line := s.Line(n)
+	ident := func(c int) int { return c }
+	if s == nil || line == "" {
+		return line, ident
+	}
+	s.secretsOnce.Do(func() { s.secrets = secret.Ranges(s.Text) })
+	start := s.lineStarts[n-1]
+	end := start + len(line)
+	type cut struct{ from, to int } // columns of line
+	var cuts []cut
+	for _, r := range s.secrets {
+		if r.End <= start || r.Start >= end {
+			continue
+		}
+		cuts = append(cuts, cut{max(r.Start, start) - start, min(r.End, end) - start})
+	}
+	if len(cuts) == 0 {
+		return line, ident
+	}
+	var b strings.Builder
+	at := 0
+	for _, c := range cuts {
+		b.WriteString(line[at:c.from])
+		b.WriteString(secret.Mask)
+		at = c.to
+	}
+	b.WriteString(line[at:])
+	return b.String(), func(col int) int {
+		shift := 0
+		for _, c := range cuts {
+			switch {
+			case col >= c.to:
+				shift += len(secret.Mask) - (c.to - c.from)
+			case col > c.from:
+				return c.from + shift
+			}
+		}
+		return col + shift
+	}
 }
 
 // caretLine returns the marker line that underlines bytes [from, to) of line,

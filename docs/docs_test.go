@@ -9,6 +9,9 @@
 //	```sql error=SQL301     must give at least one error with code SQL301
 //	```sql warning=SQL310   must give at least one warning with code SQL310
 //	                        and no errors
+//	```sql env=A,B          is checked with the environment variables A and B
+//	                        set (to "example-A", ...), for examples that
+//	                        read secrets with ${A}; combines with the above
 //
 // Any other tag after sql is a mistake in the docs and fails the test.
 //
@@ -65,6 +68,7 @@ type fence struct {
 	line  int      // line of the opening fence, 1-based
 	end   int      // line of the closing fence, 1-based
 	info  []string // the info string's words: "sql", "error=SQL301"
+	env   []string // variables the block reads (env=A,B)
 	text  string   // the body, each line ending in a newline
 	after *fence   // the ```sql block this one directly follows, if any
 }
@@ -149,6 +153,10 @@ func sqlBlocks(t *testing.T, path string) []block {
 		}
 		b := block{fence: f}
 		for _, tag := range f.info[1:] {
+			if names, ok := strings.CutPrefix(tag, "env="); ok {
+				f.env = strings.Split(names, ",")
+				continue
+			}
 			m := tagRE.FindStringSubmatch(tag)
 			switch {
 			case m == nil:
@@ -208,7 +216,8 @@ func TestSQLExamples(t *testing.T) {
 			}
 			// Blank lines in front of the block keep the diagnostics' line
 			// numbers those of the markdown file.
-			l := checkJob(diag.NewSource(b.file, strings.Repeat("\n", b.line)+b.text))
+			var l *diag.List
+			withEnv(t, b.fence, func() { l = checkJob(diag.NewSource(b.file, strings.Repeat("\n", b.line)+b.text)) })
 			errs, hit := 0, false
 			for _, d := range l.Items {
 				if d.Severity == diag.Error {
@@ -243,6 +252,31 @@ func checkJob(src *diag.Source) *diag.List {
 	exec.ReportConnectors(j.Session.Plans, exec.Options{BaseDir: filepath.Dir(src.Name)}, j.Diags)
 	j.Diags.Sort()
 	return j.Diags
+}
+
+// withEnv runs fn with the environment variables of the block set, and
+// puts the environment back after.
+func withEnv(t *testing.T, f *fence, fn func()) {
+	t.Helper()
+	restore := map[string]*string{}
+	for _, name := range f.env {
+		if old, had := os.LookupEnv(name); had {
+			restore[name] = &old
+		} else {
+			restore[name] = nil
+		}
+		if err := os.Setenv(name, "example-"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fn()
+	for name, old := range restore {
+		if old != nil {
+			_ = os.Setenv(name, *old)
+		} else {
+			_ = os.Unsetenv(name)
+		}
+	}
 }
 
 // checkOutput is what `streamsql check` prints, in text mode, for the
@@ -371,9 +405,9 @@ func TestOutputBlocks(t *testing.T) {
 			total++
 			var got string
 			if f.info[1] == "output" {
-				got = checkOutput(f.after.text)
+				withEnv(t, f.after, func() { got = checkOutput(f.after.text) })
 			} else {
-				got = explainOutput(f.after.text)
+				withEnv(t, f.after, func() { got = explainOutput(f.after.text) })
 			}
 			got = normalize(got)
 			if want := normalize(f.text); want != got {
