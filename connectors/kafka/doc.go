@@ -111,11 +111,41 @@
 // 'sink.delivery-guarantee' = 'exactly-once' and upsert-kafka's
 // 'sink.buffer-flush.*' are refused: not implemented yet.
 //
+// # Security
+//
+// security.go maps the security properties onto franz-go: TLS with the
+// truststore's CAs (or the system's), a client certificate from the
+// keystore, and an empty endpoint identification algorithm as a chain check
+// without the host name (crypto/tls with VerifyConnection); SASL with
+// franz-go's pkg/sasl mechanisms (plain, scram, oauth, aws), the
+// credentials from 'properties.sasl.jaas.config' (connectors.ParseJAAS).
+// OAUTHBEARER gets its tokens with the client credentials grant
+// (golang.org/x/oauth2/clientcredentials) from the token endpoint, over the
+// same TLS settings; AWS_MSK_IAM signs with the AWS_* environment
+// variables. Files are read when a source or sink is made.
+//
+// franz-go retries failed connections forever, and some brokers close the
+// connection on wrong credentials instead of answering. The clients' hooks
+// (type health) classify each failed connection (security.classify): wrong
+// credentials, a mechanism the brokers refuse, an untrusted certificate,
+// a certificate for another host, a client certificate the broker wants,
+// TLS on one side only. Those retrying cannot mend are fatal: Open of a
+// source returns at once, a running source's Read returns, and a sink
+// fails, each with the table, the broker's reason and the option to
+// change. A sink asks the brokers about its topic when it opens (a metadata
+// request, bounded by OpenTimeout), so that such failures, and a topic its
+// principal may not even describe, stop the job at start; brokers that do
+// not answer at all are left to the delivery timeout, as before.
+// Authorization errors (TOPIC_, GROUP_, CLUSTER_ and
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED) get the principal, what a source
+// or a sink needs, and what to change (security.aclAdvice). No message
+// holds a password.
+//
 // # Client properties
 //
 // 'properties.*' are mapped onto franz-go options: bootstrap.servers,
-// group.id, client.id, auto.offset.reset, isolation.level,
-// security.protocol (PLAINTEXT, SSL), enable.auto.commit (false only),
+// group.id, client.id, auto.offset.reset, isolation.level, the security
+// properties above, enable.auto.commit (false only),
 // fetch.max.wait.ms, fetch.max.bytes, max.partition.fetch.bytes, linger.ms,
 // batch.size, request.timeout.ms, delivery.timeout.ms, acks,
 // enable.idempotence, compression.type. Any other property is refused

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // health follows, through franz-go's hooks, whether a client's requests
@@ -20,10 +21,20 @@ import (
 // address, which franz-go numbers below zero) do not count: with a broker
 // that advertises an address the client cannot reach, metadata from the
 // seed keeps coming while every fetch fails.
+//
+// A connection error that retrying cannot mend (wrong credentials, an
+// untrusted certificate: see security.classify) is kept as fatal, and
+// onFatal, if set, is called with it once, so that whoever waits on the
+// client stops waiting.
 type health struct {
 	mu      sync.Mutex
 	failing time.Time // when requests began failing; zero while they succeed
 	lastErr error     // the last failed connection or request
+
+	sec      *security
+	conns    connState   // what the connections showed so far
+	fatalErr error       // the first fatal connection error
+	onFatal  func(error) // called once with fatalErr
 }
 
 var (
@@ -31,16 +42,37 @@ var (
 	_ kgo.HookBrokerE2E     = (*health)(nil)
 )
 
-// OnBrokerConnect notes a failed connection attempt.
+// OnBrokerConnect notes a failed connection attempt (which includes TLS
+// and SASL).
 func (h *health) OnBrokerConnect(_ kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
-	if err != nil {
-		h.fail(err)
+	if err == nil {
+		h.mu.Lock()
+		h.conns.connected = true
+		h.mu.Unlock()
+		return
+	}
+	h.fail(err)
+	h.mu.Lock()
+	var fatal error
+	if h.sec != nil && h.fatalErr == nil {
+		fatal = h.sec.classify(err, h.conns)
+		h.fatalErr = fatal
+	}
+	notify := h.onFatal
+	h.mu.Unlock()
+	if fatal != nil && notify != nil {
+		notify(fatal)
 	}
 }
 
 // OnBrokerE2E notes a request and its response.
-func (h *health) OnBrokerE2E(meta kgo.BrokerMetadata, _ int16, e kgo.BrokerE2E) {
+func (h *health) OnBrokerE2E(meta kgo.BrokerMetadata, key int16, e kgo.BrokerE2E) {
 	if err := e.Err(); err != nil {
+		if key == int16(kmsg.SASLHandshake) || key == int16(kmsg.SASLAuthenticate) {
+			h.mu.Lock()
+			h.conns.saslDropped = true
+			h.mu.Unlock()
+		}
 		h.fail(err)
 		return
 	}
@@ -59,6 +91,25 @@ func (h *health) fail(err error) {
 		h.failing = time.Now()
 	}
 	h.lastErr = err
+}
+
+// fatal returns the first connection error retrying cannot mend, or nil.
+func (h *health) fatal() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fatalErr
+}
+
+// watchFatal sets what to call when a fatal connection error occurs (nil:
+// nothing); if one already did, f is called now.
+func (h *health) watchFatal(f func(error)) {
+	h.mu.Lock()
+	h.onFatal = f
+	err := h.fatalErr
+	h.mu.Unlock()
+	if err != nil && f != nil {
+		f(err)
+	}
 }
 
 // downFor returns the last error when every connection and request has

@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"regexp"
@@ -37,6 +36,7 @@ type settings struct {
 	group    string
 	props    map[string]string
 	opts     []kgo.Opt // client options from 'properties.*'
+	sec      *security // TLS and SASL, from 'properties.*'
 	resetEnd bool      // 'properties.auto.offset.reset' = 'latest' (the default)
 	resetNo  bool      // 'properties.auto.offset.reset' = 'none'
 
@@ -181,6 +181,12 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 		return nil, errors.New("'properties.bootstrap.servers' names no broker")
 	}
 	opts = append(opts, kgo.SeedBrokers(servers...))
+	sec, secOpts, err := readSecurity(s.props)
+	if err != nil {
+		return nil, err
+	}
+	s.sec = sec
+	opts = append(opts, secOpts...)
 	ms := func(k, v string) (time.Duration, error) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -202,6 +208,9 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if slices.Contains(securityProperties, k) {
+			continue // readSecurity's
+		}
 		v := s.props[k]
 		switch k {
 		case "bootstrap.servers", "group.id":
@@ -227,14 +236,6 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 			case "read_uncommitted":
 			default:
 				return nil, fmt.Errorf("'properties.isolation.level' = '%s': want read_committed or read_uncommitted", v)
-			}
-		case "security.protocol":
-			switch strings.ToUpper(v) {
-			case "PLAINTEXT":
-			case "SSL":
-				opts = append(opts, kgo.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12}))
-			default:
-				return nil, fmt.Errorf("'properties.security.protocol' = '%s' is not supported yet (PLAINTEXT and SSL are; SASL is not)", v)
 			}
 		case "enable.auto.commit":
 			// streamsql never commits offsets (see the package comment);
@@ -312,8 +313,8 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 }
 
 // supportedProperties are the Kafka client properties clientOptions maps.
-var supportedProperties = []string{
-	"bootstrap.servers", "group.id", "client.id", "auto.offset.reset", "isolation.level", "security.protocol",
+var supportedProperties = append([]string{
+	"bootstrap.servers", "group.id", "client.id", "auto.offset.reset", "isolation.level",
 	"enable.auto.commit", "fetch.max.wait.ms", "fetch.max.bytes", "max.partition.fetch.bytes", "linger.ms",
 	"batch.size", "request.timeout.ms", "delivery.timeout.ms", "acks", "enable.idempotence", "compression.type",
-}
+}, securityProperties...)

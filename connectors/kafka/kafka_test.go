@@ -587,7 +587,6 @@ func openSink(t *testing.T, ddl string) *Sink {
 
 func TestOptionErrors(t *testing.T) {
 	for _, c := range []struct{ opts, want string }{
-		{"'properties.security.protocol' = 'SASL_SSL'", "SASL"},
 		{"'properties.bogus.thing' = 'x'", "'properties.bogus.thing' is not supported"},
 		{"'properties.auto.offset.reset' = 'sometimes'", "earliest, latest or none"},
 		{"'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'x'", "exactly-once"},

@@ -10,7 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/exec"
@@ -126,15 +128,60 @@ func (s *Sink) Topic() string { return s.topic }
 func (s *Sink) Open(ctx context.Context) error {
 	opts := append([]kgo.Opt{kgo.RecordDeliveryTimeout(DeliveryTimeout)}, s.set.opts...)
 	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.WithHooks(&s.health))
+	s.health.sec = s.set.sec
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return fmt.Errorf("%s: table %s: %w", s.connector, s.set.table, err)
 	}
+	if err := s.probe(ctx, cl); err != nil {
+		cl.Close()
+		return fmt.Errorf("%s: table %s: topic %s: %w", s.connector, s.set.table, s.topic, err)
+	}
 	s.cl = cl
 	s.pctx, s.pcancel = context.WithCancelCause(ctx)
+	s.health.watchFatal(func(err error) {
+		s.fail(err)
+		s.pcancel(err)
+	})
 	s.stop = make(chan struct{})
 	s.stopped.Add(1)
 	go s.watch()
+	return nil
+}
+
+// probe asks the brokers about the topic once, so that what would fail
+// every record (wrong credentials, an untrusted certificate, a topic the
+// principal may not even describe) fails the job at start. A topic that
+// does not exist is not an error here (brokers may create it on the first
+// record), and neither are brokers that do not answer within OpenTimeout:
+// the delivery timeout bounds those, as it does later.
+func (s *Sink) probe(ctx context.Context, cl *kgo.Client) error {
+	pctx, cancel := context.WithTimeout(ctx, OpenTimeout)
+	defer cancel()
+	fctx, stop := context.WithCancelCause(pctx)
+	defer stop(nil)
+	s.health.watchFatal(stop)
+	defer s.health.watchFatal(nil)
+	req := kmsg.NewPtrMetadataRequest()
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(s.topic)
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(fctx, cl)
+	var fe *fatalError
+	switch {
+	case errors.As(context.Cause(fctx), &fe):
+		return fe
+	case err != nil:
+		if fatal := s.set.sec.classify(err, connState{}); fatal != nil {
+			return fatal
+		}
+		return nil
+	}
+	for _, rt := range resp.Topics {
+		if err := kerr.ErrorForCode(rt.ErrorCode); errors.Is(err, kerr.TopicAuthorizationFailed) {
+			return s.set.sec.aclAdvice(err, "write", []string{s.topic}, "")
+		}
+	}
 	return nil
 }
 
@@ -174,6 +221,7 @@ func (s *Sink) fail(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err == nil {
+		err = s.set.sec.aclAdvice(err, "write", []string{s.topic}, "")
 		s.err = fmt.Errorf("%s: table %s: producing to topic %s: %w", s.connector, s.set.table, s.topic, err)
 	}
 }

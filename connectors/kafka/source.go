@@ -200,9 +200,15 @@ func (s *Source) Open(ctx context.Context) error {
 		return errors.New("kafka: Open called twice")
 	}
 	s.opened = true
-	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
+	tctx, cancel := context.WithTimeout(ctx, OpenTimeout)
 	defer cancel()
-	admCl, err := kgo.NewClient(s.set.opts...)
+	// A connection error retrying cannot mend (wrong credentials, an
+	// untrusted certificate) ends Open at once, with what to change.
+	octx, stop := context.WithCancelCause(tctx)
+	defer stop(nil)
+	admHealth := &health{sec: s.set.sec}
+	admHealth.watchFatal(stop)
+	admCl, err := kgo.NewClient(append(slices.Clone(s.set.opts), kgo.WithHooks(admHealth))...)
 	if err != nil {
 		return s.errorf("%v", err)
 	}
@@ -233,6 +239,7 @@ func (s *Source) Open(ctx context.Context) error {
 	if len(consume) == 0 {
 		return nil
 	}
+	s.health.sec = s.set.sec
 	opts := append(slices.Clone(s.set.opts), kgo.ConsumePartitions(consume), kgo.KeepControlRecords(),
 		kgo.WithHooks(&s.health))
 	s.cl, err = kgo.NewClient(opts...)
@@ -247,6 +254,16 @@ func (s *Source) errorf(f string, args ...any) error {
 }
 
 func (s *Source) wrapOpen(ctx context.Context, err error) error {
+	var fe *fatalError
+	if cause := context.Cause(ctx); errors.As(cause, &fe) {
+		return s.errorf("%v", fe)
+	}
+	if fatal := s.set.sec.classify(err, connState{}); fatal != nil {
+		return s.errorf("%v", fatal)
+	}
+	if errors.As(s.set.sec.aclAdvice(err, "read", s.topicNames(), s.set.group), &fe) {
+		return s.errorf("%v", fe)
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return s.errorf("no answer from the brokers %s within %s: %v", s.set.props["bootstrap.servers"], OpenTimeout, err)
 	}
@@ -280,12 +297,11 @@ func (s *Source) discover(ctx context.Context, adm *kadm.Client) error {
 	} else {
 		for _, n := range s.set.topics {
 			td, ok := tds[n]
-			if !ok || td.Err != nil {
-				why := "it does not exist"
-				if ok {
-					why = td.Err.Error()
-				}
-				return fmt.Errorf("topic %s: %s", n, why)
+			if !ok {
+				return fmt.Errorf("topic %s: it does not exist", n)
+			}
+			if td.Err != nil {
+				return fmt.Errorf("topic %s: %w", n, td.Err)
 			}
 			names = append(names, n)
 		}
@@ -548,7 +564,10 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			}
 		})
 		if ferr != nil && ctx.Err() == nil {
-			return 0, nil, ferr
+			return 0, nil, s.set.sec.aclAdvice(ferr, "read", s.topicNames(), s.set.group)
+		}
+		if err := s.health.fatal(); err != nil {
+			return 0, nil, s.errorf("%v", err)
 		}
 		fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
 			if len(fp.Records) == 0 {
@@ -569,6 +588,22 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			return 0, nil, s.brokersGone(err)
 		}
 	}
+}
+
+// topicNames are the topics read: those found at Open, or those named.
+func (s *Source) topicNames() []string {
+	if len(s.index) == 0 {
+		if s.set.pattern != nil {
+			return []string{"matching " + s.set.pattern.String()}
+		}
+		return s.set.topics
+	}
+	out := make([]string, 0, len(s.index))
+	for t := range s.index {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // pollWait is how long one poll may wait for records.
