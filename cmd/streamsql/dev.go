@@ -21,6 +21,7 @@ var devCmd = &command{
 	name:    "dev",
 	summary: "development tools: an in-memory Kafka broker to try jobs with",
 	help: `usage: streamsql dev kafka [--listen HOST:PORT] [--topics NAME:PARTITIONS,...]
+                        [--tls CERT,KEY[,CLIENT_CA]] [--sasl MECH:USER:PASS]... [--acl USER:OP:RESOURCE:NAME]...
 
 Dev kafka starts a Kafka-protocol broker in this process (franz-go's kfake),
 for trying jobs and for tests. It keeps nothing: every topic and record lives
@@ -34,10 +35,31 @@ that do not exist are created with one partition when a client first
 produces to them. It runs until Ctrl-C (or SIGTERM), or until the process
 that started it exits (so that stopping 'go run' also stops the broker).
 
+With --tls, --sasl and --acl it is secured the way managed clusters are, so
+that a job's security settings can be tried before they meet one. The lines
+after the first say which 'properties.*' to use; no password is printed.
+
 Flags:
   --listen HOST:PORT          address to listen on (default 127.0.0.1:9092)
   --topics NAME:N,NAME:N...   topics to create, each with N partitions
                               (NAME alone: one partition)
+  --tls CERT,KEY[,CLIENT_CA]  listen with TLS: the broker's certificate chain
+                              and private key (PEM files); with CLIENT_CA (a
+                              PEM file) clients must present a certificate it
+                              signed
+  --sasl MECH:USER:PASS       require SASL and add a user; MECH is plain,
+                              scram-sha-256 or scram-sha-512; PASS may be
+                              ${VAR} or ${file:/path} (quote it for the
+                              shell) to keep it off the command line.
+                              Repeatable
+  --acl USER:OP:RESOURCE:NAME[:deny]
+                              turn ACLs on and allow (or deny) USER, a --sasl
+                              user, OP (read, write, describe, create, delete,
+                              alter, idempotent-write, all) on RESOURCE
+                              (topic, group, cluster, transactional-id) NAME
+                              (a name, *, or a prefix ending in *). With ACLs
+                              on, a user may do only what an --acl allows.
+                              Repeatable
 
 Exit status:
   0  stopped by Ctrl-C or SIGTERM
@@ -46,6 +68,8 @@ Exit status:
 Examples:
   streamsql dev kafka
   streamsql dev kafka --listen 127.0.0.1:19092 --topics orders:3,shipments:1
+  streamsql dev kafka --tls broker.pem,broker-key.pem --sasl 'scram-sha-512:alice:${ALICE_PASSWORD}' \
+      --acl alice:read:topic:orders --acl alice:write:topic:out --acl alice:describe:group:jobs
 `,
 	run: runDev,
 }
@@ -54,6 +78,10 @@ func runDev(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(c)
 	listen := fs.String("listen", "127.0.0.1:9092", "address")
 	topicsFlag := fs.String("topics", "", "topics")
+	tlsFlag := fs.String("tls", "", "TLS certificate and key")
+	var saslFlag, aclFlag listFlag
+	fs.Var(&saslFlag, "sasl", "SASL user; repeatable")
+	fs.Var(&aclFlag, "acl", "ACL; repeatable")
 	pos, exit, done := parseArgs(c, fs, args, stdout, stderr)
 	if done {
 		return exit
@@ -65,10 +93,14 @@ func runDev(c *command, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(c, stderr, "--topics: "+err.Error())
 	}
+	sec, err := parseDevSecurity(saslFlag, aclFlag, *tlsFlag)
+	if err != nil {
+		return usageError(c, stderr, err.Error())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, orphaned := stopWhenOrphaned(ctx, time.Second/2)
-	cl, err := startDevKafka(*listen, topics)
+	cl, err := startDevKafka(*listen, topics, sec)
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql dev kafka: %v\n", err)
 		return exitUsage
@@ -84,6 +116,9 @@ func runDev(c *command, args []string, stdout, stderr io.Writer) int {
 	sort.Strings(names)
 	for _, n := range names {
 		fmt.Fprintf(stdout, "  topic %s: %s\n", n, plural(int(topics[n]), "partition"))
+	}
+	for _, l := range sec.describe() {
+		fmt.Fprintln(stdout, l)
 	}
 	fmt.Fprintf(stdout, "use 'properties.bootstrap.servers' = '%s'; Ctrl-C stops it\n", addr)
 	<-ctx.Done()
@@ -124,8 +159,8 @@ func stopWhenOrphaned(ctx context.Context, interval time.Duration) (context.Cont
 }
 
 // startDevKafka starts a one-broker in-memory cluster on listen with the
-// topics (name → partitions).
-func startDevKafka(listen string, topics map[string]int32) (*kfake.Cluster, error) {
+// topics (name → partitions), secured as sec says.
+func startDevKafka(listen string, topics map[string]int32, sec *devSecurity) (*kfake.Cluster, error) {
 	if _, _, err := net.SplitHostPort(listen); err != nil {
 		return nil, fmt.Errorf("--listen %s: want HOST:PORT", listen)
 	}
@@ -138,7 +173,16 @@ func startDevKafka(listen string, topics map[string]int32) (*kfake.Cluster, erro
 	for n, p := range topics {
 		opts = append(opts, kfake.SeedTopics(p, n))
 	}
-	return kfake.NewCluster(opts...)
+	opts = append(opts, sec.options()...)
+	cl, err := kfake.NewCluster(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := sec.olderSASLClients(cl); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return cl, nil
 }
 
 // parseTopics reads "a:3,b:1" (a name alone has one partition).

@@ -7,6 +7,7 @@
 //	streamsql check [--format text|json|github] FILE.sql...         # plan without running: exit 0 ok, 1 errors, 2 usage/IO
 //	streamsql explain FILE.sql                                      # plans with changelog modes, keys, state retention
 //	streamsql shell                                                  # interactive SQL
+//	streamsql dev kafka [--listen ADDR] [--topics t:N,...] [--tls CERT,KEY[,CA]] [--sasl MECH:USER:PASS]... [--acl USER:OP:RESOURCE:NAME]...
 //
 // check plans without running; run executes a job; explain prints its
 // plans; shell is the interactive shell (shell.go and its neighbours; the
@@ -23,6 +24,13 @@
 // check writes them to stdout, because they are its result; run and explain
 // write them to stderr, which keeps stdout for the job's or the plan's
 // output. Every code is documented in docs/errors.md.
+//
+// No command prints a secret: diagnostics show the values of secret options
+// (package secret) as ******, in their messages and in the source lines
+// under them; explain, the shell's DESCRIBE and SET do the same, and the
+// shell does not save a statement that holds one in its history. dev kafka
+// (dev.go, devsec.go) takes its users' passwords as ${VAR} references too,
+// and prints the users without them.
 //
 // The program is a single function, run(args, stdout, stderr) int, which main
 // calls with os.Args[1:] and passes to os.Exit, so tests drive the real

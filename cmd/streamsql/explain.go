@@ -58,7 +58,7 @@ func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout)
 		}
 		line, _ := j.Source.Position(p.Stmt.Span().Start)
-		fmt.Fprintf(stdout, "-- line %d: %s\n%s", line, firstLine(j.Source.Line(line)), p.Text())
+		fmt.Fprintf(stdout, "-- line %d: %s\n%s", line, firstLine(j.Source.Shown(line)), p.Text())
 	}
 	if err := diag.WriteText(stderr, j.Diags); err != nil {
 		return exitUsage

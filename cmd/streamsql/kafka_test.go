@@ -36,6 +36,14 @@ func buildBinary(t *testing.T) string {
 // it must then exit 0. It is stopped at the end of the test at the latest.
 func startDev(t *testing.T, bin string, args ...string) (string, func()) {
 	t.Helper()
+	addr, stop, _ := startDevLog(t, bin, args...)
+	return addr, stop
+}
+
+// startDevLog is startDev, and also returns a function that returns every
+// line the broker printed so far.
+func startDevLog(t *testing.T, bin string, args ...string) (string, func(), func() []string) {
+	t.Helper()
 	cmd := osexec.Command(bin, append([]string{"dev", "kafka", "--listen", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -97,11 +105,20 @@ func startDev(t *testing.T, bin string, args ...string) (string, func()) {
 	if !strings.Contains(rest[0], "keeps nothing, for development only") {
 		t.Errorf("the broker does not say it is for development: %q", rest[0])
 	}
+	var mu sync.Mutex
+	printed := append([]string{first}, rest...)
 	go func() {
-		for range lines { // keep the pipe drained
+		for l := range lines { // keep the pipe drained
+			mu.Lock()
+			printed = append(printed, l)
+			mu.Unlock()
 		}
 	}()
-	return addr, stop
+	return addr, stop, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(printed)
+	}
 }
 
 // TestDevKafka: the development broker listens where it says and has the

@@ -287,6 +287,14 @@ func TestHelp(t *testing.T) {
 	}{
 		{checkCmd, func(fs *flag.FlagSet) { var f formatFlag; fs.Var(&f, "format", "") }},
 		{runCmd, func(fs *flag.FlagSet) { fs.String("state-dir", "", ""); var s setFlag; fs.Var(&s, "set", "") }},
+		{devCmd, func(fs *flag.FlagSet) {
+			fs.String("listen", "", "")
+			fs.String("topics", "", "")
+			fs.String("tls", "", "")
+			var l listFlag
+			fs.Var(&l, "sasl", "")
+			fs.Var(&l, "acl", "")
+		}},
 	} {
 		fs := newFlagSet(c.cmd)
 		c.flags(fs)

@@ -35,6 +35,7 @@ import (
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/secret"
 )
 
 var shellCmd = &command{
@@ -283,7 +284,11 @@ func (sh *shell) interact() error {
 			continue
 		}
 		buf = buf[:0]
-		_ = rl.SaveHistory(oneLine(text))
+		if len(secret.Ranges(text)) == 0 {
+			// A statement that holds a secret is not saved: the history
+			// file would keep it in plain text.
+			_ = rl.SaveHistory(oneLine(text))
+		}
 		if !sh.execText("<shell>", text) {
 			continue
 		}
@@ -579,7 +584,7 @@ func (sh *shell) exec(st ast.Stmt, src *diag.Source) bool {
 			fmt.Fprintf(sh.stdout, "[INFO] %s does not exist.\n", st.Name.Name)
 		}
 	case *ast.Set:
-		fmt.Fprintf(sh.stdout, "[INFO] Set '%s' = '%s'.\n", st.Key.Value, st.Value.Value)
+		fmt.Fprintf(sh.stdout, "[INFO] Set '%s' = '%s'.\n", st.Key.Value, secret.Show(st.Key.Value, st.Value.Value))
 	case *ast.Reset:
 		if st.Key == nil {
 			fmt.Fprintln(sh.stdout, "[INFO] Every setting is back to its default.")
@@ -713,7 +718,7 @@ func (sh *shell) describe(name string) {
 	if len(tb.Def.Options) > 0 {
 		fmt.Fprintln(sh.stdout, "with:")
 		for _, o := range tb.Def.Options {
-			fmt.Fprintf(sh.stdout, "  '%s' = '%s'\n", o.Key.Value, o.Value.Value)
+			fmt.Fprintf(sh.stdout, "  '%s' = '%s'\n", o.Key.Value, secret.Show(o.Key.Value, o.Value.Value))
 		}
 	}
 }
