@@ -68,8 +68,7 @@ Exit status:
 Examples:
   streamsql dev kafka
   streamsql dev kafka --listen 127.0.0.1:19092 --topics orders:3,shipments:1
-  streamsql dev kafka --tls broker.pem,broker-key.pem --sasl 'scram-sha-512:alice:${ALICE_PASSWORD}' \
-      --acl alice:read:topic:orders --acl alice:write:topic:out --acl alice:describe:group:jobs
+  streamsql dev kafka --sasl scram-sha-512:alice:alice-pw --acl alice:read:topic:orders --acl alice:write:topic:out
 `,
 	run: runDev,
 }
