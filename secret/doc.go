@@ -8,9 +8,10 @@
 //     password, secret, token, jaas or user-info, or whose last segment is
 //     key (a PEM private key such as 'properties.ssl.keystore.key'). Their
 //     values are shown as Mask ("******") by EXPLAIN, the shell, diagnostics
-//     and error messages. A value that is nothing but references
-//     ('${KAFKA_PASSWORD}') is shown as written: the reference is not the
-//     secret.
+//     and error messages. A value that keeps its secrets elsewhere is
+//     shown as written, the reference not being the secret: one that is
+//     nothing but references ('${KAFKA_PASSWORD}'), or a JAAS config whose
+//     password (secret, token) assignments are all references (Kept).
 //
 //   - How a value refers to a secret kept elsewhere (Resolve): ${NAME} is
 //     the environment variable NAME, ${file:/run/secrets/kafka} the

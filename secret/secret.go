@@ -3,6 +3,7 @@ package secret
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -28,12 +29,42 @@ func IsKey(key string) bool {
 }
 
 // Show returns value as it may be printed for the option key: Mask for a
-// secret, unless the value is nothing but references.
+// secret, unless the value keeps its secrets elsewhere (Kept).
 func Show(key, value string) string {
-	if IsKey(key) && !OnlyRefs(value) {
+	if IsKey(key) && !Kept(value) {
 		return Mask
 	}
 	return value
+}
+
+// assignRE finds the secret assignments inside a value such as a JAAS
+// config: password="…", clientSecret='…', token=….
+var assignRE = regexp.MustCompile(`(?i)[a-z_.-]*(?:password|secret|token|credential)[a-z_.-]*\s*=\s*("[^"]*"|'[^']*'|[^\s;]*)`)
+
+// Kept reports whether a secret option's value holds no secret itself but
+// refers to where it is kept: the value is nothing but references
+// ('${KAFKA_PASSWORD}'), or it assigns secrets inside it (a JAAS config)
+// and every such assignment is a reference
+// ('… username="alice" password="${KAFKA_PASSWORD}";'). Anything else that
+// a secret option holds is taken to be the secret.
+func Kept(v string) bool {
+	if !HasRefs(v) {
+		return false
+	}
+	assigns := assignRE.FindAllStringSubmatch(v, -1)
+	if len(assigns) == 0 {
+		return OnlyRefs(v)
+	}
+	for _, m := range assigns {
+		val := m[1]
+		if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') {
+			val = val[1 : len(val)-1]
+		}
+		if !OnlyRefs(val) {
+			return false
+		}
+	}
+	return true
 }
 
 // RefError is a reference that cannot be resolved, at bytes [Start, End) of

@@ -81,6 +81,11 @@ func TestShow(t *testing.T) {
 		{"password", "${file:/run/secrets/p}", "${file:/run/secrets/p}"},
 		{"password", "pre-${P}", Mask},
 		{"password", "$${P}", Mask},
+		{"properties.sasl.jaas.config", `m required username="alice" password="${P}";`, `m required username="alice" password="${P}";`},
+		{"properties.sasl.jaas.config", `m required clientId='c' clientSecret='${S}' scope=x;`, `m required clientId='c' clientSecret='${S}' scope=x;`},
+		{"properties.sasl.jaas.config", `m required username="${U}" password="inline";`, Mask},
+		{"properties.sasl.jaas.config", `m required username="${U}" password=inline;`, Mask},
+		{"properties.sasl.jaas.config", `m required username="${U}" password="${P}" token="t";`, Mask},
 		{"topic", "orders", "orders"},
 	} {
 		if got := Show(c.key, c.value); got != c.want {

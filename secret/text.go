@@ -7,8 +7,8 @@ type Range struct{ Start, End int }
 
 // Ranges returns where SQL text holds secret values: the contents (between
 // the quotes) of every string literal that follows a literal naming a secret
-// option and '=', as in 'properties.sasl.jaas.config' = '...'. Values made
-// of references only are left out. The ranges are in order and do not
+// option and '=', as in 'properties.sasl.jaas.config' = '...'. Values that
+// keep their secrets elsewhere (Kept) are left out. The ranges are in order and do not
 // overlap. Comments and quoted names are skipped, so that a quote inside
 // them does not throw the literals out of step.
 func Ranges(text string) []Range {
@@ -58,7 +58,7 @@ func Ranges(text string) []Range {
 				j++
 			}
 			cur := &lit{start: start, end: j, value: b.String()}
-			if prev != nil && eq && IsKey(prev.value) && !OnlyRefs(cur.value) && cur.end > cur.start {
+			if prev != nil && eq && IsKey(prev.value) && !Kept(cur.value) && cur.end > cur.start {
 				out = append(out, Range{cur.start, cur.end})
 			}
 			prev, eq = cur, false

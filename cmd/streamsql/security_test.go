@@ -299,3 +299,35 @@ func TestDevKafkaSecurityFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestShellHistoryKeepsNoSecret: a statement typed in the shell that gives
+// a secret option a value is not saved in the history file, and DESCRIBE
+// masks it; one that reads it with ${VAR} is saved.
+func TestShellHistoryKeepsNoSecret(t *testing.T) {
+	const pw = "typed-pw-Zk2"
+	t.Setenv("SHELL_TEST_PW", pw) // startShell passes the test's environment on
+	s := startShell(t)
+	s.waitText(0, "interactive shell")
+	kafka := `CREATE TABLE %s (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'format' = 'json',
+  'properties.bootstrap.servers' = 'localhost:9092', 'properties.security.protocol' = 'SASL_SSL', 'properties.sasl.mechanism' = 'PLAIN',
+  'properties.sasl.jaas.config' = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="%s";');`
+	at := s.enter(fmt.Sprintf(kafka, "inline", pw))
+	s.waitText(at, "[INFO] Table inline created.")
+	at = s.enter(fmt.Sprintf(kafka, "fromenv", "${SHELL_TEST_PW}"))
+	s.waitText(at, "[INFO] Table fromenv created.")
+	at = s.enter("DESCRIBE inline;")
+	s.waitText(at, "'properties.sasl.jaas.config' = '******'")
+	at = s.enter("QUIT;")
+	s.waitText(at, "Bye.")
+	s.waitExit()
+	b, err := os.ReadFile(s.hist)
+	if err != nil {
+		t.Fatalf("history: %v", err)
+	}
+	if strings.Contains(string(b), pw) || strings.Contains(string(b), "CREATE TABLE inline") {
+		t.Errorf("the history file keeps the statement with the password:\n%s", b)
+	}
+	if !strings.Contains(string(b), "CREATE TABLE fromenv") || !strings.Contains(string(b), "DESCRIBE inline;") {
+		t.Errorf("the history file lacks the other statements:\n%s", b)
+	}
+}
