@@ -122,7 +122,8 @@
 // OAUTHBEARER gets its tokens with the client credentials grant
 // (golang.org/x/oauth2/clientcredentials) from the token endpoint, over the
 // same TLS settings; AWS_MSK_IAM signs with the AWS_* environment
-// variables. Files are read when a source or sink is made.
+// variables. Files and those variables are read when a source or sink
+// opens, not when it is made: check makes them without opening them.
 //
 // franz-go retries failed connections forever, and some brokers close the
 // connection on wrong credentials instead of answering. The clients' hooks

@@ -35,8 +35,8 @@ type settings struct {
 	pattern  *regexp.Regexp // 'topic-pattern'
 	group    string
 	props    map[string]string
-	opts     []kgo.Opt // client options from 'properties.*'
-	sec      *security // TLS and SASL, from 'properties.*'
+	opts     []kgo.Opt // client options from 'properties.*', security's excepted
+	sec      *security // TLS and SASL, from 'properties.*': sec.options() when opening
 	resetEnd bool      // 'properties.auto.offset.reset' = 'latest' (the default)
 	resetNo  bool      // 'properties.auto.offset.reset' = 'none'
 
@@ -133,6 +133,16 @@ func readSettings(spec exec.Spec) (*settings, error) {
 	return s, nil
 }
 
+// clientOpts are the client options, the security's included: the files
+// and environment variables those name are read now.
+func (s *settings) clientOpts() ([]kgo.Opt, error) {
+	sec, err := s.sec.options()
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clone(s.opts), sec...), nil
+}
+
 // isKey reports whether schema column i is a key column.
 func (s *settings) isKey(i int) bool { return slices.Contains(s.keyCols, i) }
 
@@ -181,12 +191,11 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 		return nil, errors.New("'properties.bootstrap.servers' names no broker")
 	}
 	opts = append(opts, kgo.SeedBrokers(servers...))
-	sec, secOpts, err := readSecurity(s.props)
+	sec, err := readSecurity(s.props)
 	if err != nil {
 		return nil, err
 	}
 	s.sec = sec
-	opts = append(opts, secOpts...)
 	ms := func(k, v string) (time.Duration, error) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {

@@ -43,6 +43,9 @@ type security struct {
 	mechanism string // "" without SASL
 	user      string // the SASL user (or OAuth client id), for messages
 	tls       *tls.Config
+
+	props map[string]string // the properties it was read from
+	io    bool              // files and environment were read
 }
 
 func (sec *security) sasl() bool { return sec.mechanism != "" }
@@ -63,11 +66,32 @@ func (sec *security) principal() string {
 	}
 }
 
-// readSecurity reads the security properties (keys without 'properties.')
-// and returns the client options they make. Files named by
-// 'ssl.*.location' are read here, when the job starts.
-func readSecurity(props map[string]string) (*security, []kgo.Opt, error) {
-	sec := &security{protocol: strings.ToUpper(props["security.protocol"])}
+// readSecurity checks the security properties (keys without
+// 'properties.') when a source or sink is made, which check does too:
+// everything but what lives outside the job file (the files named by
+// 'ssl.*.location', AWS_MSK_IAM's environment), which are read when the
+// source or sink opens (security.options), as a 'path' is.
+func readSecurity(props map[string]string) (*security, error) {
+	sec, _, err := buildSecurity(props, false)
+	return sec, err
+}
+
+// options returns the client options of sec's properties, reading the
+// files and environment they name.
+func (sec *security) options() ([]kgo.Opt, error) {
+	full, opts, err := buildSecurity(sec.props, true)
+	if err != nil {
+		return nil, err
+	}
+	*sec = *full
+	return opts, nil
+}
+
+// buildSecurity reads the security properties and returns the client
+// options they make; without io it reads no file and no environment
+// variable, and its options are not to be used.
+func buildSecurity(props map[string]string, io bool) (*security, []kgo.Opt, error) {
+	sec := &security{protocol: strings.ToUpper(props["security.protocol"]), props: props, io: io}
 	if sec.protocol == "" {
 		sec.protocol = "PLAINTEXT"
 	}
@@ -75,7 +99,7 @@ func readSecurity(props map[string]string) (*security, []kgo.Opt, error) {
 	switch sec.protocol {
 	case "PLAINTEXT", "SASL_PLAINTEXT":
 	case "SSL", "SASL_SSL":
-		cfg, err := tlsConfig(props)
+		cfg, err := tlsConfig(props, io)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -97,7 +121,7 @@ func readSecurity(props map[string]string) (*security, []kgo.Opt, error) {
 // tlsConfig builds the TLS configuration: the trusted CAs (the system's
 // unless a truststore is given), the client certificate, and whether host
 // names are verified.
-func tlsConfig(props map[string]string) (*tls.Config, error) {
+func tlsConfig(props map[string]string, io bool) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	var roots *x509.CertPool // nil: the system's
 	addCerts := func(key string, data []byte) error {
@@ -120,7 +144,7 @@ func tlsConfig(props map[string]string) (*tls.Config, error) {
 	if t := props["ssl.keystore.type"]; t != "" && !strings.EqualFold(t, "PEM") {
 		return nil, fmt.Errorf("'properties.ssl.keystore.type' = '%s': only PEM is supported", t)
 	}
-	if loc, ok := props["ssl.truststore.location"]; ok {
+	if loc, ok := props["ssl.truststore.location"]; ok && io {
 		data, err := os.ReadFile(loc)
 		if err != nil {
 			return nil, fmt.Errorf("'properties.ssl.truststore.location': %w", err)
@@ -148,7 +172,7 @@ func tlsConfig(props map[string]string) (*tls.Config, error) {
 		cfg.Certificates = []tls.Certificate{cert}
 		return nil
 	}
-	if loc, ok := props["ssl.keystore.location"]; ok {
+	if loc, ok := props["ssl.keystore.location"]; ok && io {
 		data, err := os.ReadFile(loc)
 		if err != nil {
 			return nil, fmt.Errorf("'properties.ssl.keystore.location': %w", err)
@@ -246,7 +270,7 @@ func saslMechanism(sec *security, props map[string]string) (sasl.Mechanism, erro
 			}
 			return a, nil
 		}
-		if _, err := creds(); err != nil {
+		if _, err := creds(); err != nil && sec.io {
 			return nil, err
 		}
 		sec.user = os.Getenv("AWS_ACCESS_KEY_ID")
@@ -365,7 +389,9 @@ func (e *fatalError) Unwrap() error { return e.err }
 // classify turns a connection error into a fatalError that says what went
 // wrong and which option to change, or returns nil for errors that may pass
 // (a broker restarting, a network hiccup), which the client retries within
-// the source's and the sink's bounds.
+// the source's and the sink's bounds. A broker that closes connections at
+// once is only taken for one refusing the client's TLS or SASL settings
+// while no connection was made yet: later, it may be one restarting.
 func (sec *security) classify(err error, st connState) error {
 	if err == nil {
 		return nil
@@ -397,7 +423,7 @@ func (sec *security) classify(err error, st connState) error {
 		return fatal("the brokers do not accept SASL mechanism %s ('properties.sasl.mechanism'): %v", sec.mechanism, err)
 	case errors.Is(err, kerr.IllegalSaslState):
 		return fatal("the brokers refused the SASL exchange of %s: %v; is 'properties.sasl.mechanism' right?", sec.mechanism, err)
-	case st.saslDropped && sec.sasl() && isEOF(err):
+	case st.saslDropped && !st.connected && sec.sasl() && isEOF(err):
 		return fatal("the broker closed the connection while authenticating %s with %s, as brokers do when the credentials are wrong "+
 			"or the mechanism is not enabled for the user: check the user name and password in 'properties.sasl.jaas.config' and 'properties.sasl.mechanism'",
 			who, sec.mechanism)
@@ -427,7 +453,7 @@ func (sec *security) classify(err error, st connState) error {
 	// franz-go guesses why a broker closed a new connection at once; its
 	// guesses are told apart by their text.
 	var first *kgo.ErrFirstReadEOF
-	if errors.As(err, &first) {
+	if errors.As(err, &first) && !st.connected {
 		switch msg := first.Error(); {
 		case sec.tls == nil && strings.Contains(msg, "TLS missing"):
 			return fatal("the broker closed the connection at the first request, as TLS listeners do with clients that do not speak TLS: "+

@@ -302,6 +302,21 @@ func TestTLSFailures(t *testing.T) {
 			}
 		})
 	}
+	// Files are read when the job starts, not when it is checked (check
+	// makes sources and sinks without opening them).
+	t.Run("missing truststore file", func(t *testing.T) {
+		opts := `'properties.security.protocol' = 'SSL', 'properties.ssl.truststore.location' = '/nonexistent/ca.pem'`
+		if _, err := NewSource(conntest.SourceSpec(t, `CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'in',
+  'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json', `+opts+`)`, "")); err != nil {
+			t.Errorf("making the source reads the truststore: %v", err)
+		}
+		for _, job := range []string{readJob(addr, opts), writeJob(addr, opts)} {
+			if err := runErr(t, job); err == nil || !strings.Contains(err.Error(), "'properties.ssl.truststore.location'") ||
+				!strings.Contains(err.Error(), "no such file") {
+				t.Errorf("got %v", err)
+			}
+		}
+	})
 	t.Run("no host name check", func(t *testing.T) {
 		opts := fmt.Sprintf(`'properties.security.protocol' = 'SSL', 'properties.ssl.truststore.location' = '%s',
   'properties.ssl.endpoint.identification.algorithm' = ''`, elsewhere.CA)

@@ -126,7 +126,11 @@ func (s *Sink) Topic() string { return s.topic }
 // records do. ctx bounds the life of the sink: records still waiting when
 // it ends are failed.
 func (s *Sink) Open(ctx context.Context) error {
-	opts := append([]kgo.Opt{kgo.RecordDeliveryTimeout(DeliveryTimeout)}, s.set.opts...)
+	base, err := s.set.clientOpts()
+	if err != nil {
+		return fmt.Errorf("%s: table %s: %w", s.connector, s.set.table, err)
+	}
+	opts := append([]kgo.Opt{kgo.RecordDeliveryTimeout(DeliveryTimeout)}, base...)
 	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.WithHooks(&s.health))
 	s.health.sec = s.set.sec
 	cl, err := kgo.NewClient(opts...)

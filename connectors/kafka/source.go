@@ -206,9 +206,13 @@ func (s *Source) Open(ctx context.Context) error {
 	// untrusted certificate) ends Open at once, with what to change.
 	octx, stop := context.WithCancelCause(tctx)
 	defer stop(nil)
+	base, err := s.set.clientOpts()
+	if err != nil {
+		return s.errorf("%v", err)
+	}
 	admHealth := &health{sec: s.set.sec}
 	admHealth.watchFatal(stop)
-	admCl, err := kgo.NewClient(append(slices.Clone(s.set.opts), kgo.WithHooks(admHealth))...)
+	admCl, err := kgo.NewClient(append(slices.Clone(base), kgo.WithHooks(admHealth))...)
 	if err != nil {
 		return s.errorf("%v", err)
 	}
@@ -240,7 +244,7 @@ func (s *Source) Open(ctx context.Context) error {
 		return nil
 	}
 	s.health.sec = s.set.sec
-	opts := append(slices.Clone(s.set.opts), kgo.ConsumePartitions(consume), kgo.KeepControlRecords(),
+	opts := append(base, kgo.ConsumePartitions(consume), kgo.KeepControlRecords(),
 		kgo.WithHooks(&s.health))
 	s.cl, err = kgo.NewClient(opts...)
 	if err != nil {
