@@ -26,6 +26,8 @@ import (
 //
 // Each error is at the option naming the output (the sink's 'path', or
 // 'scan.late-rows.path'), with a note at the input or the other output.
+// Two INSERTs into one filesystem table are refused too, at the second:
+// each opens the file for itself.
 func CheckFiles(plans []*Plan, baseDir string, l *diag.List) {
 	var ins, outs []*fileUse
 	seen := map[fileKey]bool{}
@@ -48,12 +50,22 @@ func CheckFiles(plans []*Plan, baseDir string, l *diag.List) {
 		}
 		*list = append(*list, u)
 	}
+	firstInsert := map[*catalog.Table]*Plan{}
 	for _, p := range plans {
 		if p.Explain != nil || p.Root == nil {
 			continue
 		}
 		if s, ok := p.Root.(*logical.Sink); ok && s.Table.Connector() == "filesystem" {
 			add(&outs, s.Table, "path", "sink "+s.Table.Name+" writes")
+			// Each INSERT opens (and truncates) the file for itself.
+			if first := firstInsert[s.Table]; first != nil && !s.Table.Invalid {
+				l.Errorf(diag.FileConflict, p.Stmt.Span(),
+					"a second INSERT INTO %s: each INSERT into a filesystem table writes its file from the start, so one would overwrite the other's rows", s.Table.Name).
+					WithNote(first.Stmt.Span(), "the first INSERT INTO %s", s.Table.Name).
+					WithHint("write one INSERT INTO %s SELECT ... UNION ALL SELECT ...", s.Table.Name)
+			} else {
+				firstInsert[s.Table] = p
+			}
 		}
 		contractScans(p.Root, func(sc *logical.Scan) {
 			if sc.Table.Connector() == "filesystem" {
