@@ -4,6 +4,8 @@
 // keys, time attributes, state retention) and reports what cannot run or
 // will hurt. A job may not write the files it reads, nor one file twice
 // (CheckFiles: the only check that looks at the file system, to follow
-// symbolic links). It also renders EXPLAIN and checks contracts across
-// jobs (CheckContracts).
+// symbolic links). Every expression of a plan is compiled as the runtime
+// will compile it (checkRunnable), so that run never refuses what check
+// accepted. It also renders EXPLAIN and checks contracts across jobs
+// (CheckContracts).
 package planner
