@@ -105,7 +105,11 @@
 //     numeric there and a DOUBLE in Flink; 'ab' is CHAR(2) in Flink and
 //     text in PostgreSQL; a decimal literal's type is that of its text
 //     (2.50 is DECIMAL(3, 2)). CASE, COALESCE, NULLIF, comparisons and
-//     UNION ALL branches are converted to the model's common type.
+//     UNION ALL branches are converted to the model's common type. Where
+//     that type has less scale than a DECIMAL branch (past 38 digits) the
+//     branch is rounded to it; comparisons and join keys of DECIMALs are
+//     exact, as Flink compares two DECIMALs and streamsql compares join
+//     keys (Flink's join-key coercion would round them).
 //   - FLOOR and CEIL of a DECIMAL(p, s) are DECIMAL(p, 0), ROUND(x, d) of a
 //     DECIMAL follows findRoundDecimalType, half away from zero in both;
 //     PostgreSQL's FLOOR, CEIL and ROUND of an integer go through numeric

@@ -165,6 +165,9 @@ func fail(format string, args ...any) error { return checkErr(fmt.Sprintf(format
 // generator must not produce (a type error, a possible overflow, a
 // possible division by zero, an aggregate where none may be).
 func (n *node) typecheck(c ctx) error {
+	if isAgg(n.op) && (c.inAgg || !c.agg) {
+		return fail("an aggregate nested or outside an aggregate select")
+	}
 	for _, a := range n.args {
 		cc := c
 		if isAgg(n.op) {
@@ -676,6 +679,17 @@ type pgw struct {
 	fulls *int
 }
 
+// pgCmp renders n as an operand of a comparison in type t: like pgAs,
+// but a DECIMAL is never rounded (a numeric compares exactly, as Flink
+// compares two DECIMALs and as streamsql compares join keys).
+func (n *node) pgCmp(b *pgw, t typ) {
+	if n.t.k == kDecimal && t.k == kDecimal {
+		n.pg(b)
+		return
+	}
+	n.pgAs(b, t)
+}
+
 // pgAs renders n converted to t (nothing when it already is t).
 func (n *node) pgAs(b *pgw, t typ) {
 	if n.t.k == kDecimal && t.k == kDecimal && t.s < n.t.s {
@@ -713,13 +727,10 @@ func (n *node) pg(b *pgw) {
 		x, y := n.args[0], n.args[1]
 		switch n.t.k {
 		case kDecimal:
-			// Flink rounds every DECIMAL result to its type's scale, half
-			// up; PostgreSQL's round is half away from zero, the same.
-			w("ROUND(")
-			x.pgAs(b, n.t)
-			w(" " + n.op + " ")
-			y.pgAs(b, n.t)
-			w(fmt.Sprintf(", %d)", n.t.s))
+			// Flink computes exactly and rounds the result to its type's
+			// scale, half up; PostgreSQL's round is half away from zero,
+			// the same. The operands are not rounded first.
+			w("ROUND(" + b.numeric(x) + " " + n.op + " " + b.numeric(y) + fmt.Sprintf(", %d)", n.t.s))
 		case kDouble:
 			w("(")
 			x.pgAs(b, tDouble)
@@ -739,9 +750,9 @@ func (n *node) pg(b *pgw) {
 		x, y := n.args[0], n.args[1]
 		ct, _ := common(x.t, y.t)
 		w("(")
-		x.pgAs(b, ct)
+		x.pgCmp(b, ct)
 		w(" " + n.op + " ")
-		y.pgAs(b, ct)
+		y.pgCmp(b, ct)
 		w(")")
 	case n.op == "and" || n.op == "or":
 		w("(")
@@ -777,11 +788,11 @@ func (n *node) pg(b *pgw) {
 			ct, _ = common(ct, x.t)
 		}
 		w("(")
-		n.args[0].pgAs(b, ct)
+		n.args[0].pgCmp(b, ct)
 		w(" BETWEEN ")
-		n.args[1].pgAs(b, ct)
+		n.args[1].pgCmp(b, ct)
 		w(" AND ")
-		n.args[2].pgAs(b, ct)
+		n.args[2].pgCmp(b, ct)
 		w(")")
 	case n.op == "in":
 		ct := n.args[0].t
@@ -789,13 +800,13 @@ func (n *node) pg(b *pgw) {
 			ct, _ = common(ct, x.t)
 		}
 		w("(")
-		n.args[0].pgAs(b, ct)
+		n.args[0].pgCmp(b, ct)
 		w(" IN (")
 		for i := 1; i < len(n.args); i++ {
 			if i > 1 {
 				w(", ")
 			}
-			n.args[i].pgAs(b, ct)
+			n.args[i].pgCmp(b, ct)
 		}
 		w("))")
 	case n.op == "like":
@@ -830,15 +841,15 @@ func (n *node) pg(b *pgw) {
 			w("NULLIF(")
 			a(0)
 			w(", ")
-			n.args[1].pgAs(b, ct)
+			n.args[1].pgCmp(b, ct)
 			w(")")
 		} else {
 			// NULLIF(x, y) is CASE WHEN x = y THEN NULL ELSE x END, with the
 			// comparison in the common type and the result in x's.
 			w("CASE WHEN ")
-			n.args[0].pgAs(b, ct)
+			n.args[0].pgCmp(b, ct)
 			w(" = ")
-			n.args[1].pgAs(b, ct)
+			n.args[1].pgCmp(b, ct)
 			w(" THEN NULL ELSE ")
 			a(0)
 			w(" END")
@@ -972,6 +983,14 @@ func (n *node) pg(b *pgw) {
 	default:
 		panic("oracle: pg of " + n.op)
 	}
+}
+
+// numeric renders an exact operand as a numeric, without rounding it.
+func (b *pgw) numeric(n *node) string {
+	if n.t.k == kDecimal {
+		return b.sub(n)
+	}
+	return "CAST(" + b.sub(n) + " AS numeric)"
 }
 
 // sub renders n on its own, with b's renames.
