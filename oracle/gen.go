@@ -824,8 +824,15 @@ func (g *gen) litOf(t typ, base *column) *node {
 
 // decLit is the literal u/10^s, typed as a literal of its text is: as
 // many digits as it has (without leading zeros), s of them after the
-// point.
+// point; with s = 0 an INT (or BIGINT).
 func decLit(u int64, s int) *node {
+	if s == 0 {
+		// Written without a point, it is an integer literal.
+		if u >= -2147483648 && u <= 2147483647 {
+			return lit(u, tInt)
+		}
+		return lit(u, tBigint)
+	}
 	text := decimalText(u, s)
 	text = strings.TrimPrefix(text, "-")
 	intPart, frac, _ := strings.Cut(text, ".")
