@@ -1,0 +1,61 @@
+// Package checkpoint keeps a job's checkpoints on disk: where they live under
+// --state-dir, how one is written so that it is either complete or ignored,
+// how many are kept, and how the latest complete one is found and checked
+// again when the job restarts. It knows nothing of operators, rows or
+// connectors: a checkpoint is a set of named parts (byte streams the runtime
+// fills: an operator partition's state, the sources' positions, ...) and a
+// manifest that lists them.
+//
+// # Layout
+//
+//	DIR/checkpoints/
+//	    chk-000041/          an older complete checkpoint (while retained)
+//	        MANIFEST
+//	        op3.p0.state ...
+//	    chk-000042/          the latest complete checkpoint
+//	        MANIFEST
+//	        ...
+//	    chk-000043/          being written (or left by a crash): no MANIFEST
+//	        op3.p0.state
+//
+// # Writing one
+//
+//	w, _ := d.Begin()              // chk-<next id>/, ids only increase
+//	p, _ := w.Part("op3.p0.state") // any number, from any goroutines
+//	p.Write(...); p.Close()        // Close flushes and fsyncs the part
+//	w.Commit(meta)                 // the MANIFEST, then retention
+//
+// Commit writes the manifest last: to MANIFEST.tmp, fsynced, renamed to
+// MANIFEST, and the directory fsynced. A checkpoint is complete exactly when
+// its MANIFEST exists, and by then every part it lists is durable. A crash at
+// any moment leaves either a complete checkpoint or a directory without a
+// manifest, which Latest skips and the next Commit removes.
+//
+// The manifest records every part's size and CRC-32C (Castagnoli) and
+// carries its own checksum. After a commit, complete checkpoints beyond the
+// newest Options.Retained (the setting 'state.checkpoints.num-retained',
+// default 1) are removed, manifest first, so a half-removed checkpoint is an
+// incomplete one, never a complete one missing parts.
+//
+// # Reading one back
+//
+// Latest returns the newest complete checkpoint. Checkpoints without a
+// manifest are skipped (and listed in Skipped), so a crash while writing
+// falls back to the one before. A checkpoint whose manifest exists but
+// cannot be trusted — a manifest or part whose checksum or size does not
+// match, a part that is missing — is an error naming the file, never a
+// silent fall back: the outputs committed when it completed (a Kafka
+// transaction) are already out, and resuming from an older cut would repeat
+// them. The error says which older checkpoint remains and how to start over.
+// Part readers check size and checksum when they reach the end, and Verify
+// checks every part before anything is restored.
+//
+// # The plan
+//
+// A manifest lists the job's stateful operators (Operator: a stable id, a
+// kind, the kind's state layout version and a digest of the types its state
+// holds). ComparePlan refuses to resume a job whose operators differ from
+// the checkpoint's, saying what changed and how to start over: restoring a
+// join's state into another join, or reading a source position into another
+// source, would be silently wrong.
+package checkpoint
