@@ -11,6 +11,10 @@
 // with errors is still registered (marked Invalid) so that later statements
 // naming it do not add "unknown table" noise.
 //
+// A table also says what its connector runtime gets (connector.go):
+// SourceColumns and SinkColumns are the columns a source produces and a
+// sink writes, and ConnectorSpec the connector.Spec built from the table.
+//
 // Names are case-sensitive, as in Flink; a lookup that only differs in case
 // is reported with the right spelling.
 package catalog

@@ -1,8 +1,9 @@
 // Package connectors declares streamsql's connectors and formats: their
 // names, their options, and what they promise about changelogs. It is the
 // contract between a CREATE TABLE's WITH clause and the code that will read
-// and write the data; the readers and writers themselves live elsewhere and
-// attach to a spec by name.
+// and write the data; the readers and writers themselves live in
+// connectors/<name> and register with package connector (the runtime's
+// side: Source, Sink, the registry) under a spec's name.
 //
 // Options are Flink's, spelled as in Flink, so that a Flink job file's DDL
 // means the same thing here:

@@ -48,7 +48,7 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/frontend"
 
 	// The connector runtimes, as the binary links them: check reports what
 	// they refuse.
@@ -248,7 +248,7 @@ func TestSQLExamples(t *testing.T) {
 // checkJob checks a job file as `streamsql check` does: the planner's
 // checks, then what the connector runtimes refuse.
 func checkJob(src *diag.Source) *diag.List {
-	j := planner.CheckJob(src)
+	j := frontend.CheckJob(src)
 	exec.ReportConnectors(j.Session.Plans, exec.Options{BaseDir: filepath.Dir(src.Name)}, j.Diags)
 	j.Diags.Sort()
 	return j.Diags
@@ -294,7 +294,7 @@ func checkOutput(sql string) string {
 // as explainOutput in planner/explain_test.go.
 func explainOutput(sql string) string {
 	src := diag.NewSource("job.sql", sql)
-	j := planner.CheckJob(src)
+	j := frontend.CheckJob(src)
 	var b strings.Builder
 	for _, p := range j.Session.Plans {
 		line, _ := src.Position(p.Stmt.Span().Start)

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 	"math"
 	"math/big"
 	"slices"
@@ -698,7 +699,7 @@ type windowOp struct {
 	out                       collector
 	c                         *Counters
 	late                      *lateWriter
-	cols                      []Column // the input's, for dead letters
+	cols                      []connector.Column // the input's, for dead letters
 	buf                       row.Batch
 }
 
@@ -798,7 +799,7 @@ type windowAggOp struct {
 	out      collector
 	c        *Counters
 	late     *lateWriter
-	lateCols []Column
+	lateCols []connector.Column
 	buf      row.Batch
 }
 

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"github.com/streamsql/streamsql/connector"
 	"sync"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 // '…update-interval'), as Flink's FLIP-182/217: the sources of one group
 // publish their watermarks; a source whose watermark is more than its
 // max-drift ahead of the group's minimum stops reading until the others
-// catch up. A source that can pause single splits (SplitPauser: Kafka
+// catch up. A source that can pause single splits (connector.SplitPauser: Kafka
 // partitions) pauses only the splits that are ahead, so within one source
 // a rewound partition holds the others back too. Idle sources and sources
 // that have ended do not count in the minimum.
@@ -18,13 +19,6 @@ import (
 // What it costs: the fast input is held back on purpose. Its lag grows
 // while the slow one catches up; state stays bounded by the drift instead
 // of by the gap.
-
-// SplitPauser is implemented by sources that can stop fetching single
-// splits. Rows already fetched for a paused split may still be returned.
-type SplitPauser interface {
-	PauseSplits(splits []int)
-	ResumeSplits(splits []int)
-}
 
 // alignGroup is one alignment group of a job.
 type alignGroup struct {
@@ -110,7 +104,7 @@ func (m *alignMember) limit() (groupMin, limit int64, wake <-chan struct{}) {
 // ahead, resumes those that are no longer, and waits only when every split
 // still reading is paused (a Read would find nothing). It returns false
 // when ctx ends.
-func (r *sourceRunner) alignWait(ctx context.Context, w *splitWatermarks, pauser SplitPauser) bool {
+func (r *sourceRunner) alignWait(ctx context.Context, w *splitWatermarks, pauser connector.SplitPauser) bool {
 	a := r.align
 	waited := false
 	for {

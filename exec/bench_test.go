@@ -3,11 +3,12 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/frontend"
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -18,14 +19,14 @@ import (
 // source of the tests) and returns its entries by table name.
 func benchJob(b *testing.B, sql string) (*Job, map[string]collector) {
 	b.Helper()
-	j := planner.CheckJob(diag.NewSource("bench.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("bench.sql", sql))
 	if j.Diags.HasErrors() {
 		b.Fatal(j.Diags.Err())
 	}
 	job, err := Build(context.Background(), j.Session.Plans, Options{
 		Settings:  j.Session.Settings,
 		Clock:     func() int64 { return 0 },
-		QuerySink: func(string, []Column) Sink { return &funcSink{write: func(row.Batch) {}} },
+		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} },
 	})
 	if err != nil {
 		b.Fatal(err)

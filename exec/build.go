@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 	"io"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ type Options struct {
 	// once per SELECT, in the order of the plans, with the name the job's
 	// counters give it: "query 1" for the first SELECT, "query 2" for the
 	// second (INSERTs are not counted).
-	QuerySink func(name string, cols []Column) Sink
+	QuerySink func(name string, cols []connector.Column) connector.Sink
 }
 
 type builder struct {
@@ -194,18 +195,19 @@ func (b *builder) predicate(e expr.Expr) (predFunc, error) {
 	return predFunc(f), nil
 }
 
-func (b *builder) spec(t *catalog.Table, schema []Column) Spec {
-	return Spec{Table: t, Schema: schema, Settings: b.opts.Settings, BaseDir: b.opts.BaseDir,
-		Stdout: b.opts.Stdout, Stderr: b.opts.Stderr}
+func (b *builder) spec(t *catalog.Table, schema []connector.Column) connector.Spec {
+	s := t.ConnectorSpec(schema)
+	s.Settings, s.BaseDir, s.Stdout, s.Stderr = b.opts.Settings, b.opts.BaseDir, b.opts.Stdout, b.opts.Stderr
+	return s
 }
 
 func (b *builder) sink(s *logical.Sink) error {
 	conn := s.Table.Connector()
-	f, ok := LookupSink(conn)
+	f, ok := connector.LookupSink(conn)
 	if !ok {
 		return fmt.Errorf("table %s: connector '%s' cannot be written by this build of streamsql yet", s.Table.Name, conn)
 	}
-	schema := SinkSchema(s.Table)
+	schema := s.Table.SinkColumns()
 	sk, err := f(b.spec(s.Table, schema))
 	if err != nil {
 		return fmt.Errorf("sink %s: %w", s.Table.Name, err)
@@ -239,9 +241,9 @@ func (b *builder) query(n int, root logical.Node) error {
 	if b.opts.QuerySink == nil {
 		return fmt.Errorf("a SELECT needs somewhere to show its rows")
 	}
-	var cols []Column
+	var cols []connector.Column
 	for _, c := range root.Columns() {
-		cols = append(cols, Column{Name: c.Name, Type: c.Type})
+		cols = append(cols, connector.Column{Name: c.Name, Type: c.Type})
 	}
 	name := fmt.Sprintf("query %d", n)
 	sk := b.opts.QuerySink(name, cols)
@@ -358,11 +360,11 @@ func (b *builder) scan(s *logical.Scan, wm *logical.WatermarkAssigner, out colle
 			return nil
 		}
 	}
-	f, ok := LookupSource(t.Connector())
+	f, ok := connector.LookupSource(t.Connector())
 	if !ok {
 		return fmt.Errorf("table %s: connector '%s' cannot be read by this build of streamsql yet", t.Name, t.Connector())
 	}
-	schema := SourceSchema(t)
+	schema := t.SourceColumns()
 	src, err := f(b.spec(t, schema))
 	if err != nil {
 		return fmt.Errorf("source %s: %w", t.Name, err)
@@ -610,10 +612,10 @@ func (b *builder) lateFor(n logical.Node) *lateWriter {
 	return w
 }
 
-func columnsOf(cols []logical.Column) []Column {
-	out := make([]Column, len(cols))
+func columnsOf(cols []logical.Column) []connector.Column {
+	out := make([]connector.Column, len(cols))
 	for i, c := range cols {
-		out[i] = Column{Name: c.Name, Type: c.Type}
+		out[i] = connector.Column{Name: c.Name, Type: c.Type}
 	}
 	return out
 }
@@ -669,7 +671,7 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 	op.wm = b.tracker(op.name, op.delay, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
-	op.lateCols = [2][]Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
+	op.lateCols = [2][]connector.Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
 	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
@@ -692,7 +694,7 @@ func (b *builder) windowJoin(x *logical.WindowJoin, out collector) (operator, er
 	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
-	op.lcols = [2][]Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
+	op.lcols = [2][]connector.Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
 	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err

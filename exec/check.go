@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -71,18 +72,18 @@ func CheckConnectors(plans []*planner.Plan, opts Options) []*ConnectorError {
 		seen[key{t, source}] = true
 		var err error
 		if source {
-			f, ok := LookupSource(t.Connector())
+			f, ok := connector.LookupSource(t.Connector())
 			if !ok {
 				err = fmt.Errorf("connector '%s' cannot be read by this build of streamsql", t.Connector())
 			} else {
-				_, err = f(b.spec(t, SourceSchema(t)))
+				_, err = f(b.spec(t, t.SourceColumns()))
 			}
 		} else {
-			f, ok := LookupSink(t.Connector())
+			f, ok := connector.LookupSink(t.Connector())
 			if !ok {
 				err = fmt.Errorf("connector '%s' cannot be written by this build of streamsql", t.Connector())
 			} else {
-				_, err = f(b.spec(t, SinkSchema(t)))
+				_, err = f(b.spec(t, t.SinkColumns()))
 			}
 		}
 		if err != nil {

@@ -29,7 +29,7 @@
 //     minimum (its rows late) until it catches up. Sources of
 //     one alignment group ('scan.watermark.alignment.*') stop reading while
 //     more than max-drift ahead of the group (align.go).
-//   - Connectors register factories (connector.go) that check a table and
+//   - Connectors register factories (package connector) that check a table and
 //     allocate nothing; CheckConnectors calls them for every table a job
 //     uses, so that `check` refuses what Build would (check.go).
 //   - A bounded source ends with a final watermark (MaxWatermark) that fires

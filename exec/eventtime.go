@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 
 	"github.com/streamsql/streamsql/row"
 )
@@ -13,9 +14,9 @@ import (
 // of watermarks and windows.
 const (
 	// MinEventTime is 0001-01-01 00:00:00.000.
-	MinEventTime = -62135596800000
+	MinEventTime = row.MinMillis
 	// MaxEventTime is 9999-12-31 23:59:59.999.
-	MaxEventTime = 253402300799999
+	MaxEventTime = row.MaxMillis
 )
 
 // eventTime reads the event time v of a row, from column col (its name,
@@ -46,7 +47,7 @@ func eventTime(v row.Value, col string) (t int64, why string, ok bool) {
 func validTime(t int64) bool { return t >= MinEventTime && t <= MaxEventTime }
 
 // colName is the name of column i of cols, or $i.
-func colName(cols []Column, i int) string {
+func colName(cols []connector.Column, i int) string {
 	if i >= 0 && i < len(cols) {
 		return cols[i].Name
 	}

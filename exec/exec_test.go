@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/frontend"
 	"io"
 	"os"
 	"path/filepath"
@@ -65,7 +67,7 @@ func (scriptSource) Close() error { return nil }
 
 // captureSink records what a query emits.
 type captureSink struct {
-	cols  []Column
+	cols  []connector.Column
 	lines []string
 }
 
@@ -88,7 +90,7 @@ func runScript(input string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("no === events section")
 	}
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		return "", fmt.Errorf("the job has errors:\n%w", j.Diags.Err())
 	}
@@ -114,7 +116,7 @@ func runScript(input string) (string, error) {
 		BaseDir:  deadDir,
 		Settings: j.Session.Settings,
 		Clock:    func() int64 { return clock },
-		QuerySink: func(_ string, cols []Column) Sink {
+		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
 			sink = &captureSink{cols: cols}
 			return sink
 		},
@@ -253,7 +255,7 @@ func runScript(input string) (string, error) {
 // parseRow reads comma-separated values for a source's schema.
 func parseRow(src *sourceRunner, kind changelogmode.Kind, text string) (row.Row, error) {
 	parts := strings.Split(text, ",")
-	var schema []Column
+	var schema []connector.Column
 	schema = append(schema, sourceSchemas[src.name]...)
 	if len(parts) != len(schema) {
 		return row.Row{}, fmt.Errorf("table %s has %d columns to fill, got %d values", src.name, len(schema), len(parts))
@@ -274,11 +276,11 @@ func parseRow(src *sourceRunner, kind changelogmode.Kind, text string) (row.Row,
 }
 
 // sourceSchemas is filled by the scripted factory (by table name).
-var sourceSchemas = map[string][]Column{}
+var sourceSchemas = map[string][]connector.Column{}
 
 func init() {
-	RegisterSource("datagen", func(s Spec) (Source, error) {
-		sourceSchemas[s.Table.Name] = s.Schema
+	connector.RegisterSource("datagen", func(s connector.Spec) (connector.Source, error) {
+		sourceSchemas[s.Table] = s.Schema
 		return scriptSource{}, nil
 	})
 }
@@ -287,13 +289,13 @@ func init() {
 	// upsert-kafka tables read the rows registered for their topic
 	// (setData("topic:NAME", rows)) or, without any, are scripted like
 	// datagen.
-	RegisterSource("upsert-kafka", func(s Spec) (Source, error) {
+	connector.RegisterSource("upsert-kafka", func(s connector.Spec) (connector.Source, error) {
 		sliceMu.Lock()
 		defer sliceMu.Unlock()
-		if rows, ok := sliceData["topic:"+s.Table.Config.Get("topic")]; ok {
+		if rows, ok := sliceData["topic:"+s.Options.Get("topic")]; ok {
 			return &sliceSource{rows: append(row.Batch(nil), rows...), batch: 7}, nil
 		}
-		sourceSchemas[s.Table.Name] = s.Schema
+		sourceSchemas[s.Table] = s.Schema
 		return scriptSource{}, nil
 	})
 }

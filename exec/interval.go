@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/row"
@@ -35,7 +36,7 @@ type intervalJoinOp struct {
 	out          collector
 	c            *Counters
 	late         [2]*lateWriter // per input
-	lateCols     [2][]Column
+	lateCols     [2][]connector.Column
 	store        *state.Store
 	buf          row.Batch
 	probeErr     error

@@ -11,7 +11,7 @@ import (
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/state"
 )
@@ -330,7 +330,7 @@ CREATE TABLE r (k STRING, name STRING) WITH ('connector' = 'filesystem', 'path' 
 CREATE TABLE s (id STRING, k STRING, name STRING, PRIMARY KEY (id) NOT ENFORCED)
   WITH ('connector' = 'upsert-kafka', 'topic' = '%s', 'properties.bootstrap.servers' = 'b:9092', 'key.format' = 'json', 'value.format' = 'json');
 INSERT INTO s SELECT l.id, l.k, r.name FROM l LEFT JOIN r ON l.k = r.k;`, lpath, rpath, topic)
-			j := planner.CheckJob(diag.NewSource("job.sql", sql))
+			j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 			if j.Diags.HasErrors() {
 				t.Fatal(j.Diags.Err())
 			}

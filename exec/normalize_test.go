@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/frontend"
 	"math/rand"
 	"sort"
 	"strings"
@@ -12,7 +14,6 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
-	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -139,12 +140,12 @@ func TestNormalizeWatermarksPassThrough(t *testing.T) {
 	sql := `CREATE TABLE w (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts, PRIMARY KEY (k) NOT ENFORCED)
   WITH ('connector' = 'upsert-kafka', 'topic' = 'scripted-wm', 'properties.bootstrap.servers' = 'b:9092', 'key.format' = 'json', 'value.format' = 'json');
 SELECT k, COUNT(*) FROM w GROUP BY k;`
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
 	job, err := Build(context.Background(), j.Session.Plans, Options{
-		QuerySink: func(string, []Column) Sink { return &funcSink{write: func(row.Batch) {}} }})
+		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +181,8 @@ var (
 )
 
 func init() {
-	RegisterSink("upsert-kafka", func(sp Spec) (Sink, error) {
-		topic := sp.Table.Config.Get("topic")
+	connector.RegisterSink("upsert-kafka", func(sp connector.Spec) (connector.Sink, error) {
+		topic := sp.Options.Get("topic")
 		upsertMu.Lock()
 		upsertTopics[topic], upsertBefore[topic] = map[string]string{}, 0
 		upsertMu.Unlock()
@@ -233,7 +234,7 @@ func TestFilterOverUpdatesIntoUpsertSink(t *testing.T) {
 CREATE TABLE rare (u STRING, n BIGINT, PRIMARY KEY (u) NOT ENFORCED)
   WITH ('connector' = 'upsert-kafka', 'topic' = 'rare', 'properties.bootstrap.servers' = 'b:9092', 'key.format' = 'json', 'value.format' = 'json');
 INSERT INTO rare SELECT u, COUNT(*) FROM clicks GROUP BY u HAVING COUNT(*) < 2;`
-		j := planner.CheckJob(diag.NewSource("job.sql", sql))
+		j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 		if j.Diags.HasErrors() {
 			t.Fatal(j.Diags.Err())
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/frontend"
 	"math/rand"
 	"runtime"
 	"sort"
@@ -14,7 +16,6 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
-	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -43,7 +44,7 @@ func goid() int {
 
 // oneWriterSink records rows and the goroutines that called it.
 type oneWriterSink struct {
-	cols  []Column
+	cols  []connector.Column
 	lines []string // unguarded on purpose
 	gmu   sync.Mutex
 	gs    map[int]bool
@@ -85,11 +86,11 @@ var (
 )
 
 func init() {
-	RegisterSink("blackhole", func(sp Spec) (Sink, error) {
+	connector.RegisterSink("blackhole", func(sp connector.Spec) (connector.Sink, error) {
 		s := &oneWriterSink{cols: sp.Schema}
 		oneWriterMu.Lock()
 		defer oneWriterMu.Unlock()
-		oneWriterSinks[sp.Table.Name] = s
+		oneWriterSinks[sp.Table] = s
 		return s, nil
 	})
 }
@@ -99,7 +100,7 @@ func init() {
 // fails when any sink was called from more than one goroutine.
 func runOneWriter(t *testing.T, sql string) map[string][]string {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
@@ -107,7 +108,7 @@ func runOneWriter(t *testing.T, sql string) map[string][]string {
 	job, err := Build(context.Background(), j.Session.Plans, Options{
 		Settings:    j.Session.Settings,
 		Parallelism: 4,
-		QuerySink: func(name string, cols []Column) Sink {
+		QuerySink: func(name string, cols []connector.Column) connector.Sink {
 			s := &oneWriterSink{cols: cols}
 			queries[name] = s
 			return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 	"os"
 	"sync"
 
@@ -112,7 +113,7 @@ func (o *unionOp) end(port int) error { return endInput(o.wm, port, o.out, o.wat
 
 // sinkOp hands rows to a connector's sink.
 type sinkOp struct {
-	sink  Sink
+	sink  connector.Sink
 	casts []scalarFunc    // per column, nil when the value is written as is
 	ctx   context.Context // the sinks' context (Build's until Run sets its own)
 	c     *Counters
@@ -156,7 +157,7 @@ func (o *sinkOp) process(_ int, b row.Batch) error {
 		return nil
 	}
 	err := o.sink.Write(o.ctx, out)
-	if ack, ok := o.sink.(Acknowledger); ok {
+	if ack, ok := o.sink.(connector.Acknowledger); ok {
 		o.c.Out.Store(ack.Acknowledged())
 	} else if err == nil {
 		o.c.Out.Add(int64(len(out)))
@@ -170,7 +171,7 @@ func (o *sinkOp) process(_ int, b row.Batch) error {
 // acknowledged brings the count of rows written up to date for a sink
 // whose writes are acknowledged later.
 func (o *sinkOp) acknowledged() {
-	if ack, ok := o.sink.(Acknowledger); ok {
+	if ack, ok := o.sink.(connector.Acknowledger); ok {
 		o.c.Out.Store(ack.Acknowledged())
 	}
 }
@@ -212,7 +213,7 @@ type lateWriter struct {
 	err  error
 }
 
-func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []Column) error {
+func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []connector.Column) error {
 	if w == nil {
 		return nil
 	}
@@ -225,7 +226,7 @@ func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []Colum
 // noTime records a row the operator could not place in time (see
 // eventTime): counted against its source, and, when dropped is set,
 // written to the dead-letter file with why (its "time" is null).
-func (w *lateWriter) noTime(operator, why string, r row.Row, wm int64, cols []Column, dropped bool) error {
+func (w *lateWriter) noTime(operator, why string, r row.Row, wm int64, cols []connector.Column, dropped bool) error {
 	if w == nil {
 		return nil
 	}
@@ -239,7 +240,7 @@ func (w *lateWriter) noTime(operator, why string, r row.Row, wm int64, cols []Co
 }
 
 // record writes one dead letter, when the table has a dead-letter path.
-func (w *lateWriter) record(operator, reason string, r row.Row, t any, wm int64, cols []Column) error {
+func (w *lateWriter) record(operator, reason string, r row.Row, t any, wm int64, cols []connector.Column) error {
 	if w.path == "" {
 		return nil
 	}

@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/frontend"
 	"io"
 	"math/rand"
 	"sort"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
-	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -42,15 +43,15 @@ var (
 )
 
 func init() {
-	RegisterSource("filesystem", func(sp Spec) (Source, error) {
+	connector.RegisterSource("filesystem", func(sp connector.Spec) (connector.Source, error) {
 		sliceMu.Lock()
 		defer sliceMu.Unlock()
-		path := sp.Table.Config.Get("path")
+		path := sp.Options.Get("path")
 		rows, ok := sliceData[path]
 		if !ok {
 			// A script's table (runScript pushes its rows): a filesystem
 			// table with 'format' = 'debezium-json' is a changelog source.
-			sourceSchemas[sp.Table.Name] = sp.Schema
+			sourceSchemas[sp.Table] = sp.Schema
 			return scriptSource{}, nil
 		}
 		return &sliceSource{rows: append(row.Batch(nil), rows...), batch: 7}, nil
@@ -61,7 +62,7 @@ func init() {
 // returns the materialised result.
 func runJob(t *testing.T, sql string, parallelism int) []string {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
@@ -70,7 +71,7 @@ func runJob(t *testing.T, sql string, parallelism int) []string {
 	job, err := Build(context.Background(), j.Session.Plans, Options{
 		Settings:    j.Session.Settings,
 		Parallelism: parallelism,
-		QuerySink: func(_ string, cols []Column) Sink {
+		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
 			return &funcSink{write: func(rows row.Batch) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -149,19 +150,19 @@ type panicSource struct{ sliceSource }
 func (*panicSource) Read(context.Context) (int, row.Batch, error) { panic("connector bug") }
 
 func init() {
-	RegisterSource("nexmark", func(Spec) (Source, error) { return &panicSource{}, nil })
+	connector.RegisterSource("nexmark", func(connector.Spec) (connector.Source, error) { return &panicSource{}, nil })
 }
 
 // TestPanicStopsTheJobNotTheProcess: a panic in a source (or an operator)
 // ends Run with an error.
 func TestPanicStopsTheJobNotTheProcess(t *testing.T) {
-	j := planner.CheckJob(diag.NewSource("job.sql", `CREATE TABLE b (auction BIGINT, price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid');
+	j := frontend.CheckJob(diag.NewSource("job.sql", `CREATE TABLE b (auction BIGINT, price BIGINT) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid');
 SELECT auction, price FROM b;`))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
 	job, err := Build(context.Background(), j.Session.Plans, Options{
-		QuerySink: func(string, []Column) Sink { return &funcSink{write: func(row.Batch) {}} },
+		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/frontend"
 	"math/rand"
 	"sort"
 	"strings"
@@ -23,7 +25,7 @@ import (
 
 type lineSink struct {
 	mu    sync.Mutex
-	cols  []Column
+	cols  []connector.Column
 	lines []string
 }
 
@@ -70,7 +72,7 @@ SELECT o.id, o.t, s.t FROM o LEFT JOIN s ON o.id = s.id AND o.t BETWEEN s.t - IN
 
 func runReplayJob(t *testing.T, parallelism int) ([]string, int64) {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", replayJob))
+	j := frontend.CheckJob(diag.NewSource("job.sql", replayJob))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
@@ -83,7 +85,7 @@ func runReplayJob(t *testing.T, parallelism int) ([]string, int64) {
 	var sink *lineSink
 	job, err := Build(context.Background(), plans, Options{
 		Settings: j.Session.Settings, Parallelism: parallelism,
-		QuerySink: func(_ string, cols []Column) Sink {
+		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
 			sink = &lineSink{cols: cols}
 			return sink
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 	"io"
 	"math"
 	"sync"
@@ -316,7 +317,7 @@ type sourceRunner struct {
 	idx      int
 	bounded  bool // the source ends by itself (files, bounded reads)
 	name     string
-	src      Source
+	src      connector.Source
 	prepare  func(row.Batch) (row.Batch, error) // computed columns
 	timeCol  int                                // -1: no watermark
 	delay    int64
@@ -395,7 +396,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 		r.now = time.Now
 	}
 	w := newSplitWatermarks(max(r.src.Splits(), 1), r.now())
-	pauser, _ := r.src.(SplitPauser)
+	pauser, _ := r.src.(connector.SplitPauser)
 	cur := MinWatermark
 	idle := false // reported downstream
 	// setIdle reports a change of the source's idleness downstream, to the
@@ -448,7 +449,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			}
 		}
 		split, rows, err := r.read(ctx, tick)
-		var bad, stop *BadRowError
+		var bad, stop *connector.BadRowError
 		if errors.As(err, &bad) {
 			r.counters.Bad.Add(1)
 			if !r.skipBad {
@@ -501,7 +502,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			fail(stop)
 			return
 		}
-		if d, ok := r.src.(SplitDoner); ok {
+		if d, ok := r.src.(connector.SplitDoner); ok {
 			for _, s := range d.DoneSplits() {
 				if s >= 0 && s < w.n() {
 					w.done[s] = true

@@ -3,12 +3,13 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/frontend"
 	"math/rand"
 	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -17,7 +18,7 @@ import (
 // its operators' late counts by name.
 func runQueries(t *testing.T, sql string, p int) (map[string][]string, []*Counters, map[string]int64) {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
@@ -26,7 +27,7 @@ func runQueries(t *testing.T, sql string, p int) (map[string][]string, []*Counte
 		Settings:    j.Session.Settings,
 		Parallelism: p,
 		Warn:        func(string) {},
-		QuerySink: func(name string, cols []Column) Sink {
+		QuerySink: func(name string, cols []connector.Column) connector.Sink {
 			s := &oneWriterSink{cols: cols}
 			sinks[name] = s
 			return s

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/row"
@@ -42,9 +43,9 @@ type temporalJoinOp struct {
 	out      collector
 	c        *Counters
 	late     *lateWriter
-	lcols    []Column
+	lcols    []connector.Column
 	rlate    *lateWriter // the versioned side's, for versions without time
-	rcols    []Column
+	rcols    []connector.Column
 	buf      row.Batch
 }
 

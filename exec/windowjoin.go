@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/connector"
 	"slices"
 
 	"github.com/streamsql/streamsql/changelogmode"
@@ -28,7 +29,7 @@ type windowJoinOp struct {
 	c      *Counters
 	store  *state.Store
 	late   [2]*lateWriter
-	lcols  [2][]Column
+	lcols  [2][]connector.Column
 	buf    row.Batch
 	fired  []firedRow
 	err    error

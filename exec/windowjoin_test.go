@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/logical"
-	"github.com/streamsql/streamsql/planner"
 )
 
 // TestWindowJoinMatchesRegularJoin is a differential test: with no late
@@ -76,7 +76,7 @@ func TestWindowJoinMatchesRegularJoin(t *testing.T) {
 
 func hasWindowJoin(t *testing.T, sql string) bool {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("the job has errors: %v", j.Diags.Err())
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -58,7 +58,7 @@ func readCSVOptions(opts Options) (csvOptions, error) {
 type csvDecoder struct {
 	o       csvOptions
 	cols    []int // schema index of each field
-	schema  []exec.Column
+	schema  []connector.Column
 	fields  []csvField
 	buf     []byte
 	scratch []row.Value
@@ -70,7 +70,7 @@ type csvField struct {
 	quoted bool
 }
 
-func newCSVDecoder(schema []exec.Column, opts Options) (*csvDecoder, error) {
+func newCSVDecoder(schema []connector.Column, opts Options) (*csvDecoder, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
@@ -267,12 +267,12 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 // csvEncoder writes rows as csv lines.
 type csvEncoder struct {
 	o      csvOptions
-	schema []exec.Column
+	schema []connector.Column
 	cols   []int
 	tmp    []byte
 }
 
-func newCSVEncoder(schema []exec.Column, opts Options) (*csvEncoder, error) {
+func newCSVEncoder(schema []connector.Column, opts Options) (*csvEncoder, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}

@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
 
 func TestCSVDecode(t *testing.T) {
-	schema := []exec.Column{
+	schema := []connector.Column{
 		col("id", types.New(types.BigInt)),
 		col("name", types.StringType()),
 		{Name: "line", Type: types.New(types.BigInt), MetadataKey: "line"},
@@ -68,7 +68,7 @@ func TestCSVDecode(t *testing.T) {
 }
 
 func TestCSVDecodeErrors(t *testing.T) {
-	schema := []exec.Column{
+	schema := []connector.Column{
 		col("id", types.New(types.BigInt).NotNull()),
 		col("name", types.StringType()),
 		col("ts", types.TimestampOf(3)),
@@ -126,7 +126,7 @@ func TestCSVEncode(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
-	schema := []exec.Column{col("a", types.StringType()), col("b", types.StringType()), col("c", types.New(types.Int))}
+	schema := []connector.Column{col("a", types.StringType()), col("b", types.StringType()), col("c", types.New(types.Int))}
 	cases := []struct {
 		opts Map
 		vals []row.Value
@@ -177,7 +177,7 @@ func TestCSVRoundTrip(t *testing.T) {
 }
 
 func TestDebeziumDecode(t *testing.T) {
-	schema := []exec.Column{col("id", types.New(types.BigInt)), col("name", types.StringType())}
+	schema := []connector.Column{col("id", types.New(types.BigInt)), col("name", types.StringType())}
 	type kv struct {
 		kind changelogmode.Kind
 		id   int64
@@ -240,7 +240,7 @@ func TestDebeziumDecode(t *testing.T) {
 }
 
 func TestDebeziumEncode(t *testing.T) {
-	schema := []exec.Column{col("id", types.New(types.BigInt)), col("name", types.StringType())}
+	schema := []connector.Column{col("id", types.New(types.BigInt)), col("name", types.StringType())}
 	e, err := NewEncoder(DebeziumJSON, schema, nil)
 	if err != nil {
 		t.Fatal(err)

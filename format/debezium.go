@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -24,7 +24,7 @@ type debeziumDecoder struct {
 	slab          slab
 }
 
-func newDebeziumDecoder(schema []exec.Column, opts Options) (*debeziumDecoder, error) {
+func newDebeziumDecoder(schema []connector.Column, opts Options) (*debeziumDecoder, error) {
 	o, err := newJSONObject(schema, false)
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (d *debeziumDecoder) decode(dst row.Batch, s string) (row.Batch, error) {
 // {"before":ROW,"after":null,"op":"d"}.
 type debeziumEncoder struct{ f *jsonFields }
 
-func newDebeziumEncoder(schema []exec.Column, opts Options) (*debeziumEncoder, error) {
+func newDebeziumEncoder(schema []connector.Column, opts Options) (*debeziumEncoder, error) {
 	if strings.EqualFold(opts.Get(DebeziumJSON+".schema-include"), "true") {
 		// As Flink: a writer has no Debezium schema to put in the envelope,
 		// and records without one would not read back with the option set.

@@ -11,7 +11,7 @@
 //   - Values follow the row package's encoding (DECIMAL a scaled int64,
 //     TIMESTAMP and TIMESTAMP_LTZ milliseconds since the epoch UTC, DATE
 //     days, BOOLEAN 0/1, strings and bytes Str), one per schema column, in
-//     schema order. Metadata columns (exec.Column.MetadataKey set) are not
+//     schema order. Metadata columns (connector.Column.MetadataKey set) are not
 //     read or written by a format: they stay NULL for the connector to fill.
 //   - Nothing is guessed and nothing is dropped silently. A value that does
 //     not fit its column is an error naming the column, its type and the

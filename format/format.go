@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -89,7 +89,7 @@ const (
 // NewDecoder returns a decoder of the named format for schema. It fails on
 // an unknown format, an invalid option, or a column type the format cannot
 // read.
-func NewDecoder(name string, schema []exec.Column, opts Options) (Decoder, error) {
+func NewDecoder(name string, schema []connector.Column, opts Options) (Decoder, error) {
 	if opts == nil {
 		opts = Map{}
 	}
@@ -107,7 +107,7 @@ func NewDecoder(name string, schema []exec.Column, opts Options) (Decoder, error
 }
 
 // NewEncoder returns an encoder of the named format for schema.
-func NewEncoder(name string, schema []exec.Column, opts Options) (Encoder, error) {
+func NewEncoder(name string, schema []connector.Column, opts Options) (Encoder, error) {
 	if opts == nil {
 		opts = Map{}
 	}
@@ -127,7 +127,7 @@ func NewEncoder(name string, schema []exec.Column, opts Options) (Encoder, error
 // IgnoreParseErrors reports whether the named format was told to skip rows
 // it cannot decode ('json.ignore-parse-errors' and its csv and
 // debezium-json twins). Sources report such rows either way, as
-// *exec.BadRowError: the runtime counts and skips them when this is true,
+// *connector.BadRowError: the runtime counts and skips them when this is true,
 // and fails the job when it is false.
 func IgnoreParseErrors(name string, opts Options) bool {
 	if opts == nil {
@@ -162,7 +162,7 @@ func (e *FieldError) Error() string {
 
 // fieldError is the error for a value of column c; shown is the value as
 // the message shows it (see FieldError.Value: showJSON, showText).
-func fieldError(c *exec.Column, shown string, err error) *FieldError {
+func fieldError(c *connector.Column, shown string, err error) *FieldError {
 	var ee *epochErr
 	if errors.As(err, &ee) {
 		ee.name = c.Name
@@ -171,7 +171,7 @@ func fieldError(c *exec.Column, shown string, err error) *FieldError {
 }
 
 // missingField is the error for a field that is not in the record.
-func missingField(c *exec.Column, reason string) *FieldError {
+func missingField(c *connector.Column, reason string) *FieldError {
 	return &FieldError{Column: c.Name, Type: c.Type, Missing: true, Reason: reason}
 }
 
@@ -232,7 +232,7 @@ func shorten(s string) (string, bool) {
 
 // physical reports whether the format reads and writes column c (metadata
 // columns are the connector's).
-func physical(c *exec.Column) bool { return c.MetadataKey == "" }
+func physical(c *connector.Column) bool { return c.MetadataKey == "" }
 
 // readable reports whether a column of type t can be read and written by
 // the formats of this package.
@@ -247,7 +247,7 @@ func readable(t types.T) error {
 	}
 }
 
-func checkSchema(schema []exec.Column) error {
+func checkSchema(schema []connector.Column) error {
 	for i := range schema {
 		if !physical(&schema[i]) {
 			continue

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format/formattest"
 	"github.com/streamsql/streamsql/row"
 )
@@ -76,7 +76,7 @@ func fuzzOptions(format string, b byte, write bool) Map {
 
 // checkDomain fails when a decoded value is not a value of its column's
 // type: a decoder must refuse such input, never hold a wrong value.
-func checkDomain(t *testing.T, schema []exec.Column, vals []row.Value, data []byte) {
+func checkDomain(t *testing.T, schema []connector.Column, vals []row.Value, data []byte) {
 	t.Helper()
 	if len(vals) != len(schema) {
 		t.Fatalf("%q: %d values for %d columns", data, len(vals), len(schema))
@@ -104,7 +104,7 @@ func checkDomain(t *testing.T, schema []exec.Column, vals []row.Value, data []by
 // checkError fails unless err says what is wrong: a *FieldError names a
 // physical column of the schema and shows the value (or says the field is
 // missing), and its message names the column.
-func checkError(t *testing.T, schema []exec.Column, err error, data []byte) {
+func checkError(t *testing.T, schema []connector.Column, err error, data []byte) {
 	t.Helper()
 	msg := err.Error()
 	if msg == "" {
@@ -205,7 +205,7 @@ func fuzzDecode(t *testing.T, format string, data []byte) {
 // sameRow fails unless got is what encoding want and decoding it gives:
 // the same values, and for debezium-json the kind as the format writes it
 // (+I and +U as an insert, -U and -D as a delete).
-func sameRow(t *testing.T, schema []exec.Column, want, got row.Row, format, via string) {
+func sameRow(t *testing.T, schema []connector.Column, want, got row.Row, format, via string) {
 	t.Helper()
 	kind := want.Kind
 	if format == DebeziumJSON {

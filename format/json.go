@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -295,13 +295,13 @@ func skipValue(s string, i, depth int) (int, error) {
 
 // jsonObject reads flat JSON objects into values in schema order.
 type jsonObject struct {
-	schema        []exec.Column
+	schema        []connector.Column
 	byName        map[string]int
 	failOnMissing bool
 	seen          []bool
 }
 
-func newJSONObject(schema []exec.Column, failOnMissing bool) (*jsonObject, error) {
+func newJSONObject(schema []connector.Column, failOnMissing bool) (*jsonObject, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
@@ -394,7 +394,7 @@ func (o *jsonObject) read(s string, i int, vals []row.Value) (int, error) {
 }
 
 // value decodes the JSON value at s[i] as a value of column c.
-func (o *jsonObject) value(c *exec.Column, s string, i int) (row.Value, int, error) {
+func (o *jsonObject) value(c *connector.Column, s string, i int) (row.Value, int, error) {
 	t := c.Type
 	if i >= len(s) {
 		return row.NullValue, 0, synErr(i, "unexpected end of input, expected a value")
@@ -517,7 +517,7 @@ type jsonDecoder struct {
 	slab    slab
 }
 
-func newJSONDecoder(schema []exec.Column, opts Options, name string) (*jsonDecoder, error) {
+func newJSONDecoder(schema []connector.Column, opts Options, name string) (*jsonDecoder, error) {
 	o, err := newJSONObject(schema, strings.EqualFold(opts.Get(name+".fail-on-missing-field"), "true"))
 	if err != nil {
 		return nil, err
@@ -554,7 +554,7 @@ type encCol struct {
 	key []byte // "name":
 }
 
-func newJSONFields(schema []exec.Column, opts Options, name string) (*jsonFields, error) {
+func newJSONFields(schema []connector.Column, opts Options, name string) (*jsonFields, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
@@ -682,7 +682,7 @@ func appendJSONString(b []byte, s string) []byte {
 // jsonEncoder is the json format.
 type jsonEncoder struct{ f *jsonFields }
 
-func newJSONEncoder(schema []exec.Column, opts Options, name string) (*jsonEncoder, error) {
+func newJSONEncoder(schema []connector.Column, opts Options, name string) (*jsonEncoder, error) {
 	f, err := newJSONFields(schema, opts, name)
 	if err != nil {
 		return nil, err

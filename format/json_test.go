@@ -7,19 +7,19 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
 
-func col(name string, t types.T) exec.Column { return exec.Column{Name: name, Type: t} }
+func col(name string, t types.T) connector.Column { return connector.Column{Name: name, Type: t} }
 
 // ms is a UTC timestamp in milliseconds, for expectations.
 func ms(y, mo, d, h, mi, s, milli int64) int64 {
 	return daysFromCivil(y, mo, d)*msPerDay + h*msPerHour + mi*msPerMinute + s*msPerSecond + milli
 }
 
-func decodeOne(t *testing.T, name string, schema []exec.Column, opts Options, in string) (row.Batch, error) {
+func decodeOne(t *testing.T, name string, schema []connector.Column, opts Options, in string) (row.Batch, error) {
 	t.Helper()
 	d, err := NewDecoder(name, schema, opts)
 	if err != nil {
@@ -93,7 +93,7 @@ func TestJSONDecodeTypes(t *testing.T) {
 		{types.TimestampOf(3), `null`, row.NullValue},
 	}
 	for _, c := range cases {
-		schema := []exec.Column{col("v", c.typ)}
+		schema := []connector.Column{col("v", c.typ)}
 		got, err := decodeOne(t, JSON, schema, nil, `{"v": `+c.in+`}`)
 		if err != nil {
 			t.Errorf("%s %s: %v", c.typ, c.in, err)
@@ -159,7 +159,7 @@ func TestJSONDecodeErrors(t *testing.T) {
 		{types.New(types.BigInt).NotNull(), `null`, []string{"NOT NULL"}},
 	}
 	for _, c := range cases {
-		schema := []exec.Column{col("v", c.typ)}
+		schema := []connector.Column{col("v", c.typ)}
 		got, err := decodeOne(t, JSON, schema, nil, `{"v": `+c.in+`}`)
 		if err == nil {
 			t.Errorf("%s %s: no error, got %v", c.typ, c.in, got)
@@ -181,7 +181,7 @@ func TestJSONDecodeErrors(t *testing.T) {
 }
 
 func TestJSONSyntaxErrors(t *testing.T) {
-	schema := []exec.Column{col("a", types.New(types.BigInt)), col("b", types.StringType())}
+	schema := []connector.Column{col("a", types.New(types.BigInt)), col("b", types.StringType())}
 	for _, in := range []string{
 		``, `   `, `[1]`, `"a"`, `{`, `{"a"`, `{"a":}`, `{"a":1,}`, `{"a":1 "b":"x"}`, `{a:1}`,
 		`{"a":1}x`, `{"a":1}{"a":2}`, `{"b":"x`, `{"b":"\x"}`, `{"b":"\u12"}`, "{\"b\":\"a\x01\"}",
@@ -196,7 +196,7 @@ func TestJSONSyntaxErrors(t *testing.T) {
 }
 
 func TestJSONDecodeObject(t *testing.T) {
-	schema := []exec.Column{
+	schema := []connector.Column{
 		col("id", types.New(types.BigInt)),
 		col("name", types.StringType()),
 		{Name: "off", Type: types.New(types.BigInt), MetadataKey: "offset"},
@@ -225,7 +225,7 @@ func TestJSONDecodeObject(t *testing.T) {
 		t.Errorf("fail-on-missing-field: got %v", err)
 	}
 	// A NOT NULL column must be present.
-	nn := []exec.Column{col("id", types.New(types.BigInt).NotNull())}
+	nn := []connector.Column{col("id", types.New(types.BigInt).NotNull())}
 	if _, err := decodeOne(t, JSON, nn, nil, `{}`); err == nil || !strings.Contains(err.Error(), "NOT NULL") {
 		t.Errorf("missing NOT NULL field: got %v", err)
 	}
@@ -239,7 +239,7 @@ func TestJSONDecodeObject(t *testing.T) {
 // later ones (row.Batch: the receiver may keep value slices), and a failed
 // decode leaves dst alone.
 func TestJSONDecoderKeepsRows(t *testing.T) {
-	schema := []exec.Column{col("id", types.New(types.BigInt)), col("s", types.StringType())}
+	schema := []connector.Column{col("id", types.New(types.BigInt)), col("s", types.StringType())}
 	d, err := NewDecoder(JSON, schema, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -279,8 +279,8 @@ func assertVals(t *testing.T, got, want []row.Value) {
 	}
 }
 
-func allTypes() []exec.Column {
-	return []exec.Column{
+func allTypes() []connector.Column {
+	return []connector.Column{
 		col("b", types.New(types.Boolean)),
 		col("i8", types.New(types.TinyInt)),
 		col("i16", types.New(types.SmallInt)),
@@ -328,7 +328,7 @@ func TestJSONEncode(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	// NULL is null; NaN is a string; invalid UTF-8 is replaced; the empty decimal scale.
-	schema := []exec.Column{col("s", types.StringType()), col("d", types.New(types.Double)), col("x", types.DecimalOf(3, 3)),
+	schema := []connector.Column{col("s", types.StringType()), col("d", types.New(types.Double)), col("x", types.DecimalOf(3, 3)),
 		col("n", types.New(types.Int)), col("bad", types.StringType())}
 	e, _ = NewEncoder(JSON, schema, nil)
 	got, err = e.Encode(nil, row.Insert(row.NullValue, row.FloatValue(math.Inf(-1)), row.IntValue(-5), row.NullValue, row.StrValue("a\xffb")))
@@ -344,7 +344,7 @@ func TestJSONEncode(t *testing.T) {
 		t.Errorf("ignore-null-fields: got %s, want %s", got, want)
 	}
 	// ISO-8601.
-	ts := []exec.Column{col("t", types.TimestampOf(3)), col("l", types.TimestampLTZOf(3))}
+	ts := []connector.Column{col("t", types.TimestampOf(3)), col("l", types.TimestampLTZOf(3))}
 	e, _ = NewEncoder(JSON, ts, Map{"json.timestamp-format.standard": "ISO-8601"})
 	got, _ = e.Encode(nil, row.Insert(row.IntValue(0), row.IntValue(0)))
 	if want := `{"t":"1970-01-01T00:00:00.000","l":"1970-01-01T00:00:00.000Z"}`; string(got) != want {
@@ -388,7 +388,7 @@ func TestUnsupported(t *testing.T) {
 	if _, err := NewEncoder("raw", nil, nil); err == nil {
 		t.Error("raw encoder")
 	}
-	if _, err := NewDecoder(JSON, []exec.Column{col("x", types.New(types.Null))}, nil); err == nil {
+	if _, err := NewDecoder(JSON, []connector.Column{col("x", types.New(types.Null))}, nil); err == nil {
 		t.Error("NULL column")
 	}
 	if !IgnoreParseErrors(CSV, Map{"csv.ignore-parse-errors": "true"}) || IgnoreParseErrors(JSON, Map{"csv.ignore-parse-errors": "true"}) ||
@@ -400,8 +400,8 @@ func TestUnsupported(t *testing.T) {
 	}
 }
 
-func benchSchema() []exec.Column {
-	return []exec.Column{
+func benchSchema() []connector.Column {
+	return []connector.Column{
 		col("id", types.New(types.BigInt)),
 		col("user", types.StringType()),
 		col("amount", types.DecimalOf(10, 2)),

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -23,7 +23,7 @@ const Raw = "raw"
 
 // rawColumn returns the index of the schema's single physical column,
 // checking its type and the charset.
-func rawColumn(schema []exec.Column, opts Options) (int, error) {
+func rawColumn(schema []connector.Column, opts Options) (int, error) {
 	if cs := opts.Get("raw.charset"); cs != "" && !strings.EqualFold(cs, "UTF-8") && !strings.EqualFold(cs, "UTF8") {
 		return 0, fmt.Errorf("'raw.charset' = '%s' is not supported: streamsql reads and writes UTF-8", cs)
 	}
@@ -48,11 +48,11 @@ func rawColumn(schema []exec.Column, opts Options) (int, error) {
 }
 
 type rawDecoder struct {
-	schema []exec.Column
+	schema []connector.Column
 	col    int
 }
 
-func newRawDecoder(schema []exec.Column, opts Options) (*rawDecoder, error) {
+func newRawDecoder(schema []connector.Column, opts Options) (*rawDecoder, error) {
 	col, err := rawColumn(schema, opts)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ type rawEncoder struct {
 	t    types.T
 }
 
-func newRawEncoder(schema []exec.Column, opts Options) (*rawEncoder, error) {
+func newRawEncoder(schema []connector.Column, opts Options) (*rawEncoder, error) {
 	col, err := rawColumn(schema, opts)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -14,7 +14,7 @@ import (
 // is the value, as it is; every line is a row (an empty one is ”), NULL
 // cannot be written, other column types and charsets are refused.
 func TestRaw(t *testing.T) {
-	schema := []exec.Column{{Name: "line", Type: types.StringType()}, {Name: "off", Type: types.New(types.BigInt), MetadataKey: "offset"}}
+	schema := []connector.Column{{Name: "line", Type: types.StringType()}, {Name: "off", Type: types.New(types.BigInt), MetadataKey: "offset"}}
 	d, err := NewDecoder(Raw, schema, Map{"raw.charset": "UTF-8"})
 	if err != nil {
 		t.Fatal(err)
@@ -42,18 +42,18 @@ func TestRaw(t *testing.T) {
 	if _, err := e.Encode(nil, row.Row{Kind: changelogmode.Delete, Vals: []row.Value{row.StrValue("a"), row.NullValue}}); err == nil {
 		t.Error("encoding -D succeeded, want an error: raw is insert-only")
 	}
-	bytesCol := []exec.Column{{Name: "b", Type: types.BytesType()}}
+	bytesCol := []connector.Column{{Name: "b", Type: types.BytesType()}}
 	if _, err := NewDecoder(Raw, bytesCol, nil); err != nil {
 		t.Errorf("BYTES: %v", err)
 	}
 	for _, c := range []struct {
-		schema []exec.Column
+		schema []connector.Column
 		opts   Map
 		want   string
 	}{
-		{[]exec.Column{{Name: "n", Type: types.New(types.Int)}}, nil, "column n is INT"},
-		{[]exec.Column{{Name: "a", Type: types.StringType()}, {Name: "b", Type: types.StringType()}}, nil, "holds one column"},
-		{[]exec.Column{{Name: "o", Type: types.New(types.BigInt), MetadataKey: "offset"}}, nil, "has none"},
+		{[]connector.Column{{Name: "n", Type: types.New(types.Int)}}, nil, "column n is INT"},
+		{[]connector.Column{{Name: "a", Type: types.StringType()}, {Name: "b", Type: types.StringType()}}, nil, "holds one column"},
+		{[]connector.Column{{Name: "o", Type: types.New(types.BigInt), MetadataKey: "offset"}}, nil, "has none"},
 		{schema, Map{"raw.charset": "ISO-8859-1"}, "UTF-8"},
 	} {
 		if _, err := NewDecoder(Raw, c.schema, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -24,11 +23,11 @@ const (
 	msPerDay    = 24 * msPerHour
 
 	// MinMillis is the first timestamp streamsql reads,
-	// 0001-01-01 00:00:00.000 UTC: the first event time (exec's).
-	MinMillis = exec.MinEventTime
+	// 0001-01-01 00:00:00.000 UTC: the first event time.
+	MinMillis = row.MinMillis
 	// MaxMillis is the last timestamp streamsql reads,
 	// 9999-12-31 23:59:59.999 UTC.
-	MaxMillis = exec.MaxEventTime
+	MaxMillis = row.MaxMillis
 )
 
 // timestampHint is what a TIMESTAMP field's text must look like.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -228,7 +228,7 @@ func engineRows(res *engineResult) (result, error) {
 	return out, nil
 }
 
-func describeCols(cols []exec.Column) string {
+func describeCols(cols []connector.Column) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		parts[i] = c.Name + " " + c.Type.String()

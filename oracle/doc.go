@@ -10,7 +10,7 @@
 //	      ┌──────────────┴───────────────┐
 //	      ▼                              ▼
 //	job.sql + t*.json (temp dir)     temporary tables + the query rewritten for
-//	planner.CheckJob, exec.Build,    PostgreSQL (pg.go, Node.pg): final contents,
+//	frontend.CheckJob, exec.Build,    PostgreSQL (pg.go, Node.pg): final contents,
 //	Job.Run at parallelism 1 and 4   every column as text
 //	      │ changelog (+I -U +U -D)      │
 //	      ▼                              ▼

@@ -12,8 +12,10 @@ import (
 	"sync/atomic"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -68,7 +70,7 @@ func (c *Case) writeFiles(dir string) error {
 
 // engineResult is what one run of streamsql gave.
 type engineResult struct {
-	cols []exec.Column
+	cols []connector.Column
 	// rows is the final table: the changelog applied.
 	rows [][]row.Value
 	// changes is how many changes the sink saw.
@@ -94,7 +96,7 @@ func runEngine(ctx context.Context, dir string, parallelism int) (*engineResult,
 		return nil, err
 	}
 	settings := map[string]string{"parallelism": strconv.Itoa(parallelism)}
-	j := planner.CheckJobWith(diag.NewSource(path, string(text)), settings)
+	j := frontend.CheckJobWith(diag.NewSource(path, string(text)), settings)
 	if j.Diags.HasErrors() {
 		return nil, &engineError{"plan", j.Diags.Err().Error()}
 	}
@@ -116,7 +118,7 @@ func runEngine(ctx context.Context, dir string, parallelism int) (*engineResult,
 		BaseDir:     dir,
 		Parallelism: parallelism,
 		Warn:        func(string) {},
-		QuerySink: func(_ string, cols []exec.Column) exec.Sink {
+		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
 			sink.cols = cols
 			return sink
 		},
@@ -146,7 +148,7 @@ func runEngine(ctx context.Context, dir string, parallelism int) (*engineResult,
 
 // captureSink records a query's changelog.
 type captureSink struct {
-	cols       []exec.Column
+	cols       []connector.Column
 	mu         sync.Mutex
 	inflight   atomic.Int32
 	concurrent atomic.Bool
@@ -179,7 +181,7 @@ func (s *captureSink) Close() error { return nil }
 // applyChangelog turns a changelog into the table it describes: +I and +U
 // add a row, -U and -D take one back out. Taking out a row that is not
 // there is an error: the changelog is wrong whatever the final table.
-func applyChangelog(changes []row.Row, cols []exec.Column) ([][]row.Value, error) {
+func applyChangelog(changes []row.Row, cols []connector.Column) ([][]row.Value, error) {
 	type entry struct {
 		vals []row.Value
 		n    int
@@ -231,7 +233,7 @@ func valuesKey(vals []row.Value) string {
 }
 
 // formatRow prints engine values with their types, for reports.
-func formatRow(vals []row.Value, cols []exec.Column) string {
+func formatRow(vals []row.Value, cols []connector.Column) string {
 	parts := make([]string, len(vals))
 	for i, v := range vals {
 		var t types.T

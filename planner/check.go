@@ -3,8 +3,8 @@ package planner
 import (
 	"path/filepath"
 
+	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/parser"
 )
 
 // Job is one checked job file: its session (catalog, settings, plans) and
@@ -15,27 +15,19 @@ type Job struct {
 	Diags   *diag.List
 }
 
-// CheckJob parses, binds and plans one job file. It never panics on user
-// input.
-func CheckJob(src *diag.Source) *Job { return CheckJobWith(src, nil) }
-
-// CheckJobWith is CheckJob with settings given before the file's own SET
-// statements (streamsql run --set).
-func CheckJobWith(src *diag.Source, settings map[string]string) *Job {
-	f := parser.Parse(src)
-	l := &f.Diags
+// PlanFile binds and plans the statements of one parsed job file, with
+// settings given before the file's own SET statements (streamsql run
+// --set), adding to l (the parser's diagnostics) and sorting it. It never
+// panics on user input. frontend.CheckJob parses and calls it.
+func PlanFile(src *diag.Source, stmts []ast.Stmt, l *diag.List, settings map[string]string) *Job {
 	s := NewSession()
 	for k, v := range settings {
 		s.Settings[k] = v
 	}
-	for _, st := range f.Stmts {
+	for _, st := range stmts {
 		s.Apply(st, l)
 	}
 	CheckFiles(s.Plans, filepath.Dir(src.Name), l)
 	l.Sort()
 	return &Job{Source: src, Session: s, Diags: l}
 }
-
-// CheckSource parses, binds and plans one job file and returns every
-// diagnostic, sorted by position.
-func CheckSource(src *diag.Source) *diag.List { return CheckJob(src).Diags }

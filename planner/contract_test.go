@@ -56,7 +56,7 @@ func contractsOutput(t *testing.T, input string) string {
 	var jobs []*Job
 	all := &diag.List{}
 	for _, src := range splitFiles(t, input) {
-		j := CheckJob(src)
+		j := checkJob(src)
 		for _, d := range j.Diags.Items {
 			if d.Source == nil {
 				d.Source = src
@@ -106,8 +106,8 @@ SELECT order_id, amount FROM cdc_in;
 )
 
 func TestContractsRefuseChangelogReadAsRows(t *testing.T) {
-	w := CheckJob(diag.NewSource("writer.sql", cdcWriter))
-	r := CheckJob(diag.NewSource("reader.sql", plainReader))
+	w := checkJob(diag.NewSource("writer.sql", cdcWriter))
+	r := checkJob(diag.NewSource("reader.sql", plainReader))
 	for _, j := range []*Job{w, r} {
 		if j.Diags.HasErrors() {
 			t.Fatalf("%s alone: want no errors, got:\n%v", j.Source.Name, j.Diags.Err())
@@ -143,7 +143,7 @@ func TestContractsRefuseChangelogReadAsRows(t *testing.T) {
 func TestContractsSameJob(t *testing.T) {
 	// One job writes a changelog topic and reads it back as plain rows.
 	text := cdcWriter + plainReader
-	j := CheckJob(diag.NewSource("loop.sql", text))
+	j := checkJob(diag.NewSource("loop.sql", text))
 	if j.Diags.HasErrors() {
 		t.Fatalf("the job alone has errors:\n%v", j.Diags.Err())
 	}
@@ -206,7 +206,7 @@ func TestChangelogDocExample(t *testing.T) {
 		first, _, _ := strings.Cut(block, "\n")
 		switch {
 		case strings.HasPrefix(first, "-- file: "):
-			j := CheckJob(diag.NewSource(strings.TrimPrefix(first, "-- file: "), block))
+			j := checkJob(diag.NewSource(strings.TrimPrefix(first, "-- file: "), block))
 			if j.Diags.HasErrors() {
 				t.Errorf("%s alone must pass:\n%v", j.Source.Name, j.Diags.Err())
 			}

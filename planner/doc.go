@@ -1,4 +1,5 @@
-// Package planner checks and plans job files (CheckJob): a Session applies
+// Package planner checks and plans job files (PlanFile, given the parsed
+// statements; frontend.CheckJob parses and calls it): a Session applies
 // statements in order, binds queries and INSERTs into logical plans, runs
 // the rewrite rules, derives each node's properties (changelog mode, upsert
 // keys, time attributes, state retention) and reports what cannot run or

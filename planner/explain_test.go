@@ -9,7 +9,7 @@ import (
 
 func explainOutput(text string) string {
 	src := diag.NewSource("job.sql", text)
-	j := CheckJob(src)
+	j := checkJob(src)
 	var b strings.Builder
 	for _, p := range j.Session.Plans {
 		line, _ := src.Position(p.Stmt.Span().Start)

@@ -36,7 +36,7 @@ CREATE TABLE out2 (id STRING) WITH ('connector' = 'filesystem', 'path' = '%s', '
 INSERT INTO out1 SELECT id FROM src;
 INSERT INTO out2 SELECT id FROM src;
 `, sinkPath, other)
-		return CheckJob(diag.NewSource(filepath.Join(dir, "job.sql"), text))
+		return checkJob(diag.NewSource(filepath.Join(dir, "job.sql"), text))
 	}
 	for _, c := range []struct {
 		out1, out2 string

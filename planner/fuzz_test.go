@@ -50,7 +50,7 @@ func FuzzFrontEnd(f *testing.F) {
 			return
 		}
 		src := diag.NewSource("fuzz.sql", text)
-		l := CheckSource(src)
+		l := checkSource(src)
 		for _, d := range l.Items {
 			if d.Span.IsValid() && (int(d.Span.Start) > len(text) || d.Span.End < d.Span.Start) {
 				t.Fatalf("diagnostic %q has span %v outside the input of %d bytes", d.Msg, d.Span, len(text))

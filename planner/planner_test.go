@@ -48,7 +48,7 @@ func TestGolden(t *testing.T) {
 
 func checkOutput(text string) string {
 	src := diag.NewSource("job.sql", text)
-	j := CheckJob(src)
+	j := checkJob(src)
 	l := j.Diags
 	var b strings.Builder
 	for _, p := range j.Session.Plans {
@@ -80,7 +80,7 @@ func TestAcceptanceCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := CheckSource(diag.NewSource("acceptance.sql", string(b)))
+	whole := checkSource(diag.NewSource("acceptance.sql", string(b)))
 	if whole.HasErrors() {
 		t.Fatalf("the corpus is not accepted as written:\n%v", whole.Err())
 	}
@@ -94,7 +94,7 @@ func TestAcceptanceCorpus(t *testing.T) {
 		case *ast.CreateTable, *ast.CreateView, *ast.Set:
 			ddl = append(ddl, text)
 		}
-		l := CheckSource(diag.NewSource("stmt.sql", job))
+		l := checkSource(diag.NewSource("stmt.sql", job))
 		if l.HasErrors() {
 			t.Errorf("statement alone is refused:\n%s\n%v", text, l.Err())
 		}

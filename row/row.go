@@ -162,3 +162,13 @@ func Insert(vals ...Value) Row { return Row{Kind: changelogmode.Insert, Vals: va
 // must not keep the slice after the call returns; it may keep the rows'
 // value slices, which are never reused by the sender.
 type Batch []Row
+
+// The range of time values streamsql reads and writes: years 1 to 9999,
+// UTC, in milliseconds since the epoch. The formats accept no other time,
+// and event time (watermarks, windows) stays inside it.
+const (
+	// MinMillis is 0001-01-01 00:00:00.000.
+	MinMillis = -62135596800000
+	// MaxMillis is 9999-12-31 23:59:59.999.
+	MaxMillis = 253402300799999
+)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -184,7 +185,7 @@ func checkJobFile(path string) (*planner.Job, error) {
 		return nil, err
 	}
 	src := diag.NewSource(path, string(data))
-	j := planner.CheckJob(src)
+	j := frontend.CheckJob(src)
 	checkConnectors(j.Session.Plans, filepath.Dir(path), j.Diags)
 	j.Diags.Sort()
 	def := j.Diags.Source

@@ -17,8 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/planner"
 
@@ -110,7 +112,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	src := diag.NewSource(file, string(data))
-	j := planner.CheckJobWith(src, settings)
+	j := frontend.CheckJobWith(src, settings)
 	checkConnectors(j.Session.Plans, filepath.Dir(file), j.Diags)
 	j.Diags.Sort()
 	if err := diag.WriteText(stderr, j.Diags); err != nil {
@@ -173,7 +175,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		Parallelism: parallelism,
 		StateDir:    *stateDir,
 		Warn:        func(msg string) { fmt.Fprintf(stderr, "streamsql run: warning: %s\n", msg) },
-		QuerySink: func(name string, cols []exec.Column) exec.Sink {
+		QuerySink: func(name string, cols []connector.Column) connector.Sink {
 			// A SELECT shows its changelog as the shell's tableau does: a
 			// table with an op column (or the mode SET chose).
 			mode := settings["sql-client.execution.result-mode"]

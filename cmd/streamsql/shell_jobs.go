@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -48,7 +49,7 @@ func (sh *shell) runQuery(plans []*planner.Plan) bool {
 	defer cancel()
 	v := newView(sh.stdout, sh.resultMode(), sh.interactive)
 	opts := sh.options()
-	opts.QuerySink = func(_ string, cols []exec.Column) exec.Sink { return v.sink(cols) }
+	opts.QuerySink = func(_ string, cols []connector.Column) connector.Sink { return v.sink(cols) }
 	job, err := exec.Build(ctx, plans, opts)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "[ERROR] The query cannot run: %v\n", err)

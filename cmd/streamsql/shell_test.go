@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
@@ -249,7 +249,7 @@ func TestShellSetKeysAreKnown(t *testing.T) {
 func TestShellTableMode(t *testing.T) {
 	var out strings.Builder
 	v := newView(&out, modeTable, false)
-	sink := v.sink([]exec.Column{{Name: "k", Type: types.StringType()}, {Name: "n", Type: types.New(types.BigInt)}})
+	sink := v.sink([]connector.Column{{Name: "k", Type: types.StringType()}, {Name: "n", Type: types.New(types.BigInt)}})
 	r := func(k changelogmode.Kind, key string, n int64) row.Row {
 		return row.Row{Kind: k, Vals: []row.Value{row.StrValue(key), row.IntValue(n)}}
 	}

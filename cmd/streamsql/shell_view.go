@@ -27,6 +27,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
@@ -51,7 +52,7 @@ type view struct {
 	stop  chan struct{}
 	wg    sync.WaitGroup
 
-	cols    []exec.Column
+	cols    []connector.Column
 	widths  []int
 	header  bool  // the tableau or changelog header has been printed
 	changes int64 // changes received
@@ -68,8 +69,8 @@ func newView(w io.Writer, mode string, tty bool) *view {
 	return &view{w: w, mode: mode, tty: tty, stop: make(chan struct{}), updated: -1}
 }
 
-// sink is the exec.Sink of the query.
-func (v *view) sink(cols []exec.Column) exec.Sink {
+// sink is the connector.Sink of the query.
+func (v *view) sink(cols []connector.Column) connector.Sink {
 	v.cols = cols
 	v.widths = make([]int, len(cols))
 	for i, c := range cols {
@@ -409,7 +410,7 @@ func termSize(w io.Writer) (width, height int) {
 	return 80, 24
 }
 
-// viewSink adapts a view to exec.Sink.
+// viewSink adapts a view to connector.Sink.
 type viewSink struct{ v *view }
 
 func (s viewSink) Open(context.Context) error { return nil }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 )
 
 func init() {
-	exec.RegisterSink("blackhole", func(exec.Spec) (exec.Sink, error) { return &Sink{}, nil })
+	connector.RegisterSink("blackhole", func(connector.Spec) (connector.Sink, error) { return &Sink{}, nil })
 }
 
 // Sink discards rows.

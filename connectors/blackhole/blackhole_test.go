@@ -4,16 +4,16 @@ import (
 	"context"
 	"testing"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 )
 
 func TestBlackhole(t *testing.T) {
-	f, ok := exec.LookupSink("blackhole")
+	f, ok := connector.LookupSink("blackhole")
 	if !ok {
 		t.Fatal("blackhole not registered")
 	}
-	s, err := f(exec.Spec{})
+	s, err := f(connector.Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/catalog"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/parser"
 )
 
@@ -34,15 +34,19 @@ func Table(t testing.TB, ddl string) *catalog.Table {
 
 // SourceSpec is the spec a source factory gets for ddl, with relative paths
 // resolved against baseDir.
-func SourceSpec(t testing.TB, ddl, baseDir string) exec.Spec {
+func SourceSpec(t testing.TB, ddl, baseDir string) connector.Spec {
 	t.Helper()
 	tab := Table(t, ddl)
-	return exec.Spec{Table: tab, Schema: exec.SourceSchema(tab), BaseDir: baseDir}
+	s := tab.ConnectorSpec(tab.SourceColumns())
+	s.BaseDir = baseDir
+	return s
 }
 
 // SinkSpec is the spec a sink factory gets for ddl.
-func SinkSpec(t testing.TB, ddl, baseDir string) exec.Spec {
+func SinkSpec(t testing.TB, ddl, baseDir string) connector.Spec {
 	t.Helper()
 	tab := Table(t, ddl)
-	return exec.Spec{Table: tab, Schema: exec.SinkSchema(tab), BaseDir: baseDir}
+	s := tab.ConnectorSpec(tab.SinkColumns())
+	s.BaseDir = baseDir
+	return s
 }

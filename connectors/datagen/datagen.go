@@ -13,15 +13,14 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/connectors"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
 
 func init() {
-	exec.RegisterSource("datagen", func(spec exec.Spec) (exec.Source, error) { return NewSource(spec, SystemClock) })
+	connector.RegisterSource("datagen", func(spec connector.Spec) (connector.Source, error) { return NewSource(spec, SystemClock) })
 }
 
 // Clock is where a source gets the time, and how it waits.
@@ -85,14 +84,14 @@ type field struct {
 }
 
 // NewSource returns a datagen source for spec, using clock.
-func NewSource(spec exec.Spec, clock Clock) (*Source, error) {
-	if spec.Table == nil || spec.Table.Config == nil {
+func NewSource(spec connector.Spec, clock Clock) (*Source, error) {
+	if spec.Options == nil {
 		return nil, errors.New("datagen: the table has no connector configuration")
 	}
-	c := spec.Table.Config
+	c := spec.Options
 	s := &Source{clock: clock, width: len(spec.Schema), left: -1}
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("datagen: table %s: "+format, append([]any{spec.Table.Name}, args...)...)
+		return fmt.Errorf("datagen: table %s: "+format, append([]any{spec.Table}, args...)...)
 	}
 
 	var seed uint64
@@ -160,7 +159,7 @@ func NewSource(spec exec.Spec, clock Clock) (*Source, error) {
 	return s, nil
 }
 
-func newField(c *connectors.Config, idx int, col exec.Column) (field, error) {
+func newField(c connector.Options, idx int, col connector.Column) (field, error) {
 	p := "fields." + col.Name + "."
 	f := field{idx: idx, name: col.Name, t: col.Type, seq: c.Get(p+"kind") == "sequence"}
 	if v := c.Get(p + "null-rate"); v != "" {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/conntest"
-	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -49,7 +49,7 @@ func newSource(t *testing.T, clock Clock, cols, opts string) *Source {
 }
 
 // readAll reads until io.EOF, checking batch sizes.
-func readAll(t *testing.T, s exec.Source) row.Batch {
+func readAll(t *testing.T, s connector.Source) row.Batch {
 	t.Helper()
 	var all row.Batch
 	for range 1 << 20 {
@@ -248,7 +248,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	f, ok := exec.LookupSource("datagen")
+	f, ok := connector.LookupSource("datagen")
 	if !ok {
 		t.Fatal("datagen not registered")
 	}

@@ -6,7 +6,7 @@
 //
 // # Source
 //
-// The file at 'path' (relative to the job file's directory, exec.Spec.BaseDir)
+// The file at 'path' (relative to the job file's directory, connector.Spec.BaseDir)
 // is read once, from the start, as one split (split 0); Read returns the
 // rows of up to 1024 lines at a time, then io.EOF. Lines may be of any
 // length. A line ends at '\n' (a preceding '\r' is dropped; so is a UTF-8
@@ -20,7 +20,7 @@
 //
 // Bad input never vanishes: a line that cannot be decoded ends the batch,
 // and Read returns the good rows before it together with an
-// *exec.BadRowError whose Where is "PATH:LINE" (1-based, the record's first
+// *connector.BadRowError whose Where is "PATH:LINE" (1-based, the record's first
 // line; a file that ends inside a csv quoted field is a bad row there), whose Err says
 // which column and value, and whose Raw is the line. The source itself
 // never skips: the next Read continues after the bad line, and the runtime

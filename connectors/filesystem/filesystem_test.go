@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/conntest"
-	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -44,9 +44,9 @@ func write(t *testing.T, dir, name, text string) string {
 	return p
 }
 
-func openSource(t *testing.T, spec exec.Spec) *Source {
+func openSource(t *testing.T, spec connector.Spec) *Source {
 	t.Helper()
-	f, ok := exec.LookupSource("filesystem")
+	f, ok := connector.LookupSource("filesystem")
 	if !ok {
 		t.Fatal("filesystem source not registered")
 	}
@@ -66,7 +66,7 @@ func openSource(t *testing.T, spec exec.Spec) *Source {
 }
 
 // readAll reads to the end, collecting rows and bad-row errors.
-func readAll(t *testing.T, src exec.Source) (rows row.Batch, bad []*exec.BadRowError) {
+func readAll(t *testing.T, src connector.Source) (rows row.Batch, bad []*connector.BadRowError) {
 	t.Helper()
 	for range 100000 {
 		split, b, err := src.Read(context.Background())
@@ -74,7 +74,7 @@ func readAll(t *testing.T, src exec.Source) (rows row.Batch, bad []*exec.BadRowE
 			t.Fatalf("split %d", split)
 		}
 		rows = append(rows, b...)
-		var br *exec.BadRowError
+		var br *connector.BadRowError
 		switch {
 		case err == nil:
 		case errors.Is(err, io.EOF):
@@ -106,7 +106,7 @@ func TestReadJSONWithBadLine(t *testing.T) {
 	}
 
 	split, b, err := src.Read(context.Background())
-	var bad *exec.BadRowError
+	var bad *connector.BadRowError
 	if split != 0 || !errors.As(err, &bad) {
 		t.Fatalf("first Read: split %d, err %v", split, err)
 	}
@@ -233,7 +233,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			dir := t.TempDir()
 			d := strings.Replace(table, "%s", f, 1)
-			sf, ok := exec.LookupSink("filesystem")
+			sf, ok := connector.LookupSink("filesystem")
 			if !ok {
 				t.Fatal("filesystem sink not registered")
 			}

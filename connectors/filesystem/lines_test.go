@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/conntest"
-	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/format/formattest"
 	"github.com/streamsql/streamsql/row"
@@ -43,7 +43,7 @@ func (r record) String() string {
 }
 
 // sourceRecords reads the file of spec with the filesystem source.
-func sourceRecords(t *testing.T, spec exec.Spec, path string) []record {
+func sourceRecords(t *testing.T, spec connector.Spec, path string) []record {
 	t.Helper()
 	rows, bad := readAll(t, openSource(t, spec))
 	var out []record

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
 )
@@ -33,16 +33,16 @@ type Sink struct {
 	rows int64
 }
 
-// NewSink returns the sink of spec.Table. It checks the options and the
+// NewSink returns the sink of the table spec describes. It checks the options and the
 // format, but does not touch the file: Open does.
-func NewSink(spec exec.Spec) (*Sink, error) {
+func NewSink(spec connector.Spec) (*Sink, error) {
 	set, err := readSettings(spec)
 	if err != nil {
 		return nil, err
 	}
 	enc, err := format.NewEncoder(set.format, spec.Schema, set.opts)
 	if err != nil {
-		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table.Name, err)
+		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table, err)
 	}
 	return &Sink{set: set, enc: enc}, nil
 }

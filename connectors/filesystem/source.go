@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -23,7 +23,7 @@ const BatchLines = 1024
 // Source reads a file. See the package comment.
 type Source struct {
 	set    settings
-	schema []exec.Column
+	schema []connector.Column
 	dec    format.Decoder
 	meta   []metaCol
 
@@ -47,19 +47,19 @@ type metaCol struct {
 	v      row.Value
 }
 
-// NewSource returns the source of spec.Table. It checks the options and
+// NewSource returns the source of the table spec describes. It checks the options and
 // the format, but does not touch the file: Open does.
-func NewSource(spec exec.Spec) (*Source, error) {
+func NewSource(spec connector.Spec) (*Source, error) {
 	set, err := readSettings(spec)
 	if err != nil {
 		return nil, err
 	}
-	if spec.Table.Config.Has("source.monitor-interval") {
-		return nil, fmt.Errorf("filesystem: table %s: 'source.monitor-interval' (watching a file for new data) is not supported yet", spec.Table.Name)
+	if spec.Options.Has("source.monitor-interval") {
+		return nil, fmt.Errorf("filesystem: table %s: 'source.monitor-interval' (watching a file for new data) is not supported yet", spec.Table)
 	}
 	dec, err := format.NewDecoder(set.format, spec.Schema, set.opts)
 	if err != nil {
-		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table.Name, err)
+		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table, err)
 	}
 	s := &Source{set: set, schema: spec.Schema, dec: dec}
 	s.lines, _ = dec.(format.Lines)
@@ -69,7 +69,7 @@ func NewSource(spec exec.Spec) (*Source, error) {
 		case "file.path", "file.name", "file.size", "file.modification-time", "line":
 			s.meta = append(s.meta, metaCol{idx: i, isLine: c.MetadataKey == "line", t: c.Type})
 		default:
-			return nil, fmt.Errorf("filesystem: table %s: unknown metadata '%s' of column %s", spec.Table.Name, c.MetadataKey, c.Name)
+			return nil, fmt.Errorf("filesystem: table %s: unknown metadata '%s' of column %s", spec.Table, c.MetadataKey, c.Name)
 		}
 	}
 	return s, nil
@@ -171,7 +171,7 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 		}
 		batch, err = s.dec.Decode(batch, line)
 		if err != nil {
-			return 0, batch, &exec.BadRowError{
+			return 0, batch, &connector.BadRowError{
 				Where: s.set.path + ":" + strconv.FormatInt(first, 10),
 				Err:   err,
 				Raw:   bytes.Clone(line),

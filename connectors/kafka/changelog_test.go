@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/frontend"
 )
 
 // The changelog case of the Kafka issue: orders LEFT JOIN shipments. A
@@ -205,7 +205,7 @@ INSERT INTO copy SELECT order_id, amount FROM orders;
 INSERT INTO enriched
 SELECT o.order_id, o.amount, s.ship_id FROM orders o LEFT JOIN shipments s ON o.order_id = s.order_id;
 `, addr)
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	var refused *diag.Diagnostic
 	for _, d := range j.Diags.Items {
 		if d.Severity == diag.Error {

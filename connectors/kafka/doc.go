@@ -47,7 +47,7 @@
 // a key). 'headers' is refused.
 //
 // A record that cannot be decoded ends the batch: Read returns the rows
-// before it with an *exec.BadRowError whose Where is "topic/partition/offset"
+// before it with an *connector.BadRowError whose Where is "topic/partition/offset"
 // and whose Raw is the value; the next Read continues after it, and the
 // runtime decides ('<format>.ignore-parse-errors') whether to skip or stop.
 // A null value in a json topic is such a bad row, not a silent skip; for
@@ -63,7 +63,7 @@
 // Each partition is a split with its own watermark. Idleness
 // ('scan.watermark.idle-timeout') and watermark alignment
 // ('scan.watermark.alignment.*') are the runtime's (package exec): the
-// source implements exec.SplitPauser so that alignment pauses fetching of
+// source implements connector.SplitPauser so that alignment pauses fetching of
 // the partitions that run ahead, and its Read returns on a context deadline
 // without losing fetched records, so that the runtime can wake on a quiet
 // topic.
@@ -105,7 +105,7 @@
 // full, would wait forever: a watchdog fails the sink when records wait and
 // none was acknowledged or failed for the delivery timeout, naming the last
 // connection error, and cancels every Produce. Close never waits longer.
-// The sink is an exec.Acknowledger: the run counts a row as written once
+// The sink is an connector.Acknowledger: the run counts a row as written once
 // its record is acknowledged, not when Write hands it to the producer, so
 // a job that fails reports only what reached the topic.
 // 'sink.delivery-guarantee' = 'exactly-once' and upsert-kafka's

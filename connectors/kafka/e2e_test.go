@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -17,7 +18,7 @@ import (
 // statements left out) and settings; a job with errors fails the test.
 func plan(t *testing.T, sql string) ([]*planner.Plan, map[string]string) {
 	t.Helper()
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("the job has errors: %v", j.Diags.Err())
 	}

@@ -12,14 +12,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
 )
 
 func init() {
 	for _, name := range []string{"kafka", "upsert-kafka"} {
-		exec.RegisterSource(name, func(spec exec.Spec) (exec.Source, error) { return NewSource(spec) })
-		exec.RegisterSink(name, func(spec exec.Spec) (exec.Sink, error) { return NewSink(spec) })
+		connector.RegisterSource(name, func(spec connector.Spec) (connector.Source, error) { return NewSource(spec) })
+		connector.RegisterSink(name, func(spec connector.Spec) (connector.Sink, error) { return NewSink(spec) })
 	}
 }
 
@@ -49,15 +49,14 @@ type settings struct {
 	exceptKey   bool   // 'value.fields-include' = 'EXCEPT_KEY'
 }
 
-func readSettings(spec exec.Spec) (*settings, error) {
-	t := spec.Table
-	if t == nil || t.Config == nil {
+func readSettings(spec connector.Spec) (*settings, error) {
+	c := spec.Options
+	if c == nil {
 		return nil, errors.New("kafka: the table has no connector configuration")
 	}
-	c := t.Config
-	s := &settings{table: t.Name, upsert: c.Spec.Name == "upsert-kafka", group: c.Get("properties.group.id")}
+	s := &settings{table: spec.Table, upsert: spec.Connector == "upsert-kafka", group: c.Get("properties.group.id")}
 	fail := func(f string, args ...any) (*settings, error) {
-		return nil, fmt.Errorf("%s: table %s: %s", c.Spec.Name, t.Name, fmt.Sprintf(f, args...))
+		return nil, fmt.Errorf("%s: table %s: %s", spec.Connector, spec.Table, fmt.Sprintf(f, args...))
 	}
 	if c.Has("topic") {
 		for _, tp := range strings.Split(c.Get("topic"), ";") {
@@ -106,8 +105,7 @@ func readSettings(spec exec.Spec) (*settings, error) {
 		return -1
 	}
 	if s.upsert {
-		for _, i := range t.PrimaryKey {
-			name := t.Columns[i].Name
+		for _, name := range spec.PrimaryKey {
 			j := index(name)
 			if j < 0 {
 				return fail("primary key column %s is not in the schema", name)
@@ -148,7 +146,7 @@ func (s *settings) isKey(i int) bool { return slices.Contains(s.keyCols, i) }
 
 // keySchema is the schema seen by the key format: the key columns only,
 // named without 'key.fields-prefix'.
-func (s *settings) keySchema(schema []exec.Column) []exec.Column {
+func (s *settings) keySchema(schema []connector.Column) []connector.Column {
 	out := slices.Clone(schema)
 	for i := range out {
 		if !s.isKey(i) {
@@ -166,7 +164,7 @@ func (s *settings) keySchema(schema []exec.Column) []exec.Column {
 // and is read whole, as Flink reads it (a csv value has a field for each
 // column, in order); a reader then takes the key columns from the key
 // whenever there is one.
-func (s *settings) valueSchema(schema []exec.Column, _ bool) []exec.Column {
+func (s *settings) valueSchema(schema []connector.Column, _ bool) []connector.Column {
 	out := slices.Clone(schema)
 	for i := range out {
 		if out[i].MetadataKey == "" && s.isKey(i) && s.exceptKey {

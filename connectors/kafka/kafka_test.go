@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/conntest"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
@@ -123,7 +124,7 @@ func endOffsets(t *testing.T, addr, topic string) map[int32]int64 {
 
 func openSource(t *testing.T, ddl string) *Source {
 	t.Helper()
-	f, ok := exec.LookupSource(connectorOf(ddl))
+	f, ok := connector.LookupSource(connectorOf(ddl))
 	if !ok {
 		t.Fatal("source not registered")
 	}
@@ -155,7 +156,7 @@ func connectorOf(ddl string) string {
 type result struct {
 	rows  map[int]row.Batch // by split
 	order []int             // splits in the order of the reads
-	bad   []*exec.BadRowError
+	bad   []*connector.BadRowError
 	done  []int // splits in the order they ended
 	reads int
 	// splitWM is the largest event time seen per split.
@@ -199,7 +200,7 @@ func readAll(t *testing.T, src *Source, tsCol int) result {
 			done[d] = true
 			res.done = append(res.done, d)
 		}
-		var bad *exec.BadRowError
+		var bad *connector.BadRowError
 		switch {
 		case errors.Is(err, io.EOF):
 			for i := range done {
@@ -570,7 +571,7 @@ func TestSinkError(t *testing.T) {
 
 func openSink(t *testing.T, ddl string) *Sink {
 	t.Helper()
-	f, ok := exec.LookupSink(connectorOf(ddl))
+	f, ok := connector.LookupSink(connectorOf(ddl))
 	if !ok {
 		t.Fatal("sink not registered")
 	}

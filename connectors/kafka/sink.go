@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
 )
@@ -63,15 +63,15 @@ type Sink struct {
 	progress atomic.Int64 // unix nanoseconds of the last ack or failure, or of the first record after none waited
 }
 
-// NewSink returns the sink of spec.Table. It checks the options and
+// NewSink returns the sink of the table spec describes. It checks the options and
 // formats, but does not connect: Open does.
-func NewSink(spec exec.Spec) (*Sink, error) {
+func NewSink(spec connector.Spec) (*Sink, error) {
 	set, err := readSettings(spec)
 	if err != nil {
 		return nil, err
 	}
-	c := spec.Table.Config
-	s := &Sink{set: set, connector: c.Spec.Name, tsCol: -1, partition: -1}
+	c := spec.Options
+	s := &Sink{set: set, connector: spec.Connector, tsCol: -1, partition: -1}
 	fail := func(f string, args ...any) (*Sink, error) {
 		return nil, fmt.Errorf("%s: table %s: %s", s.connector, set.table, fmt.Sprintf(f, args...))
 	}
@@ -303,7 +303,7 @@ func (s *Sink) promise(_ *kgo.Record, err error) {
 }
 
 // Acknowledged is the number of records the brokers acknowledged: the
-// rows the summary counts as written (exec.Acknowledger). upsert-kafka
+// rows the summary counts as written (connector.Acknowledger). upsert-kafka
 // writes one record per row it is given (the runtime drops -U first).
 func (s *Sink) Acknowledged() int64 { return s.acked.Load() }
 

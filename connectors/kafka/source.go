@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -36,7 +36,7 @@ var BrokerTimeout = 2 * time.Minute
 type Source struct {
 	set       *settings
 	connector string
-	schema    []exec.Column
+	schema    []connector.Column
 	width     int
 	dec       format.Decoder
 	keyDec    format.Decoder
@@ -84,15 +84,15 @@ type metaCol struct {
 	t   types.T
 }
 
-// NewSource returns the source of spec.Table. It checks the options, the
+// NewSource returns the source of the table spec describes. It checks the options, the
 // formats and the metadata columns, but does not connect: Open does.
-func NewSource(spec exec.Spec) (*Source, error) {
+func NewSource(spec connector.Spec) (*Source, error) {
 	set, err := readSettings(spec)
 	if err != nil {
 		return nil, err
 	}
-	c := spec.Table.Config
-	s := &Source{set: set, connector: c.Spec.Name, schema: spec.Schema, width: len(spec.Schema),
+	c := spec.Options
+	s := &Source{set: set, connector: spec.Connector, schema: spec.Schema, width: len(spec.Schema),
 		startMode: c.Get("scan.startup.mode"), boundMode: c.Get("scan.bounded.mode")}
 	fail := func(f string, args ...any) (*Source, error) {
 		return nil, fmt.Errorf("%s: table %s: %s", s.connector, set.table, fmt.Sprintf(f, args...))
@@ -674,7 +674,7 @@ func (s *Source) next(i int) (int, row.Batch, error) {
 		batch, err = s.decode(batch, r)
 		if err != nil {
 			s.advance(i, n)
-			return split, batch, &exec.BadRowError{
+			return split, batch, &connector.BadRowError{
 				Where: r.Topic + "/" + strconv.Itoa(int(r.Partition)) + "/" + strconv.FormatInt(r.Offset, 10),
 				Err:   err,
 				Raw:   slices.Clone(r.Value),

@@ -9,9 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/conntest"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
@@ -39,7 +41,7 @@ func newSource(t *testing.T, cols, opts string) *Source {
 	return s
 }
 
-func readAll(t *testing.T, s exec.Source) row.Batch {
+func readAll(t *testing.T, s connector.Source) row.Batch {
 	t.Helper()
 	var all row.Batch
 	for range 1 << 20 {
@@ -325,7 +327,7 @@ SELECT b.auction, b.price
 FROM bid b JOIN auction a ON b.auction = a.id
  AND b.dateTime BETWEEN a.dateTime AND a.dateTime + INTERVAL '1' SECOND;
 `
-	j := planner.CheckJob(diag.NewSource("job.sql", sql))
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
@@ -339,7 +341,7 @@ FROM bid b JOIN auction a ON b.auction = a.id
 	job, err := exec.Build(context.Background(), plans, exec.Options{
 		Settings:    j.Session.Settings,
 		Parallelism: 2,
-		QuerySink: func(string, []exec.Column) exec.Sink {
+		QuerySink: func(string, []connector.Column) connector.Sink {
 			s := &captureSink{}
 			sinks = append(sinks, s)
 			return s
@@ -392,7 +394,7 @@ FROM bid b JOIN auction a ON b.auction = a.id
 }
 
 func TestRegistered(t *testing.T) {
-	f, ok := exec.LookupSource("nexmark")
+	f, ok := connector.LookupSource("nexmark")
 	if !ok {
 		t.Fatal("nexmark not registered")
 	}

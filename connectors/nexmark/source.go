@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/connectors"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
 
 func init() {
-	exec.RegisterSource("nexmark", func(spec exec.Spec) (exec.Source, error) { return NewSource(spec) })
+	connector.RegisterSource("nexmark", func(spec connector.Spec) (connector.Source, error) { return NewSource(spec) })
 }
 
 // MaxBatch is the most rows one Read returns.
@@ -77,13 +76,13 @@ type Source struct {
 }
 
 // NewSource returns a source for spec.
-func NewSource(spec exec.Spec) (*Source, error) {
-	if spec.Table == nil || spec.Table.Config == nil {
+func NewSource(spec connector.Spec) (*Source, error) {
+	if spec.Options == nil {
 		return nil, errors.New("nexmark: the table has no connector configuration")
 	}
-	c := spec.Table.Config
+	c := spec.Options
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("nexmark: table %s: "+format, append([]any{spec.Table.Name}, args...)...)
+		return fmt.Errorf("nexmark: table %s: "+format, append([]any{spec.Table}, args...)...)
 	}
 	cfg, err := ConfigFrom(c)
 	if err != nil {
@@ -165,7 +164,7 @@ func parseSize(v string) (int, error) {
 }
 
 // ConfigFrom reads the generator settings from a table's options.
-func ConfigFrom(c *connectors.Config) (Config, error) {
+func ConfigFrom(c connector.Options) (Config, error) {
 	cfg := DefaultConfig()
 	ints := []struct {
 		key string

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
 )
@@ -24,25 +24,25 @@ var (
 var mu sync.Mutex
 
 func init() {
-	exec.RegisterSink("print", func(spec exec.Spec) (exec.Sink, error) { return NewSink(spec) })
+	connector.RegisterSink("print", func(spec connector.Spec) (connector.Sink, error) { return NewSink(spec) })
 }
 
 // Sink prints rows. See the package comment.
 type Sink struct {
 	w      io.Writer
 	prefix string
-	schema []exec.Column
+	schema []connector.Column
 	buf    []byte
 }
 
 // NewSink returns a sink printing to Stdout, or Stderr when the table says
 // 'standard-error' = 'true'.
-func NewSink(spec exec.Spec) (*Sink, error) {
+func NewSink(spec connector.Spec) (*Sink, error) {
 	w := Stdout
 	if spec.Stdout != nil {
 		w = spec.Stdout
 	}
-	if spec.Table != nil && spec.Table.Config != nil && strings.EqualFold(spec.Table.Config.Get("standard-error"), "true") {
+	if spec.Options != nil && strings.EqualFold(spec.Options.Get("standard-error"), "true") {
 		w = Stderr
 		if spec.Stderr != nil {
 			w = spec.Stderr
@@ -52,10 +52,10 @@ func NewSink(spec exec.Spec) (*Sink, error) {
 }
 
 // NewSinkTo returns a sink printing to w.
-func NewSinkTo(spec exec.Spec, w io.Writer) *Sink {
+func NewSinkTo(spec connector.Spec, w io.Writer) *Sink {
 	s := &Sink{w: w, schema: spec.Schema}
-	if spec.Table != nil && spec.Table.Config != nil {
-		if id := spec.Table.Config.Get("print-identifier"); id != "" {
+	if spec.Options != nil {
+		if id := spec.Options.Get("print-identifier"); id != "" {
 			s.prefix = id + "> "
 		}
 	}

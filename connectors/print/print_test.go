@@ -6,21 +6,21 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/conntest"
-	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/row"
 )
 
 const table = `CREATE TABLE out (id BIGINT, name STRING, ts TIMESTAMP(3), price DECIMAL(10, 2), ok BOOLEAN)
 WITH ('connector' = 'print'%s)`
 
-func sink(t *testing.T, extra string) (exec.Sink, *bytes.Buffer, *bytes.Buffer) {
+func sink(t *testing.T, extra string) (connector.Sink, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	oldOut, oldErr := Stdout, Stderr
 	Stdout, Stderr = &out, &errw
 	t.Cleanup(func() { Stdout, Stderr = oldOut, oldErr })
-	f, ok := exec.LookupSink("print")
+	f, ok := connector.LookupSink("print")
 	if !ok {
 		t.Fatal("print not registered")
 	}

@@ -7,20 +7,20 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/changelogmode"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
 
-func col(name string, t types.T) exec.Column { return exec.Column{Name: name, Type: t} }
+func col(name string, t types.T) connector.Column { return connector.Column{Name: name, Type: t} }
 
 // Schema has a column of every type the formats read (every integer, FLOAT
 // and DOUBLE, DECIMAL at the ends of precision and scale, CHAR, VARCHAR,
 // STRING, BINARY, BYTES, DATE, TIME and TIMESTAMP at several precisions,
 // TIMESTAMP_LTZ, both intervals), two NOT NULL columns, and a metadata
 // column (which a format leaves NULL).
-func Schema() []exec.Column {
-	return []exec.Column{
+func Schema() []connector.Column {
+	return []connector.Column{
 		col("b", types.New(types.Boolean)),
 		col("i8", types.New(types.TinyInt)),
 		col("i16", types.New(types.SmallInt)),
@@ -284,7 +284,7 @@ func (g *Gen) Value(t types.T) row.Value {
 
 // Row returns a row of schema: a value for each physical column, NULL for
 // the others; its kind is +I, or any kind when kinds is set.
-func (g *Gen) Row(schema []exec.Column, kinds bool) row.Row {
+func (g *Gen) Row(schema []connector.Column, kinds bool) row.Row {
 	r := row.Row{Kind: changelogmode.Insert, Vals: make([]row.Value, len(schema))}
 	if kinds {
 		r.Kind = []changelogmode.Kind{changelogmode.Insert, changelogmode.UpdateBefore, changelogmode.UpdateAfter, changelogmode.Delete}[g.Byte()%4]

@@ -1,4 +1,4 @@
-package exec
+package connector
 
 import (
 	"context"
@@ -6,16 +6,11 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"time"
 
-	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
-
-// The connector contract. A connector's runtime lives in its own package
-// (connectors/filesystem, connectors/datagen, ...) and registers a factory
-// here from init; the binary links the ones it imports. The model is
-// Benthos's input: connect, read a batch, close.
 
 // Source reads one table.
 //
@@ -50,6 +45,16 @@ type Source interface {
 type SplitDoner interface {
 	// DoneSplits returns the splits that have ended since the last call.
 	DoneSplits() []int
+}
+
+// SplitPauser is implemented by sources that can stop fetching single
+// splits (Kafka partitions), for watermark alignment: the runtime pauses the
+// splits that are ahead of their group and resumes them when the group has
+// caught up. Rows already fetched for a paused split may still be returned.
+// The runtime calls both from the goroutine that calls Read.
+type SplitPauser interface {
+	PauseSplits(splits []int)
+	ResumeSplits(splits []int)
 }
 
 // BadRowError describes input that could not be decoded. Where names the
@@ -98,10 +103,22 @@ type Column struct {
 	MetadataKey string
 }
 
-// Spec is what a factory gets: the table, the columns to read or write,
-// and the job's settings.
+// Spec is what a factory gets: the table, its checked options, the columns
+// to read or write, and the job's settings.
 type Spec struct {
-	Table    *catalog.Table
+	// Table is the table's name, for messages.
+	Table string
+	// Connector is the table's 'connector' ("kafka", "upsert-kafka").
+	Connector string
+	// Format is the name of the table's format ('format', or Kafka's
+	// 'value.format'); "" when it has none.
+	Format string
+	// Options are the table's WITH options as the planner checked them;
+	// nil when the table has none.
+	Options Options
+	// PrimaryKey names the table's primary-key columns, in key order.
+	PrimaryKey []string
+	// Schema is the columns read or written, in row order.
 	Schema   []Column
 	Settings map[string]string
 	// BaseDir resolves relative paths (the job file's directory).
@@ -111,10 +128,29 @@ type Spec struct {
 	Stdout, Stderr io.Writer
 }
 
+// Options are a table's WITH options, checked against the connector's
+// declaration (connectors.Config is the implementation): keys are spelled
+// as in the DDL ('properties.group.id'), values are text.
+type Options interface {
+	// Has reports whether the option was given.
+	Has(key string) bool
+	// Get returns the option's value, or its declared default when it was
+	// not given, or "".
+	Get(key string) string
+	// Keys returns the keys given, sorted.
+	Keys() []string
+	// Prefixed returns the options given under prefix, keyed by the rest
+	// of their key: Prefixed("properties.") gives Kafka's client properties.
+	Prefixed(prefix string) map[string]string
+	// Duration returns a duration option (given or default), and false when
+	// it has no value or is not a duration.
+	Duration(key string) (time.Duration, bool)
+}
+
 // SourceFactory creates a source for a table. It checks the table (its
 // options, its format, its column types) and refuses what its runtime
 // cannot do, but connects nothing, opens nothing and starts nothing: Open
-// does. CheckConnectors calls factories to check a job without running it
+// does. exec.CheckConnectors calls factories to check a job without running it
 // and drops what they make without closing it.
 type SourceFactory func(spec Spec) (Source, error)
 
@@ -132,7 +168,7 @@ func RegisterSource(connector string, f SourceFactory) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	if _, dup := sources[connector]; dup {
-		panic("exec: source registered twice: " + connector)
+		panic("connector: source registered twice: " + connector)
 	}
 	sources[connector] = f
 }
@@ -142,7 +178,7 @@ func RegisterSink(connector string, f SinkFactory) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	if _, dup := sinks[connector]; dup {
-		panic("exec: sink registered twice: " + connector)
+		panic("connector: sink registered twice: " + connector)
 	}
 	sinks[connector] = f
 }
@@ -176,28 +212,4 @@ func Registered() (srcs, snks []string) {
 	sort.Strings(srcs)
 	sort.Strings(snks)
 	return srcs, snks
-}
-
-// SourceSchema is the columns a source produces for a table: physical and
-// metadata columns, in table order (computed columns are left out).
-func SourceSchema(t *catalog.Table) []Column {
-	var out []Column
-	for _, c := range t.Columns {
-		if c.Expr != nil {
-			continue
-		}
-		out = append(out, Column{Name: c.Name, Type: c.Type, MetadataKey: c.MetadataKey})
-	}
-	return out
-}
-
-// SinkSchema is the columns a sink writes: its persisted columns.
-func SinkSchema(t *catalog.Table) []Column {
-	var out []Column
-	for _, c := range t.Columns {
-		if c.Persisted() {
-			out = append(out, Column{Name: c.Name, Type: c.Type, MetadataKey: c.MetadataKey})
-		}
-	}
-	return out
 }
