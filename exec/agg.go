@@ -577,6 +577,7 @@ func newGroup(keys []row.Value, specs []*aggSpec) *group {
 // live in a state.Map: past the memory budget they spill to Badger; a TTL is
 // an expiry per group (last access + TTL), by time bucket.
 type groupAggOp struct {
+	noLifecycle
 	name    string
 	key     keyer
 	specs   []*aggSpec
@@ -616,7 +617,7 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 	for _, r := range b {
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		var g *group
 		if i, ok := o.pending[string(kb)]; ok {
@@ -631,14 +632,14 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 			}
 			keys, err := o.key.values(r.Vals)
 			if err != nil {
-				return fmt.Errorf("%s: %w", o.name, err)
+				return err
 			}
 			g = newGroup(keys, o.specs)
 			o.pending[string(kb)] = len(o.order)
 			o.order = append(o.order, pendingGroup{string(kb), g})
 		}
 		if err := g.fold(o.specs, r); err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		// Put after every change: a group that spills before the end of the
 		// batch must spill as it is now.
@@ -670,7 +671,7 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 		o.groups.Put([]byte(p.key), g, o.expiry(now))
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.groups.Len())
 	o.c.Spilled.Store(o.store.Stats().Spilled)
@@ -681,18 +682,16 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 	return o.out.push(o.buf)
 }
 
-func (o *groupAggOp) watermark(_ int, wm int64) error {
-	o.c.Watermark.Store(wm)
-	return o.out.watermark(wm)
-}
-func (o *groupAggOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
-func (o *groupAggOp) end(int) error               { return o.out.end() }
+// advance has nothing to fire: an updating aggregate emits as rows come.
+func (o *groupAggOp) advance(int64) error { return nil }
+func (o *groupAggOp) counters() *Counters { return o.c }
 
 // windowOp is a window table-valued function: it appends window_start,
 // window_end and window_time to each row, once per window the row is in.
 // A row it cannot place in time (eventTime; or whose windows would end
 // beyond the range of int64) is in no window: counted and dead-lettered.
 type windowOp struct {
+	noLifecycle
 	fn                        string
 	timeCol                   int
 	size, slide, step, offset int64
@@ -773,12 +772,9 @@ func (o *windowOp) process(_ int, b row.Batch) error {
 	return o.out.push(o.buf)
 }
 
-func (o *windowOp) watermark(_ int, wm int64) error {
-	o.c.Watermark.Store(wm)
-	return o.out.watermark(wm)
-}
-func (o *windowOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
-func (o *windowOp) end(int) error               { return o.out.end() }
+// advance has nothing to fire: a window TVF only labels rows.
+func (o *windowOp) advance(int64) error { return nil }
+func (o *windowOp) counters() *Counters { return o.c }
 
 // windowAggOp aggregates each window and emits it once, when the watermark
 // reaches the window's last millisecond (window_end - 1). A row for a window
@@ -788,6 +784,7 @@ func (o *windowOp) end(int) error               { return o.out.end() }
 // order of window end, then of first row, and past the memory budget they
 // spill to Badger like a join's rows.
 type windowAggOp struct {
+	noLifecycle
 	name     string
 	key      keyer
 	endCol   int // window_end in the input
@@ -826,38 +823,35 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 		}
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		g, ok := o.groups.Get(kb)
 		if !ok {
 			keys, err := o.key.values(r.Vals)
 			if err != nil {
-				return fmt.Errorf("%s: %w", o.name, err)
+				return err
 			}
 			g = newGroup(keys, o.specs)
 			g.end = end
 		}
 		if err := g.fold(o.specs, r); err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		// Put after every change: a group that spills later must spill as
 		// it is now.
 		o.groups.Put(kb, g, end-1)
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.groups.Len())
 	o.c.Spilled.Store(o.store.Stats().Spilled)
 	return nil
 }
 
-func (o *windowAggOp) watermark(_ int, wm int64) error {
-	if wm <= o.wm {
-		return nil
-	}
+// advance fires the windows whose last millisecond wm has reached.
+func (o *windowAggOp) advance(wm int64) error {
 	o.wm = wm
-	o.c.Watermark.Store(wm)
 	o.buf = o.buf[:0]
 	o.groups.Expire(wm, func(_ []byte, g *group) {
 		if g.count > 0 {
@@ -865,23 +859,14 @@ func (o *windowAggOp) watermark(_ int, wm int64) error {
 		}
 	})
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.groups.Len())
-	if len(o.buf) > 0 {
-		o.c.Out.Add(int64(len(o.buf)))
-		if err := o.out.push(o.buf); err != nil {
-			return err
-		}
+	if len(o.buf) == 0 {
+		return nil
 	}
-	return o.out.watermark(wm)
+	o.c.Out.Add(int64(len(o.buf)))
+	return o.out.push(o.buf)
 }
 
-func (o *windowAggOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
-
-func (o *windowAggOp) end(int) error {
-	if err := o.watermark(0, MaxWatermark); err != nil {
-		return err
-	}
-	return o.out.end()
-}
+func (o *windowAggOp) counters() *Counters { return o.c }

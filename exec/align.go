@@ -99,6 +99,10 @@ func (m *alignMember) limit() (groupMin, limit int64, wake <-chan struct{}) {
 	return groupMin, satAdd(groupMin, m.drift), g.wake
 }
 
+// pastLimit reports whether a source whose watermark is w must stop
+// reading under its group's limit.
+func pastLimit(w, limit int64) bool { return w != MaxWatermark && w > limit }
+
 // alignWait applies alignment before a read. Without a SplitPauser it
 // waits while the source is ahead; with one, it pauses the splits that are
 // ahead, resumes those that are no longer, and waits only when every split
@@ -146,7 +150,7 @@ func (r *sourceRunner) alignWait(ctx context.Context, w *splitWatermarks, pauser
 			// nothing. (When all have ended, Read reports the end.)
 			waiting = live && !open
 		} else {
-			waiting = own != MaxWatermark && own > limit
+			waiting = pastLimit(own, limit)
 		}
 		r.counters.Paused.Store(waiting || pauser != nil && anyPaused(w))
 		if !waiting {

@@ -32,6 +32,9 @@ func benchJob(b *testing.B, sql string) (*Job, map[string]collector) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = job.Close() })
+	if err := job.open(context.Background(), context.Background()); err != nil {
+		b.Fatal(err)
+	}
 	entries := map[string]collector{}
 	for i, s := range job.sources {
 		entries[s.name] = job.entry[i]

@@ -13,6 +13,7 @@ import (
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
@@ -48,6 +49,11 @@ type Options struct {
 	// counters give it: "query 1" for the first SELECT, "query 2" for the
 	// second (INSERTs are not counted).
 	QuerySink func(name string, cols []connector.Column) connector.Sink
+	// Source is the job's SQL text, which the plans' spans point into: a
+	// runtime error then says where its operator comes from
+	// ("job.sql:12:3: runtime error in Join …"). nil: it names the
+	// operator only.
+	Source *diag.Source
 }
 
 type builder struct {
@@ -55,7 +61,6 @@ type builder struct {
 	stores int
 	job    *Job
 	evalO  eval.Options
-	ctx    context.Context
 	// groups are the job's watermark alignment groups by name.
 	groups map[string]*alignGroup
 	// scans are the counters of each scan's source (late rows are counted
@@ -78,6 +83,11 @@ type builder struct {
 	at *stage
 	// props are the derived properties of the plan being built.
 	props map[logical.Node]*planner.Props
+	// span is the SQL of the node being built, for its operator's
+	// runtime errors (drive).
+	span diag.Span
+	// drifts are the drift warnings of multi-input operators (watchDrift).
+	drifts map[operator]*driftCheck
 }
 
 // retracts reports whether n may emit -U or -D rows (the planner's
@@ -114,31 +124,31 @@ func (b *builder) driftSetting() error {
 	return nil
 }
 
-// tracker is the watermark tracker of a multi-input operator, with the
-// drift warning between its inputs: it fires when they are more than the
-// drift setting apart beyond what the operator itself waits for (bound: an
-// interval join's time bound).
-func (b *builder) tracker(op string, bound int64, inputs ...logical.Node) *wmTracker {
-	t := newWMTracker(len(inputs))
-	if b.drift > 0 {
-		names := make([]string, len(inputs))
-		for i, in := range inputs {
-			names[i] = sideName(in)
-		}
-		t.drift = &driftCheck{threshold: satAdd(b.drift, bound), names: names, op: op, warn: b.job.warn}
+// watchDrift sets the drift warning between the inputs of a multi-input
+// operator: it fires when they are more than the drift setting apart
+// beyond what the operator itself waits for (bound: an interval join's
+// time bound). The operator's driver (drive) checks it.
+func (b *builder) watchDrift(op operator, bound int64, inputs ...logical.Node) {
+	if b.drift <= 0 {
+		return
 	}
-	return t
+	names := make([]string, len(inputs))
+	for i, in := range inputs {
+		names[i] = sideName(in)
+	}
+	b.drifts[op] = &driftCheck{threshold: satAdd(b.drift, bound), names: names, op: op.counters().Name, warn: b.job.warn}
 }
 
 // Build turns plans into a job. Every INSERT and SELECT becomes a pipeline;
-// they run together, as a statement set.
-func Build(ctx context.Context, plans []*planner.Plan, opts Options) (*Job, error) {
+// they run together, as a statement set. Nothing is opened or started:
+// the job's sources, operators and sinks get Run's context when it runs.
+func Build(_ context.Context, plans []*planner.Plan, opts Options) (*Job, error) {
 	if opts.Clock == nil {
 		opts.Clock = func() int64 { return time.Now().UnixMilli() }
 	}
 	b := &builder{opts: opts, job: &Job{sinksDone: make(chan struct{}, len(plans)), warned: map[string]bool{}},
-		evalO: eval.Options{Now: opts.Clock}, ctx: ctx, groups: map[string]*alignGroup{}, scans: map[*logical.Scan]*Counters{},
-		reads: map[*catalog.Table]int{}}
+		evalO: eval.Options{Now: opts.Clock}, groups: map[string]*alignGroup{}, scans: map[*logical.Scan]*Counters{},
+		reads: map[*catalog.Table]int{}, drifts: map[operator]*driftCheck{}}
 	b.job.warnTo = opts.Warn
 	if b.job.warnTo == nil {
 		w := opts.Stderr
@@ -212,7 +222,7 @@ func (b *builder) sink(s *logical.Sink) error {
 	if err != nil {
 		return fmt.Errorf("sink %s: %w", s.Table.Name, err)
 	}
-	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(s.Table.Name, &b.job.Sinks), done: b.job.sinksDone,
+	op := &sinkOp{sink: sk, c: b.counters(s.Table.Name, &b.job.Sinks), done: b.job.sinksDone,
 		dropBefore: s.Table.Config != nil && s.Table.Config.SinkMode() == connectors.Upsert}
 	if op.dropBefore && s.UpdateBefore {
 		op.dropBefore, op.beforeAsDelete = false, true
@@ -231,9 +241,8 @@ func (b *builder) sink(s *logical.Sink) error {
 			return fmt.Errorf("sink %s: column %s: %w", s.Table.Name, col.Name, err)
 		}
 	}
-	b.job.sinks = append(b.job.sinks, op)
-	b.job.closers = append(b.job.closers, op.close)
-	return b.node(s.Input, portOf{op, 0})
+	b.span = s.Span()
+	return b.node(s.Input, b.driveSink(op, "sink "+s.Table.Name))
 }
 
 // query builds the n-th SELECT (from 1) of the job.
@@ -247,15 +256,15 @@ func (b *builder) query(n int, root logical.Node) error {
 	}
 	name := fmt.Sprintf("query %d", n)
 	sk := b.opts.QuerySink(name, cols)
-	op := &sinkOp{sink: sk, ctx: b.ctx, c: b.counters(name, &b.job.Sinks), done: b.job.sinksDone}
-	b.job.sinks = append(b.job.sinks, op)
-	b.job.closers = append(b.job.closers, op.close)
-	return b.node(root, portOf{op, 0})
+	op := &sinkOp{sink: sk, c: b.counters(name, &b.job.Sinks), done: b.job.sinksDone}
+	b.span = root.Span()
+	return b.node(root, b.driveSink(op, name))
 }
 
 // node builds the operator for n, sending its output to out, and then its
 // inputs.
 func (b *builder) node(n logical.Node, out collector) error {
+	b.span = n.Span()
 	switch x := n.(type) {
 	case *logical.Scan:
 		return b.scan(x, nil, out)
@@ -266,15 +275,15 @@ func (b *builder) node(n logical.Node, out collector) error {
 		}
 		return b.scan(s, x, out)
 	case *logical.Filter:
-		op := &calcOp{name: "filter", out: out, c: b.counters("Filter", &b.job.Operators), wm: MinWatermark}
+		op := &calcOp{out: out, c: b.counters("Filter", &b.job.Operators), wm: MinWatermark}
 		f, err := eval.CompilePredicateWith(x.Cond, op.evalOptions(b.evalO))
 		if err != nil {
 			return fmt.Errorf("WHERE %s: %w", x.Cond, err)
 		}
 		op.filter = f
-		return b.node(x.Input, portOf{op, 0})
+		return b.node(x.Input, b.drive(op, 1, out).port(0))
 	case *logical.Project:
-		op := &calcOp{name: "projection", out: out, c: b.counters("Project", &b.job.Operators), wm: MinWatermark}
+		op := &calcOp{out: out, c: b.counters("Project", &b.job.Operators), wm: MinWatermark}
 		for _, e := range x.Exprs {
 			f, err := eval.CompileWith(e, op.evalOptions(b.evalO))
 			if err != nil {
@@ -282,10 +291,10 @@ func (b *builder) node(n logical.Node, out collector) error {
 			}
 			op.exprs = append(op.exprs, scalarFunc(f))
 		}
-		return b.node(x.Input, portOf{op, 0})
+		return b.node(x.Input, b.drive(op, 1, out).port(0))
 	case *logical.Union:
-		op := &unionOp{wm: newWMTracker(len(x.Inputs)), out: out, c: b.counters("UnionAll", &b.job.Operators)}
-		return b.fanIn(x.Inputs, op)
+		op := &unionOp{out: out, c: b.counters("UnionAll", &b.job.Operators)}
+		return b.fanIn(x.Inputs, op, out)
 	case *logical.Join:
 		return b.keyed([]logical.Node{x.Left, x.Right}, keySides(x.Keys), out,
 			func(out collector) (operator, error) { return b.join(x, out) })
@@ -301,7 +310,7 @@ func (b *builder) node(n logical.Node, out collector) error {
 	case *logical.Window:
 		op := &windowOp{fn: x.Func, timeCol: x.TimeCol, size: x.Size, slide: x.Slide, step: x.Step, offset: x.Offset,
 			out: out, c: b.counters("Window "+x.Func+"("+sideName(x.Input)+")", &b.job.Operators), late: b.lateFor(x.Input), cols: columnsOf(x.Input.Columns())}
-		return b.node(x.Input, portOf{op, 0})
+		return b.node(x.Input, b.drive(op, 1, out).port(0))
 	case *logical.WindowAggregate:
 		return b.keyed([]logical.Node{x.Input}, [][]expr.Expr{x.Keys}, out,
 			func(out collector) (operator, error) { return b.windowAgg(x, out) })
@@ -644,8 +653,8 @@ func (b *builder) join(x *logical.Join, out collector) (operator, error) {
 	ks := keySides(x.Keys)
 	op := &joinOp{name: joinName(x.Kind, "Join", x.Left, x.Right), nl: nl, nr: nr, out: out,
 		clock: b.opts.Clock, inner: x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin}
-	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
+	b.watchDrift(op, 0, x.Left, x.Right)
 	var err error
 	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
@@ -668,8 +677,8 @@ func (b *builder) intervalJoin(x *logical.IntervalJoin, out collector) (operator
 	op := &intervalJoinOp{name: joinName(x.Kind, "IntervalJoin", x.Left, x.Right), nl: nl, nr: nr,
 		lower: x.Lower, upper: x.Upper, timeCol: [2]int{x.LeftTime, x.RightTime}, out: out,
 		delay: max(-x.Lower, x.Upper, 0)}
-	op.wm = b.tracker(op.name, op.delay, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
+	b.watchDrift(op, op.delay, x.Left, x.Right)
 	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
 	op.lateCols = [2][]connector.Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
@@ -691,8 +700,8 @@ func (b *builder) windowJoin(x *logical.WindowJoin, out collector) (operator, er
 	nl, nr := len(x.Left.Columns()), len(x.Right.Columns())
 	ks := keySides(x.Keys)
 	op := &windowJoinOp{name: joinName(x.Kind, "WindowJoin", x.Left, x.Right), nl: nl, nr: nr, out: out}
-	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
+	b.watchDrift(op, 0, x.Left, x.Right)
 	op.late = [2]*lateWriter{b.lateFor(x.Left), b.lateFor(x.Right)}
 	op.lcols = [2][]connector.Column{columnsOf(x.Left.Columns()), columnsOf(x.Right.Columns())}
 	var err error
@@ -780,8 +789,8 @@ func (b *builder) temporalJoin(x *logical.TemporalJoin, out collector) (operator
 	op := &temporalJoinOp{name: joinName(x.Kind, "TemporalJoin", x.Left, x.Right), nl: nl, nr: nr,
 		leftTime: x.LeftTime, ltime: -1, left: x.Kind == ast.LeftJoin,
 		out: out, lcols: columnsOf(x.Left.Columns())}
-	op.wm = b.tracker(op.name, 0, x.Left, x.Right)
 	op.c = b.counters(op.name, &b.job.Operators)
+	b.watchDrift(op, 0, x.Left, x.Right)
 	op.late = b.lateFor(x.Left)
 	op.rlate, op.rcols = b.lateFor(x.Right), columnsOf(x.Right.Columns())
 	st, err := b.openState()

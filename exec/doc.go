@@ -53,6 +53,14 @@
 //     type both sides compare in, and its residual condition; a group's
 //     keys. Exec derives no key itself. A key's encoding (appendKey) makes
 //     values equal exactly when = does: -0.0 with 0.0, NaN with NaN.
-//   - No panic escapes on user input: an operator error stops the job with
-//     the operator and the reason.
+//   - Every operator keeps one contract (operator.go): open, then batches
+//     per input port, "the watermark advanced to W", "input i ended", and
+//     finish when all have, then close; one call at a time, never
+//     re-entered; a batch is lent for the call. Its inputs' watermarks,
+//     idleness and ends are combined by the runtime (valve.go), once for
+//     all operators, not by each.
+//   - No panic escapes on user input: an operator error (or panic) stops
+//     the job with a RuntimeError that names the operator and, when the
+//     job's text is known (Options.Source), where its SQL is:
+//     "job.sql:12:3: runtime error in Join INNER(o, c): …".
 package exec

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"github.com/streamsql/streamsql/connector"
 
@@ -25,13 +26,14 @@ import (
 // Rows wait in a state.Table per side: hot keys in memory, the rest
 // spilled to Badger under the job's memory budget, expired by time bucket.
 type intervalJoinOp struct {
+	noLifecycle
 	name         string
 	nl, nr       int
 	lower, upper int64
 	timeCol      [2]int // in each side's row
 	side         [2]*ijSide
 	cond         predFunc
-	wm           *wmTracker
+	in           inputs
 	delay        int64
 	out          collector
 	c            *Counters
@@ -83,11 +85,11 @@ func (o *intervalJoinOp) live() int64 { return o.side[0].table.Len() + o.side[1]
 func (o *intervalJoinOp) process(port int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	me, other := o.side[port], o.side[1-port]
-	wm := o.wm.cur
+	wm := o.in.watermark()
 	o.buf = o.buf[:0]
 	for _, r := range b {
 		if r.Kind != changelogmode.Insert {
-			return fmt.Errorf("%s: an interval join takes insert-only input, got a %s row", o.name, r.Kind)
+			return fmt.Errorf("an interval join takes insert-only input, got a %s row", r.Kind)
 		}
 		t, why, ok := eventTime(r.Vals[o.timeCol[port]], colName(o.lateCols[port], o.timeCol[port]))
 		if !ok {
@@ -107,7 +109,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		late := t <= wm
 		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		matched := false
 		if !null {
@@ -143,7 +145,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 				return true, false
 			})
 			if o.probeErr != nil {
-				return fmt.Errorf("%s: %w", o.name, o.probeErr)
+				return o.probeErr
 			}
 		}
 		exp := o.expiryOf(port, t)
@@ -167,7 +169,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		}
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
 	o.c.Spilled.Store(o.store.Stats().Spilled)
@@ -182,21 +184,15 @@ func (o *intervalJoinOp) flush() error {
 	return o.out.push(o.buf)
 }
 
-func (o *intervalJoinOp) watermark(port int, wm int64) error {
-	w, ok := o.wm.update(port, wm)
-	if !ok {
-		return nil
-	}
-	return o.advance(w)
+func (o *intervalJoinOp) open(_ context.Context, in inputs) error {
+	o.in = in
+	return nil
 }
 
-func (o *intervalJoinOp) idle(port int, idle bool) error {
-	return idleInput(o.wm, port, idle, o.out, o.advance)
-}
+func (o *intervalJoinOp) counters() *Counters { return o.c }
 
 // advance fires what the operator's new watermark w releases.
 func (o *intervalJoinOp) advance(w int64) error {
-	o.c.Watermark.Store(w)
 	o.buf = o.buf[:0]
 	for i, s := range o.side {
 		if !s.outer {
@@ -213,19 +209,19 @@ func (o *intervalJoinOp) advance(w int64) error {
 		})
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
-	if err := o.flush(); err != nil {
-		return err
-	}
-	out := w
-	if w != MaxWatermark {
-		// A row at its bound b leaves (padded) at w = b + 1: the watermark
-		// sent at w = b must be below every such row's time.
-		out = satAdd(w, -o.delay-1)
-	}
-	return o.out.watermark(out)
+	return o.flush()
 }
 
-func (o *intervalJoinOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }
+// outputWatermark holds the output watermark back by the time bound (as
+// Flink's KeyedCoProcessOperatorWithWatermarkDelay): a row at its bound b
+// leaves (padded) at w = b + 1, so the watermark sent at w = b must be
+// below every such row's time.
+func (o *intervalJoinOp) outputWatermark(w int64) int64 {
+	if w == MaxWatermark {
+		return w
+	}
+	return satAdd(w, -o.delay-1)
+}

@@ -29,12 +29,12 @@ import (
 // its key (whose encoding marks the NULL, so no probe of a non-NULL key
 // finds it), as Flink does: retracting it must retract its padded row.
 type joinOp struct {
+	noLifecycle
 	name   string
 	nl, nr int
 	side   [2]*joinSide
 	cond   predFunc // residual condition over left ++ right; nil: true
 	inner  bool
-	wm     *wmTracker
 	out    collector
 	c      *Counters
 	clock  func() int64
@@ -99,7 +99,7 @@ func (o *joinOp) process(port int, b row.Batch) error {
 	for _, r := range b {
 		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		kindOut := changelogmode.Insert
 		if !isAccumulate(r.Kind) {
@@ -185,10 +185,10 @@ func (o *joinOp) process(port int, b row.Batch) error {
 		}
 	}
 	if o.err != nil {
-		return fmt.Errorf("%s: %w", o.name, o.err)
+		return o.err
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.side[0].table.Len() + o.side[1].table.Len())
 	o.c.Spilled.Store(o.store.Stats().Spilled)
@@ -223,22 +223,9 @@ func (o *joinOp) remove(s int, key []byte, vals []row.Value, now int64) {
 	})
 }
 
-func (o *joinOp) watermark(port int, wm int64) error {
-	// A regular join's output has no time attribute: watermarks pass on
-	// only so that downstream operators and the progress line see time.
-	if w, ok := o.wm.update(port, wm); ok {
-		return o.advance(w)
-	}
-	return nil
-}
+// advance has nothing to fire: a regular join's output has no time
+// attribute, and watermarks pass on only so that downstream operators and
+// the progress line see time.
+func (o *joinOp) advance(int64) error { return nil }
 
-func (o *joinOp) advance(w int64) error {
-	o.c.Watermark.Store(w)
-	return o.out.watermark(w)
-}
-
-func (o *joinOp) idle(port int, idle bool) error {
-	return idleInput(o.wm, port, idle, o.out, o.advance)
-}
-
-func (o *joinOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }
+func (o *joinOp) counters() *Counters { return o.c }

@@ -34,6 +34,7 @@ import (
 // State: a state.Map from the encoded sink key to the list (matList),
 // with the TTL as its expiry when one is set.
 type materializeOp struct {
+	noLifecycle
 	name      string
 	key       keyer
 	upsertKey []int // nil: match by the whole row
@@ -66,7 +67,7 @@ func (o *materializeOp) process(_ int, b row.Batch) error {
 	for _, r := range b {
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		l, held := o.lists.Get(kb)
 		o.enc = state.AppendValues(o.enc[:0], r.Vals)
@@ -126,14 +127,14 @@ func (o *materializeOp) process(_ int, b row.Batch) error {
 		case last:
 			vals, _, err := state.DecodeValues(nil, l.rows[len(l.rows)-1])
 			if err != nil {
-				return fmt.Errorf("%s: state: %w", o.name, err)
+				return fmt.Errorf("state: %w", err)
 			}
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateAfter, Vals: vals})
 		}
 		o.lists.Put(kb, l, expiry)
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.lists.Len())
 	o.c.Spilled.Store(o.store.Stats().Spilled)
@@ -159,13 +160,10 @@ func (l *matList) find(key, vals []byte) int {
 	return -1
 }
 
-func (o *materializeOp) watermark(_ int, wm int64) error {
-	o.c.Watermark.Store(wm)
-	return o.out.watermark(wm)
-}
+// advance has nothing to fire: watermarks pass through.
+func (o *materializeOp) advance(int64) error { return nil }
 
-func (o *materializeOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
-func (o *materializeOp) end(int) error               { return o.out.end() }
+func (o *materializeOp) counters() *Counters { return o.c }
 
 // matCodec encodes a matList: the number of rows, then per row its match
 // bytes and its values, each length-prefixed.

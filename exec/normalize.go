@@ -34,6 +34,7 @@ import (
 // encoding is canonical for row.Value.Equal, so an unchanged row is found
 // by comparing bytes).
 type normalizeOp struct {
+	noLifecycle
 	name   string
 	key    keyer
 	before bool
@@ -59,7 +60,7 @@ func (o *normalizeOp) process(_ int, b row.Batch) error {
 	for _, r := range b {
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		last, held := o.rows.Get(kb)
 		if !isAccumulate(r.Kind) {
@@ -92,7 +93,7 @@ func (o *normalizeOp) process(_ int, b row.Batch) error {
 		o.rows.Put(kb, bytes.Clone(o.enc), expiry)
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.rows.Len())
 	o.c.Spilled.Store(o.store.Stats().Spilled)
@@ -107,15 +108,12 @@ func (o *normalizeOp) process(_ int, b row.Batch) error {
 func (o *normalizeOp) decode(enc []byte) ([]row.Value, error) {
 	vals, _, err := state.DecodeValues(nil, enc)
 	if err != nil {
-		return nil, fmt.Errorf("%s: state: %w", o.name, err)
+		return nil, fmt.Errorf("state: %w", err)
 	}
 	return vals, nil
 }
 
-func (o *normalizeOp) watermark(_ int, wm int64) error {
-	o.c.Watermark.Store(wm)
-	return o.out.watermark(wm)
-}
+// advance has nothing to fire: watermarks pass through unchanged.
+func (o *normalizeOp) advance(int64) error { return nil }
 
-func (o *normalizeOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
-func (o *normalizeOp) end(int) error               { return o.out.end() }
+func (o *normalizeOp) counters() *Counters { return o.c }

@@ -150,6 +150,9 @@ SELECT k, COUNT(*) FROM w GROUP BY k;`
 		t.Fatal(err)
 	}
 	defer job.Close()
+	if err := job.open(context.Background(), context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	entry := job.entry[0]
 	if err := entry.push(row.Batch{{Kind: changelogmode.UpdateAfter, Vals: []row.Value{row.StrValue("a"), row.IntValue(1), row.IntValue(5000)}}}); err != nil {
 		t.Fatal(err)

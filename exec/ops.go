@@ -21,7 +21,7 @@ type predFunc func([]row.Value) (bool, error)
 
 // calcOp filters and projects, one row at a time.
 type calcOp struct {
-	name   string
+	noLifecycle
 	filter predFunc     // nil: keep all
 	exprs  []scalarFunc // nil: pass the row through
 	out    collector
@@ -45,7 +45,7 @@ func (o *calcOp) process(_ int, b row.Batch) error {
 		if o.filter != nil {
 			ok, err := o.filter(r.Vals)
 			if err != nil {
-				return fmt.Errorf("%s: %w", o.name, err)
+				return err
 			}
 			if !ok {
 				continue
@@ -56,7 +56,7 @@ func (o *calcOp) process(_ int, b row.Batch) error {
 			for i, f := range o.exprs {
 				v, err := f(r.Vals)
 				if err != nil {
-					return fmt.Errorf("%s: %w", o.name, err)
+					return err
 				}
 				vals[i] = v
 			}
@@ -72,17 +72,17 @@ func (o *calcOp) process(_ int, b row.Batch) error {
 	return o.out.push(out)
 }
 
-func (o *calcOp) watermark(_ int, wm int64) error {
+func (o *calcOp) advance(wm int64) error {
 	o.wm = wm
-	o.c.Watermark.Store(wm)
-	return o.out.watermark(wm)
+	return nil
 }
-func (o *calcOp) idle(_ int, idle bool) error { return o.out.idle(idle) }
-func (o *calcOp) end(int) error               { return o.out.end() }
 
-// unionOp merges inputs; its watermark is the minimum of theirs.
+func (o *calcOp) counters() *Counters { return o.c }
+
+// unionOp merges inputs (the runtime makes its watermark the minimum of
+// theirs).
 type unionOp struct {
-	wm  *wmTracker
+	noLifecycle
 	out collector
 	c   *Counters
 }
@@ -93,29 +93,15 @@ func (o *unionOp) process(_ int, b row.Batch) error {
 	return o.out.push(b)
 }
 
-func (o *unionOp) watermark(port int, wm int64) error {
-	if w, ok := o.wm.update(port, wm); ok {
-		return o.advance(w)
-	}
-	return nil
-}
+func (o *unionOp) advance(int64) error { return nil }
+func (o *unionOp) counters() *Counters { return o.c }
 
-func (o *unionOp) advance(w int64) error {
-	o.c.Watermark.Store(w)
-	return o.out.watermark(w)
-}
-
-func (o *unionOp) idle(port int, idle bool) error {
-	return idleInput(o.wm, port, idle, o.out, o.advance)
-}
-
-func (o *unionOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }
-
-// sinkOp hands rows to a connector's sink.
+// sinkOp hands rows to a connector's sink: it opens the sink at open,
+// flushes it at finish and closes it at close (Job.Close, run or not).
 type sinkOp struct {
 	sink  connector.Sink
 	casts []scalarFunc    // per column, nil when the value is written as is
-	ctx   context.Context // the sinks' context (Build's until Run sets its own)
+	ctx   context.Context // the sinks' context, given at open
 	c     *Counters
 	// upsert sinks drop -U: the +U that follows carries the row. When the
 	// planner says the input carries -U that matter (a filter over
@@ -143,7 +129,7 @@ func (o *sinkOp) process(_ int, b row.Batch) error {
 				if f := o.casts[i]; f != nil {
 					cv, err := f(r.Vals)
 					if err != nil {
-						return fmt.Errorf("sink %s: column %d: %w", o.c.Name, i+1, err)
+						return fmt.Errorf("column %d: %w", i+1, err)
 					}
 					v = cv
 				}
@@ -162,10 +148,7 @@ func (o *sinkOp) process(_ int, b row.Batch) error {
 	} else if err == nil {
 		o.c.Out.Add(int64(len(out)))
 	}
-	if err != nil {
-		return fmt.Errorf("sink %s: %w", o.c.Name, err)
-	}
-	return nil
+	return err
 }
 
 // acknowledged brings the count of rows written up to date for a sink
@@ -184,18 +167,21 @@ func (o *sinkOp) close() error {
 	return err
 }
 
-func (o *sinkOp) watermark(_ int, wm int64) error {
-	o.c.Watermark.Store(wm)
-	return nil
+func (o *sinkOp) open(ctx context.Context, _ inputs) error {
+	o.ctx = ctx
+	return o.sink.Open(ctx)
 }
 
-func (o *sinkOp) idle(int, bool) error { return nil }
+func (o *sinkOp) advance(int64) error { return nil }
+func (o *sinkOp) endInput(int) error  { return nil }
+func (o *sinkOp) counters() *Counters { return o.c }
 
-func (o *sinkOp) end(int) error {
+// finish flushes the sink and signals the end of its input.
+func (o *sinkOp) finish() error {
 	err := o.sink.Flush(o.ctx)
 	o.acknowledged()
 	if err != nil {
-		return fmt.Errorf("sink %s: %w", o.c.Name, err)
+		return err
 	}
 	o.done <- struct{}{}
 	return nil

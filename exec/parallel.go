@@ -23,6 +23,9 @@ import (
 // stage is a goroutine that runs the operators messages are addressed to.
 type stage struct {
 	ch chan stageMsg
+	// ctx is the running job's context (set by Run before any stage
+	// starts): a send to the stage gives up when it ends.
+	ctx context.Context
 }
 
 type stageMsg struct {
@@ -74,15 +77,14 @@ func (s *stage) run(ctx context.Context, errc chan<- error) {
 type chanCollector struct {
 	st   *stage
 	dest collector
-	ctx  *context.Context
 }
 
 func (c chanCollector) send(m stageMsg) error {
 	select {
 	case c.st.ch <- m:
 		return nil
-	case <-(*c.ctx).Done():
-		return (*c.ctx).Err()
+	case <-c.st.ctx.Done():
+		return c.st.ctx.Err()
 	}
 }
 
@@ -161,6 +163,25 @@ func (e *exchange) end() error {
 	return nil
 }
 
+// drive puts op under a driver with ports inputs, whose output (the
+// operator's) is out: the runtime feeds it through the driver's ports.
+// Its runtime errors point at the SQL of the node being built.
+func (b *builder) drive(op operator, ports int, out collector) *driver {
+	d := newDriver(op, ports, out)
+	d.v.drift = b.drifts[op]
+	d.span, d.src = b.span, b.opts.Source
+	b.job.drivers = append(b.job.drivers, d)
+	return d
+}
+
+// driveSink puts a sink under a driver, named in errors as name.
+func (b *builder) driveSink(op *sinkOp, name string) collector {
+	d := b.drive(op, 1, nil)
+	d.sink, d.name = true, name
+	b.job.sinks = append(b.job.sinks, op)
+	return d.port(0)
+}
+
 func (b *builder) newStage() *stage {
 	s := &stage{ch: make(chan stageMsg, 16)}
 	b.job.stages = append(b.job.stages, s)
@@ -182,9 +203,9 @@ func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector
 		if err != nil {
 			return err
 		}
-		return b.fanIn(inputs, op)
+		return b.fanIn(inputs, op, out)
 	}
-	merge := &unionOp{wm: newWMTracker(p), out: out, c: newCounters("merge")}
+	merge := b.drive(&unionOp{out: out, c: newCounters("merge")}, p, out)
 	mergeStage := b.newStage()
 	exchanges := make([]*exchange, len(inputs))
 	for i := range inputs {
@@ -196,12 +217,14 @@ func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector
 	}
 	for part := 0; part < p; part++ {
 		st := b.newStage()
-		op, err := mk(chanCollector{st: mergeStage, dest: portOf{merge, part}, ctx: &b.job.ctx})
+		toMerge := chanCollector{st: mergeStage, dest: merge.port(part)}
+		op, err := mk(toMerge)
 		if err != nil {
 			return err
 		}
+		d := b.drive(op, len(inputs), toMerge)
 		for i := range inputs {
-			exchanges[i].parts = append(exchanges[i].parts, chanCollector{st: st, dest: portOf{op, i}, ctx: &b.job.ctx})
+			exchanges[i].parts = append(exchanges[i].parts, chanCollector{st: st, dest: d.port(i)})
 		}
 	}
 	for i, in := range inputs {
@@ -215,7 +238,7 @@ func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector
 }
 
 // fanIn builds the inputs of an operator that runs unpartitioned (a union,
-// a join without keys): input i reaches port i of op. When the inputs come
+// a join without keys), whose output is out: input i reaches port i of op. When the inputs come
 // from different goroutines (the task, the merge stages of partitioned
 // operators), op gets a stage of its own and every input reaches it
 // through that stage's channel: op, and everything downstream of it up to
@@ -225,11 +248,12 @@ func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector
 // The stages form a DAG, so the bounded channels between them cannot
 // deadlock: a stage made here only receives from stages made while
 // building its inputs.
-func (b *builder) fanIn(inputs []logical.Node, op operator) error {
+func (b *builder) fanIn(inputs []logical.Node, op operator, out collector) error {
+	d := b.drive(op, len(inputs), out)
 	relays := make([]*relay, len(inputs))
 	at := make([]*stage, len(inputs))
 	for i, in := range inputs {
-		relays[i] = &relay{to: portOf{op, i}}
+		relays[i] = &relay{to: d.port(i)}
 		if err := b.node(in, relays[i]); err != nil {
 			return err
 		}
@@ -247,7 +271,7 @@ func (b *builder) fanIn(inputs []logical.Node, op operator) error {
 	}
 	st := b.newStage()
 	for _, r := range relays {
-		r.to = chanCollector{st: st, dest: r.to, ctx: &b.job.ctx}
+		r.to = chanCollector{st: st, dest: r.to}
 	}
 	b.at = st
 	return nil

@@ -20,230 +20,25 @@ const MaxWatermark int64 = math.MaxInt64
 // MinWatermark is the watermark before any row: nothing is known yet.
 const MinWatermark int64 = math.MinInt64
 
-// collector receives what an operator emits: rows, watermarks and the end
-// of its input, in that order.
+// collector is an edge of the job: it receives what an operator or a
+// source emits — batches, watermarks, idleness and the end of its output —
+// in order. Each input port of a driven operator is one (portOf); so are
+// the edges between goroutines (chanCollector), the exchange before
+// partitioned operators and a shared source's fan-out.
 type collector interface {
-	// push takes a batch that the caller may reuse once push returns. It
-	// must not modify the batch or its rows' values: a shared source hands
-	// one batch to each of its consumers (fanOut).
+	// push takes a batch lent for the call: the receiver must neither
+	// modify it nor keep it once push returns (see operator).
 	push(b row.Batch) error
+	// watermark says no more rows at or below wm are expected, except
+	// late ones.
 	watermark(wm int64) error
 	// idle says that the input has become idle (true: it no longer holds
-	// watermarks back, see wmTracker) or active again (false, sent before
-	// its next rows or watermark).
+	// watermarks back, see valve) or active again (false, sent before its
+	// next rows or watermark).
 	idle(idle bool) error
+	// end says nothing more comes; a final watermark (MaxWatermark) comes
+	// before it.
 	end() error
-}
-
-// operator has one or more input ports.
-type operator interface {
-	process(port int, b row.Batch) error
-	watermark(port int, wm int64) error
-	idle(port int, idle bool) error
-	end(port int) error
-}
-
-// portOf adapts one input port of an operator to a collector.
-type portOf struct {
-	op   operator
-	port int
-}
-
-func (p portOf) push(b row.Batch) error   { return p.op.process(p.port, b) }
-func (p portOf) watermark(wm int64) error { return p.op.watermark(p.port, wm) }
-func (p portOf) idle(idle bool) error     { return p.op.idle(p.port, idle) }
-func (p portOf) end() error               { return p.op.end(p.port) }
-
-// wmTracker keeps the watermark of a multi-input operator, as Flink's
-// StatusWatermarkValve does: the minimum over its inputs that are aligned,
-// that is neither ended nor idle nor behind. It never goes backwards. When
-// every input that has not ended is idle, the watermark is the largest of
-// theirs: nothing is known to hold time back any more. An idle input that
-// becomes active again below the operator's watermark is behind: it does
-// not hold the others back, its rows are late, and it counts in the minimum
-// again once its own watermark reaches the operator's.
-type wmTracker struct {
-	in     []int64
-	ended  []bool
-	idle   []bool
-	behind []bool // active again, but its watermark is below cur
-	cur    int64
-	// outIdle is the idleness last reported downstream.
-	outIdle bool
-	// drift, when set, warns once when one input runs far ahead of another.
-	drift *driftCheck
-}
-
-func newWMTracker(n int) *wmTracker {
-	t := &wmTracker{in: make([]int64, n), ended: make([]bool, n), idle: make([]bool, n), behind: make([]bool, n),
-		cur: MinWatermark}
-	for i := range t.in {
-		t.in[i] = MinWatermark
-	}
-	return t
-}
-
-// update records port's watermark and returns the operator's new watermark
-// and whether it advanced.
-func (t *wmTracker) update(port int, wm int64) (int64, bool) {
-	if wm > t.in[port] {
-		t.in[port] = wm
-	}
-	if t.behind[port] && t.in[port] >= t.cur {
-		t.behind[port] = false // caught up: aligned again
-	}
-	if t.drift != nil {
-		t.drift.check(t)
-	}
-	return t.advance()
-}
-
-// advance recomputes the watermark from the inputs.
-func (t *wmTracker) advance() (int64, bool) {
-	m, aligned, active := MaxWatermark, false, false
-	for i, w := range t.in {
-		if t.ended[i] || t.idle[i] {
-			continue
-		}
-		active = true
-		if !t.behind[i] {
-			aligned = true
-			m = min(m, w)
-		}
-	}
-	switch {
-	case active && !aligned:
-		// Only inputs that are behind: nothing moves until one catches up.
-		return t.cur, false
-	case !active:
-		idle := MinWatermark
-		anyIdle := false
-		for i, w := range t.in {
-			if !t.ended[i] {
-				anyIdle = true
-				idle = max(idle, w)
-			}
-		}
-		if anyIdle {
-			m = idle
-		}
-	}
-	if m > t.cur {
-		t.cur = m
-		return m, true
-	}
-	return t.cur, false
-}
-
-// setIdle marks port idle or active; the watermark may advance. An input
-// that becomes active below the watermark is behind until it catches up.
-func (t *wmTracker) setIdle(port int, idle bool) (int64, bool) {
-	t.idle[port] = idle
-	t.behind[port] = !idle && t.in[port] < t.cur
-	return t.advance()
-}
-
-// allIdle reports whether every input that has not ended is idle (and at
-// least one has not ended).
-func (t *wmTracker) allIdle() bool {
-	open := false
-	for i := range t.in {
-		if !t.ended[i] {
-			if !t.idle[i] {
-				return false
-			}
-			open = true
-		}
-	}
-	return open
-}
-
-// finish marks port ended; it reports whether every port has ended.
-func (t *wmTracker) finish(port int) bool {
-	t.ended[port] = true
-	for _, e := range t.ended {
-		if !e {
-			return false
-		}
-	}
-	return true
-}
-
-// idleInput applies an input's change of idleness to a multi-input
-// operator: its watermark may advance (advance is the operator's own path
-// for a new watermark), and its output is idle exactly when all its inputs
-// are.
-func idleInput(t *wmTracker, port int, idle bool, out collector, advance func(int64) error) error {
-	if w, ok := t.setIdle(port, idle); ok {
-		if err := advance(w); err != nil {
-			return err
-		}
-	}
-	return t.reportIdle(out)
-}
-
-// endInput ends one input of a multi-input operator: an ended input no
-// longer holds the watermark back (nor counts for idleness); when every
-// input has ended, the final watermark fires what is left and the end goes
-// on. watermark is the operator's own watermark method.
-func endInput(t *wmTracker, port int, out collector, watermark func(port int, wm int64) error) error {
-	last := t.finish(port)
-	if err := watermark(port, MaxWatermark); err != nil {
-		return err
-	}
-	if !last {
-		return t.reportIdle(out)
-	}
-	return out.end()
-}
-
-// reportIdle tells out when the operator's idleness changed.
-func (t *wmTracker) reportIdle(out collector) error {
-	if now := t.allIdle(); now != t.outIdle {
-		t.outIdle = now
-		return out.idle(now)
-	}
-	return nil
-}
-
-// driftCheck warns when the watermarks of two inputs of one operator are
-// further apart than a threshold: the operator keeps the rows of the input
-// that is ahead until the other catches up, so state grows with the gap
-// (a consumer rewound by days, a partition stuck). It warns once per
-// operator.
-type driftCheck struct {
-	threshold int64
-	names     []string
-	op        string
-	warn      func(key, msg string)
-	warned    bool
-}
-
-func (d *driftCheck) check(t *wmTracker) {
-	if d.warned {
-		return
-	}
-	lo, hi := -1, -1
-	for i, w := range t.in {
-		if t.ended[i] || t.idle[i] || w == MinWatermark || w == MaxWatermark {
-			continue
-		}
-		if lo < 0 || w < t.in[lo] {
-			lo = i
-		}
-		if hi < 0 || w > t.in[hi] {
-			hi = i
-		}
-	}
-	if lo < 0 || lo == hi || t.in[hi]-t.in[lo] <= d.threshold {
-		return
-	}
-	d.warned = true
-	d.warn(d.op, fmt.Sprintf("%s: the watermark of input %s (%s) is %s behind input %s (%s): rows of %s wait in state "+
-		"until %s catches up, so state grows with the gap; if %s was rewound or is lagging, consider "+
-		"'scan.watermark.alignment.group' and 'scan.watermark.alignment.max-drift' on both tables",
-		d.op, d.names[lo], FormatMillis(t.in[lo]), FormatDuration(t.in[hi]-t.in[lo]), d.names[hi], FormatMillis(t.in[hi]),
-		d.names[hi], d.names[lo], d.names[lo]))
 }
 
 // Counters are a job's live numbers, safe to read while it runs.
@@ -624,13 +419,13 @@ type Job struct {
 	// entry is where each source's rows go.
 	entry []collector
 	sinks []*sinkOp
+	// drivers run the operators and sinks, in the order they were built.
+	drivers []*driver
 	// Counters of sources, operators and sinks, for progress and the summary.
 	Sources, Operators, Sinks []*Counters
 	closers                   []func() error
-	// stages run partitioned operators; ctx is the running job's context
-	// (set by Run before any stage starts).
+	// stages run partitioned operators.
 	stages []*stage
-	ctx    context.Context
 	// sinksDone is signalled by each sink at its end.
 	sinksDone chan struct{}
 	// Warnings found while running, each once per key.
@@ -663,11 +458,17 @@ func (j *Job) Warnings() []string {
 	return append([]string(nil), j.warnings...)
 }
 
-// Close releases what the job holds: sinks, state stores, dead-letter
-// files. Run calls it; a job that was built but not run must call it.
-// Calling it again does nothing.
+// Close releases what the job holds: it closes every operator (a sink
+// flushes what it holds), then state stores and dead-letter files. Run
+// calls it; a job that was built but not run must call it. Calling it
+// again does nothing.
 func (j *Job) Close() error {
 	var err error
+	for _, d := range j.drivers {
+		if cerr := d.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	for _, c := range j.closers {
 		if cerr := c(); cerr != nil && err == nil {
 			err = cerr
@@ -691,7 +492,6 @@ func (j *Job) Run(ctx context.Context) (err error) {
 	defer sinkCancel() // after Close (deferred below): the sinks flush first
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	j.ctx = ctx
 	// An operator that panics on data it did not expect stops the job with
 	// an error; it must not take the process (and the shell) down.
 	defer func() {
@@ -704,11 +504,8 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			err = cerr
 		}
 	}()
-	for _, s := range j.sinks {
-		s.ctx = sinkCtx
-		if err := s.sink.Open(sinkCtx); err != nil {
-			return fmt.Errorf("sink %s: %w", s.c.Name, err)
-		}
+	if err := j.open(ctx, sinkCtx); err != nil {
+		return err
 	}
 	// When every source is bounded, the task takes one message from each
 	// source in turn (round robin, each from its own channel): the order in
@@ -801,6 +598,30 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			return err
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// open opens every operator, sinks first, with the run's context; sinks
+// get sinkCtx, which ends only after they are closed. Run calls it; a test
+// that feeds a built job's entries directly calls it first.
+func (j *Job) open(ctx, sinkCtx context.Context) error {
+	for _, st := range j.stages {
+		st.ctx = ctx
+	}
+	for _, sinks := range []bool{true, false} {
+		for _, d := range j.drivers {
+			if d.sink != sinks {
+				continue
+			}
+			c := ctx
+			if d.sink {
+				c = sinkCtx
+			}
+			if err := d.open(c); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

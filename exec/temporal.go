@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"github.com/streamsql/streamsql/connector"
 
@@ -27,6 +28,7 @@ import (
 // changelog normalize there): +I/+U are versions, -U is ignored (its +U
 // follows), -D deletes its key.
 type temporalJoinOp struct {
+	noLifecycle
 	name     string
 	nl, nr   int
 	leftTime int
@@ -35,7 +37,7 @@ type temporalJoinOp struct {
 	rkey     keyer
 	cond     predFunc
 	left     bool // LEFT JOIN
-	wm       *wmTracker
+	in       inputs
 	store    *state.Store
 	probes   *state.Table
 	versions *state.Table
@@ -67,14 +69,14 @@ const nullProbeExpiry = -1 << 62
 
 func (o *temporalJoinOp) process(port int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
-	wm := o.wm.cur
+	wm := o.in.watermark()
 	if port == 0 {
 		due := false
 		for _, r := range b {
 			t, why, timed := eventTime(r.Vals[o.leftTime], colName(o.lcols, o.leftTime))
 			kb, null, err := o.lkey.keyBytes(r.Vals)
 			if err != nil {
-				return fmt.Errorf("%s: %w", o.name, err)
+				return err
 			}
 			if !timed {
 				// No version is valid at no time: it joins nothing (a LEFT
@@ -102,7 +104,7 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 			o.probes.Append(kb, rec)
 		}
 		if err := o.store.Err(); err != nil {
-			return fmt.Errorf("%s: state: %w", o.name, err)
+			return fmt.Errorf("state: %w", err)
 		}
 		o.setState()
 		if due && wm != MinWatermark {
@@ -116,7 +118,7 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 		}
 		kb, null, err := o.rkey.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		if null {
 			continue
@@ -144,7 +146,7 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 		o.prune(kb, wm)
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.setState()
 	return nil
@@ -198,7 +200,7 @@ func (o *temporalJoinOp) deletionTime(key []byte, vals []row.Value) (int64, bool
 	if !found || deleted {
 		return 0, false
 	}
-	return max(latest, o.wm.in[1]) + 1, true
+	return max(latest, o.in.inputWatermark(1)) + 1, true
 }
 
 // prune drops the versions of key older than the one valid at wm: no probe
@@ -246,7 +248,7 @@ func (o *temporalJoinOp) fire(wm int64) error {
 		if match != nil && o.cond != nil {
 			ok, err := o.cond(concat(p.vals, o.nl, match, o.nr))
 			if err != nil {
-				return fmt.Errorf("%s: %w", o.name, err)
+				return err
 			}
 			if !ok {
 				match = nil
@@ -265,7 +267,7 @@ func (o *temporalJoinOp) fire(wm int64) error {
 		}
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.setState()
 	if len(o.buf) == 0 {
@@ -275,24 +277,12 @@ func (o *temporalJoinOp) fire(wm int64) error {
 	return o.out.push(o.buf)
 }
 
-func (o *temporalJoinOp) watermark(port int, wm int64) error {
-	w, ok := o.wm.update(port, wm)
-	if !ok {
-		return nil
-	}
-	return o.advance(w)
+func (o *temporalJoinOp) open(_ context.Context, in inputs) error {
+	o.in = in
+	return nil
 }
 
-func (o *temporalJoinOp) advance(w int64) error {
-	o.c.Watermark.Store(w)
-	if err := o.fire(w); err != nil {
-		return err
-	}
-	return o.out.watermark(w)
-}
+// advance joins the probes the watermark w releases.
+func (o *temporalJoinOp) advance(w int64) error { return o.fire(w) }
 
-func (o *temporalJoinOp) idle(port int, idle bool) error {
-	return idleInput(o.wm, port, idle, o.out, o.advance)
-}
-
-func (o *temporalJoinOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }
+func (o *temporalJoinOp) counters() *Counters { return o.c }

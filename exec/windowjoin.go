@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"github.com/streamsql/streamsql/connector"
 	"slices"
@@ -20,11 +21,12 @@ import (
 // already been joined is late: counted, written to the dead-letter file
 // when there is one, and not joined. The output is insert-only.
 type windowJoinOp struct {
+	noLifecycle
 	name   string
 	nl, nr int
 	side   [2]*wjSide
 	cond   predFunc // the condition's non-equality rest; nil: none
-	wm     *wmTracker
+	in     inputs
 	out    collector
 	c      *Counters
 	store  *state.Store
@@ -57,10 +59,10 @@ func (o *windowJoinOp) live() int64 { return o.side[0].table.Len() + o.side[1].t
 func (o *windowJoinOp) process(port int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	me := o.side[port]
-	wm := o.wm.cur
+	wm := o.in.watermark()
 	for _, r := range b {
 		if r.Kind != changelogmode.Insert {
-			return fmt.Errorf("%s: a window join takes insert-only input, got a %s row", o.name, r.Kind)
+			return fmt.Errorf("a window join takes insert-only input, got a %s row", r.Kind)
 		}
 		ev := r.Vals[me.end]
 		if ev.IsNull() {
@@ -83,7 +85,7 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 		}
 		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.name, err)
+			return err
 		}
 		rec := state.Record{Vals: r.Vals, Time: last, Expiry: last}
 		if null {
@@ -95,27 +97,22 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 		me.table.Append(key, rec)
 	}
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
 	return nil
 }
 
-func (o *windowJoinOp) watermark(port int, wm int64) error {
-	if w, ok := o.wm.update(port, wm); ok {
-		return o.advance(w)
-	}
+func (o *windowJoinOp) open(_ context.Context, in inputs) error {
+	o.in = in
 	return nil
 }
 
-func (o *windowJoinOp) idle(port int, idle bool) error {
-	return idleInput(o.wm, port, idle, o.out, o.advance)
-}
+func (o *windowJoinOp) counters() *Counters { return o.c }
 
 // advance joins every window whose last millisecond the watermark w has
 // reached.
 func (o *windowJoinOp) advance(w int64) error {
-	o.c.Watermark.Store(w)
 	o.buf = o.buf[:0]
 	left, right := o.side[0], o.side[1]
 	// The left rows of the windows that end: the right side is probed for
@@ -151,7 +148,7 @@ func (o *windowJoinOp) advance(w int64) error {
 				return true, false
 			})
 			if o.err != nil {
-				return fmt.Errorf("%s: %w", o.name, o.err)
+				return o.err
 			}
 		}
 		if !matched && left.outer {
@@ -164,17 +161,13 @@ func (o *windowJoinOp) advance(w int64) error {
 		}
 	})
 	if err := o.store.Err(); err != nil {
-		return fmt.Errorf("%s: state: %w", o.name, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
 	o.c.Spilled.Store(o.store.Stats().Spilled)
-	if len(o.buf) > 0 {
-		o.c.Out.Add(int64(len(o.buf)))
-		if err := o.out.push(o.buf); err != nil {
-			return err
-		}
+	if len(o.buf) == 0 {
+		return nil
 	}
-	return o.out.watermark(w)
+	o.c.Out.Add(int64(len(o.buf)))
+	return o.out.push(o.buf)
 }
-
-func (o *windowJoinOp) end(port int) error { return endInput(o.wm, port, o.out, o.watermark) }

@@ -174,6 +174,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		Stderr:      stderr,
 		Parallelism: parallelism,
 		StateDir:    *stateDir,
+		Source:      src,
 		Warn:        func(msg string) { fmt.Fprintf(stderr, "streamsql run: warning: %s\n", msg) },
 		QuerySink: func(name string, cols []connector.Column) connector.Sink {
 			// A SELECT shows its changelog as the shell's tableau does: a
