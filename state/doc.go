@@ -107,6 +107,14 @@
 // when Open made it. Reopening a directory finds every table cold: Len
 // and the sequence numbers are restored by a scan of the table's keys.
 //
+// Snapshots (snapshot.go): Store.Snapshot, at a checkpoint barrier, writes
+// the changed hot keys (Flush without the sync) and opens a Badger read
+// transaction, a view of every table that later writes do not change;
+// Snapshot.WriteTo copies it out from another goroutine while the operator
+// goes on. Restore fills a new directory from snapshots, keeping the keys
+// of the key groups a partition owns (KeyGroup), so a job can restart at
+// another parallelism.
+//
 // I/O and decoding errors are sticky: Store.Err returns the first, and an
 // operator checks it once per batch.
 //

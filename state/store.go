@@ -57,6 +57,7 @@ type Store struct {
 	closed     bool
 	stats      Stats
 	arena      arena
+	snaps      snapshots // being written (snapshot.go); Close waits
 }
 
 // Stats count the traffic between the tiers since Open.
@@ -244,6 +245,16 @@ func (s *Store) Flush() error {
 	if !s.ensureDB() {
 		return s.err
 	}
+	s.writeChanged()
+	if s.err == nil {
+		s.fail(s.db.Sync())
+	}
+	return s.err
+}
+
+// writeChanged writes every changed hot key and pending delete to Badger
+// (Flush without the sync; Snapshot's first step).
+func (s *Store) writeChanged() {
 	wb := s.newBatch()
 	for _, t := range s.tlist {
 		t.writeIdxDeletes(wb)
@@ -257,10 +268,6 @@ func (s *Store) Flush() error {
 		t.writeDeletes(wb)
 	}
 	s.commit(wb)
-	if s.err == nil {
-		s.fail(s.db.Sync())
-	}
-	return s.err
 }
 
 // Close flushes the hot tier when the directory is kept (so a clean
@@ -275,6 +282,7 @@ func (s *Store) Close() error {
 		err = s.Flush()
 	}
 	s.closed = true
+	s.snaps.wait()
 	memLimitClose(s.budget)
 	if s.db != nil {
 		if e := s.db.Close(); err == nil && e != nil {
