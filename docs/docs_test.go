@@ -249,7 +249,17 @@ func TestSQLExamples(t *testing.T) {
 // checks, then what the connector runtimes refuse.
 func checkJob(src *diag.Source) *diag.List {
 	j := frontend.CheckJob(src)
-	exec.ReportConnectors(j.Session.Plans, exec.Options{BaseDir: filepath.Dir(src.Name)}, j.Diags)
+	var run []*planner.Plan
+	for _, p := range j.Session.Plans {
+		if p.Explain == nil {
+			run = append(run, p)
+		}
+	}
+	phys, err := planner.Lower(run)
+	if err != nil {
+		j.Diags.Errorf(diag.SinkNotWritable, diag.NoSpan, "%v", err)
+	}
+	exec.ReportConnectors(phys, exec.Options{BaseDir: filepath.Dir(src.Name)}, j.Diags)
 	j.Diags.Sort()
 	return j.Diags
 }

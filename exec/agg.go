@@ -10,7 +10,7 @@ import (
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/expr"
-	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/physical"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
@@ -29,7 +29,7 @@ type accumulator interface {
 
 // aggSpec builds accumulators for one AggCall.
 type aggSpec struct {
-	call *logical.AggCall
+	call *physical.AggCall
 	arg  scalarFunc // nil for COUNT(*)
 	argT types.T
 	new  func() accumulator
@@ -40,7 +40,7 @@ type aggSpec struct {
 // every value, as Flink's *WithRetractAggFunction do; over an insert-only
 // input they keep one. DISTINCT (but COUNT's, which has its own) wraps the
 // accumulator in a count per distinct value.
-func newAggSpec(call *logical.AggCall, arg scalarFunc, retract bool) (*aggSpec, error) {
+func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec, error) {
 	s := &aggSpec{call: call, arg: arg}
 	if len(call.Args) > 0 {
 		s.argT = call.Args[0].Type()
@@ -513,7 +513,7 @@ type group struct {
 
 // aggText is an aggregate call as the query wrote it, with column names,
 // for errors: SUM(v), COUNT(DISTINCT u).
-func aggText(a *logical.AggCall) string {
+func aggText(a *physical.AggCall) string {
 	var b strings.Builder
 	b.WriteString(a.Fn + "(")
 	if a.Distinct {

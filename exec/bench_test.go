@@ -23,7 +23,7 @@ func benchJob(b *testing.B, sql string) (*Job, map[string]collector) {
 	if j.Diags.HasErrors() {
 		b.Fatal(j.Diags.Err())
 	}
-	job, err := Build(context.Background(), j.Session.Plans, Options{
+	job, err := Build(context.Background(), mustLower(b, j.Session.Plans), Options{
 		Settings:  j.Session.Settings,
 		Clock:     func() int64 { return 0 },
 		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} },

@@ -2,19 +2,21 @@ package exec
 
 import (
 	"fmt"
-	"github.com/streamsql/streamsql/connector"
 	"strings"
 
-	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/logical"
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/physical"
 )
 
 // ConnectorError is a table that its connector's runtime refuses to read
 // (Source) or to write.
 type ConnectorError struct {
-	Table  *catalog.Table
+	// Table and Connector name the table and its connector.
+	Table, Connector string
+	// At is where the table is declared, in Text (nil: the job's own).
+	At     diag.Span
+	Text   *diag.Source
 	Source bool
 	Err    error
 }
@@ -26,24 +28,20 @@ func (e *ConnectorError) Error() string {
 	}
 	// Factories say "kafka: table t: ..."; the table is named already.
 	msg := e.Err.Error()
-	msg = strings.TrimPrefix(msg, e.Table.Connector()+": ")
-	msg = strings.TrimPrefix(msg, "table "+e.Table.Name+": ")
-	return fmt.Sprintf("table %s cannot be %s: %s", e.Table.Name, verb, msg)
+	msg = strings.TrimPrefix(msg, e.Connector+": ")
+	msg = strings.TrimPrefix(msg, "table "+e.Table+": ")
+	return fmt.Sprintf("table %s cannot be %s: %s", e.Table, verb, msg)
 }
 
 // ReportConnectors adds what CheckConnectors finds to l, as errors
 // (diag.SinkNotWritable) at each table's name. `streamsql check`, `run`
 // and the shell call it after the planner's checks, with the job file's
 // directory in opts.BaseDir.
-func ReportConnectors(plans []*planner.Plan, opts Options, l *diag.List) {
+func ReportConnectors(plans []*physical.Plan, opts Options, l *diag.List) {
 	for _, e := range CheckConnectors(plans, opts) {
-		var sp diag.Span
-		if e.Table.Def != nil {
-			sp = e.Table.Def.Name.S
-		}
-		d := l.Errorf(diag.SinkNotWritable, sp, "%s", e.Error())
-		if e.Table.Source != nil && e.Table.Source != l.Source {
-			d.Source = e.Table.Source
+		d := l.Errorf(diag.SinkNotWritable, e.At, "%s", e.Error())
+		if e.Text != nil && e.Text != l.Source {
+			d.Source = e.Text
 		}
 	}
 }
@@ -57,55 +55,54 @@ func ReportConnectors(plans []*planner.Plan, opts Options, l *diag.List) {
 // refuse, check refuses first. Factories allocate nothing that needs
 // closing (see SourceFactory), so the sources and sinks made here are
 // dropped.
-func CheckConnectors(plans []*planner.Plan, opts Options) []*ConnectorError {
+func CheckConnectors(plans []*physical.Plan, opts Options) []*ConnectorError {
 	var out []*ConnectorError
 	b := &builder{opts: opts}
 	type key struct {
-		t      *catalog.Table
-		source bool
+		table   string
+		options connector.Options // one name may be dropped and declared again
+		source  bool
 	}
 	seen := map[key]bool{}
-	try := func(t *catalog.Table, source bool) {
-		if t == nil || t.Invalid || seen[key{t, source}] {
+	try := func(at diag.Span, text *diag.Source, source bool, spec connector.Spec) {
+		name, conn := spec.Table, spec.Connector
+		if seen[key{name, spec.Options, source}] {
 			return
 		}
-		seen[key{t, source}] = true
+		seen[key{name, spec.Options, source}] = true
 		var err error
 		if source {
-			f, ok := connector.LookupSource(t.Connector())
+			f, ok := connector.LookupSource(conn)
 			if !ok {
-				err = fmt.Errorf("connector '%s' cannot be read by this build of streamsql", t.Connector())
+				err = fmt.Errorf("connector '%s' cannot be read by this build of streamsql", conn)
 			} else {
-				_, err = f(b.spec(t, t.SourceColumns()))
+				_, err = f(spec)
 			}
 		} else {
-			f, ok := connector.LookupSink(t.Connector())
+			f, ok := connector.LookupSink(conn)
 			if !ok {
-				err = fmt.Errorf("connector '%s' cannot be written by this build of streamsql", t.Connector())
+				err = fmt.Errorf("connector '%s' cannot be written by this build of streamsql", conn)
 			} else {
-				_, err = f(b.spec(t, t.SinkColumns()))
+				_, err = f(spec)
 			}
 		}
 		if err != nil {
-			out = append(out, &ConnectorError{Table: t, Source: source, Err: err})
-		}
-	}
-	var walk func(n logical.Node)
-	walk = func(n logical.Node) {
-		switch x := n.(type) {
-		case *logical.Scan:
-			try(x.Table, true)
-		case *logical.Sink:
-			try(x.Table, false)
-		}
-		for _, c := range logical.Children(n) {
-			walk(c)
+			out = append(out, &ConnectorError{Table: name, Connector: conn, At: at, Text: text, Source: source, Err: err})
 		}
 	}
 	for _, p := range plans {
-		if p.Explain == nil && p.Root != nil {
-			walk(p.Root)
-		}
+		physical.Walk(p.Root, func(n physical.Node) {
+			switch x := n.(type) {
+			case *physical.Source:
+				if !x.Invalid {
+					try(x.TableSpan, x.TableSource, true, b.spec(x.Spec))
+				}
+			case *physical.Sink:
+				if !x.Query && !x.Invalid {
+					try(x.TableSpan, x.TableSource, false, b.spec(x.Spec))
+				}
+			}
+		})
 	}
 	return out
 }

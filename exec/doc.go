@@ -1,6 +1,11 @@
-// Package exec runs planned jobs: it turns a planner.Plan into operators,
-// wires them push-style, reads the sources, moves event time forward with
-// watermarks, and writes the sinks.
+// Package exec runs planned jobs: it turns physical plans (package
+// physical, lowered by planner.Lower) into operators, wires them
+// push-style, reads the sources, moves event time forward with watermarks,
+// and writes the sinks. Build is mechanical: every fact an operator is built
+// from (keys, casts, state TTL, delays, window columns, late-row
+// destinations, watermarks) was decided by the planner; exec imports
+// neither the planner, the logical plan, the catalog nor the parser
+// (internal/archtest).
 //
 //	source goroutines ──msg──► task goroutine: calc ─► join ─► aggregate ─► sink
 //	(read, computed columns,   (operators call each other synchronously;
@@ -49,9 +54,9 @@
 //     skipped row is counted. Nothing already accepted is lost: the good
 //     rows read before a bad one go on before the job stops.
 //   - Keyed operators store, look up and partition rows by the keys the
-//     planner decided: a join's logical.JoinKey pairs, already cast to the
-//     type both sides compare in, and its residual condition; a group's
-//     keys. Exec derives no key itself. A key's encoding (appendKey) makes
+//     planner decided: a physical join's Keys, already cast to the type
+//     both sides compare in, and its residual condition; a group's keys.
+//     Exec derives no key itself. A key's encoding (appendKey) makes
 //     values equal exactly when = does: -0.0 with 0.0, NaN with NaN.
 //   - Every operator keeps one contract (operator.go): open, then batches
 //     per input port, "the watermark advanced to W", "input i ended", and

@@ -116,7 +116,11 @@ func runScript(input string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(deadDir)
-	job, err := Build(context.Background(), plans, Options{
+	phys, err := planner.Lower(plans)
+	if err != nil {
+		return "", err
+	}
+	job, err := Build(context.Background(), phys, Options{
 		BaseDir:  deadDir,
 		Settings: j.Session.Settings,
 		Clock:    func() int64 { return clock },

@@ -334,7 +334,7 @@ INSERT INTO s SELECT l.id, l.k, r.name FROM l LEFT JOIN r ON l.k = r.k;`, lpath,
 			if j.Diags.HasErrors() {
 				t.Fatal(j.Diags.Err())
 			}
-			job, err := Build(context.Background(), j.Session.Plans, Options{Settings: j.Session.Settings, Parallelism: p})
+			job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{Settings: j.Session.Settings, Parallelism: p})
 			if err != nil {
 				t.Fatal(err)
 			}

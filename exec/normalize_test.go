@@ -144,7 +144,7 @@ SELECT k, COUNT(*) FROM w GROUP BY k;`
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
-	job, err := Build(context.Background(), j.Session.Plans, Options{
+	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
 		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} }})
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ INSERT INTO rare SELECT u, COUNT(*) FROM clicks GROUP BY u HAVING COUNT(*) < 2;`
 		if j.Diags.HasErrors() {
 			t.Fatal(j.Diags.Err())
 		}
-		job, err := Build(context.Background(), j.Session.Plans, Options{Settings: j.Session.Settings, Parallelism: p})
+		job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{Settings: j.Session.Settings, Parallelism: p})
 		if err != nil {
 			t.Fatal(err)
 		}

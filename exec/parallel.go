@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/streamsql/streamsql/expr"
-	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/physical"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -191,7 +191,7 @@ func (b *builder) newStage() *stage {
 // keyed builds a keyed operator with the given inputs and their keys: one
 // instance, or P partitioned instances when parallelism allows and every
 // input has a key.
-func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector, mk func(out collector) (operator, error)) error {
+func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collector, mk func(out collector) (operator, error)) error {
 	p := b.opts.Parallelism
 	for _, k := range keys {
 		if len(k) == 0 {
@@ -248,7 +248,7 @@ func (b *builder) keyed(inputs []logical.Node, keys [][]expr.Expr, out collector
 // The stages form a DAG, so the bounded channels between them cannot
 // deadlock: a stage made here only receives from stages made while
 // building its inputs.
-func (b *builder) fanIn(inputs []logical.Node, op operator, out collector) error {
+func (b *builder) fanIn(inputs []physical.Node, op operator, out collector) error {
 	d := b.drive(op, len(inputs), out)
 	relays := make([]*relay, len(inputs))
 	at := make([]*stage, len(inputs))

@@ -83,7 +83,7 @@ func runReplayJob(t *testing.T, parallelism int) ([]string, int64) {
 		}
 	}
 	var sink *lineSink
-	job, err := Build(context.Background(), plans, Options{
+	job, err := Build(context.Background(), mustLower(t, plans), Options{
 		Settings: j.Session.Settings, Parallelism: parallelism,
 		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
 			sink = &lineSink{cols: cols}

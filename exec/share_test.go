@@ -23,7 +23,7 @@ func runQueries(t *testing.T, sql string, p int) (map[string][]string, []*Counte
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
 	sinks := map[string]*oneWriterSink{}
-	job, err := Build(context.Background(), j.Session.Plans, Options{
+	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
 		Settings:    j.Session.Settings,
 		Parallelism: p,
 		Warn:        func(string) {},

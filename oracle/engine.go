@@ -113,7 +113,11 @@ func runEngine(ctx context.Context, dir string, parallelism int) (*engineResult,
 		settings[k] = v
 	}
 	sink := &captureSink{}
-	job, err := exec.Build(ctx, plans, exec.Options{
+	phys, err := planner.Lower(plans)
+	if err != nil {
+		return nil, &engineError{"plan", err.Error()}
+	}
+	job, err := exec.Build(ctx, phys, exec.Options{
 		Settings:    settings,
 		BaseDir:     dir,
 		Parallelism: parallelism,

@@ -7,6 +7,10 @@
 // (CheckFiles: the only check that looks at the file system, to follow
 // symbolic links). Every expression of a plan is compiled as the runtime
 // will compile it (checkRunnable), so that run never refuses what check
-// accepted. It also renders EXPLAIN and checks contracts across jobs
-// (CheckContracts).
+// accepted. Lower turns a job's plans into the physical plans exec runs
+// (package physical): every fact the runtime needs (join keys and their
+// common types, state TTLs, delays, window columns, late-row destinations,
+// source watermarks and idleness, sink casts) is decided here, once, and
+// exec decides nothing. It also renders EXPLAIN (the logical plan, then
+// the physical one) and checks contracts across jobs (CheckContracts).
 package planner

@@ -38,6 +38,8 @@ func TestGolden(t *testing.T) {
 				return contractsOutput(t, d.Input)
 			case "explain":
 				return explainOutput(d.Input)
+			case "physical":
+				return physicalOutput(d.Input)
 			default:
 				t.Fatalf("unknown command %q", d.Cmd)
 				return ""

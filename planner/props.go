@@ -35,6 +35,10 @@ type Props struct {
 	// WatermarkDelay is how far the node's output watermark is held back
 	// behind its inputs' (interval joins).
 	WatermarkDelay int64
+	// StateTTL is how long a regular join keeps each side's rows, or an
+	// aggregate its groups ([0]), after they were last accessed
+	// (processing time, ms; 0: forever).
+	StateTTL [2]int64
 	// Why explains in words why the node produces updates, for the node
 	// that introduces them.
 	Why string

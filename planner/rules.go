@@ -414,13 +414,17 @@ func (o *optimizer) temporal(j *logical.Join) logical.Node {
 	return tj
 }
 
-// baseScan finds the scan under watermark assigners, filters and column
-// projections.
+// baseScan finds the scan under watermark assigners, changelog
+// normalizers, filters, column projections and window TVFs: the table
+// whose rows an operator input sees (for its name, its state TTL hint,
+// where its late rows go).
 func baseScan(n logical.Node) *logical.Scan {
 	for {
 		switch x := n.(type) {
 		case *logical.Scan:
 			return x
+		case *logical.Window:
+			n = x.Input
 		case *logical.WatermarkAssigner:
 			n = x.Input
 		case *logical.ChangelogNormalize:
@@ -546,21 +550,53 @@ func passedThrough(exprs []expr.Expr, s, e int) (ns, ne int) {
 // windowOf finds a window TVF under filters and column projections, and the
 // indexes of window_start and window_end in n's columns.
 func windowOf(n logical.Node) (*logical.Window, int, int) {
+	w, ok := windowColumns(n)
+	if !ok {
+		return nil, 0, 0
+	}
+	return w.w, w.start, w.end
+}
+
+// windowIdx is where a window TVF's columns are in the columns of a node
+// above it: window_start, window_end, window_time and the rows' own time
+// column (-1 where a projection dropped one).
+type windowIdx struct {
+	w                      *logical.Window
+	start, end, time, orig int
+}
+
+// windowColumns finds a window TVF under filters and column projections,
+// and where its columns are in n's.
+func windowColumns(n logical.Node) (windowIdx, bool) {
 	switch x := n.(type) {
 	case *logical.Window:
 		k := len(x.Cols)
-		return x, k - 3, k - 2
+		return windowIdx{w: x, start: k - 3, end: k - 2, time: k - 1, orig: x.TimeCol}, true
 	case *logical.Filter:
-		return windowOf(x.Input)
+		return windowColumns(x.Input)
 	case *logical.Project:
-		w, s, e := windowOf(x.Input)
-		if w == nil {
-			return nil, 0, 0
+		w, ok := windowColumns(x.Input)
+		if !ok {
+			return w, false
 		}
-		ns, ne := passedThrough(x.Exprs, s, e)
-		return w, ns, ne
+		out := windowIdx{w: w.w, start: -1, end: -1, time: -1, orig: -1}
+		for i, ex := range x.Exprs {
+			if c, isCol := ex.(*expr.Column); isCol {
+				switch c.Index {
+				case w.start:
+					out.start = i
+				case w.end:
+					out.end = i
+				case w.time:
+					out.time = i
+				case w.orig:
+					out.orig = i
+				}
+			}
+		}
+		return out, true
 	}
-	return nil, 0, 0
+	return windowIdx{}, false
 }
 
 // ---- projections ----

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,9 @@ type Plan struct {
 	Fired []Firing
 	// Explain is set when the statement was an EXPLAIN.
 	Explain *ast.Explain
+	// Settings are the session's settings when the statement was planned:
+	// what Lower resolves the runtime's settings from.
+	Settings map[string]string
 }
 
 // plan optimises a bound plan and derives its properties, reporting what
@@ -51,7 +55,7 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 		return
 	}
 	errs := l.Errors()
-	p := &Plan{Stmt: st}
+	p := &Plan{Stmt: st, Settings: maps.Clone(s.Settings)}
 	p.Root, p.Fired = optimize(root, l)
 	if l.Errors() > errs {
 		return

@@ -134,6 +134,17 @@ func (d *deriver) normalize(n logical.Node) (logical.Node, bool) {
 	return n, changed
 }
 
+// intervalDelay is how far an interval join holds its output watermark
+// back behind its inputs': a row can still match rows that far behind the
+// watermark.
+func intervalDelay(j *logical.IntervalJoin) int64 { return max(-j.Lower, j.Upper, 0) }
+
+// millis is a duration the settings' validation accepted, in ms.
+func millis(v string) int64 {
+	d, _ := connectors.ParseDuration(v)
+	return d.Milliseconds()
+}
+
 func (d *deriver) ttl() (string, bool) {
 	v, ok := d.settings["table.exec.state.ttl"]
 	if !ok {
@@ -236,6 +247,7 @@ func (d *deriver) walk(n logical.Node) {
 		p.State = []string{state}
 	case *logical.Aggregate:
 		if ttl, ok := d.ttl(); ok {
+			p.StateTTL[0] = millis(ttl)
 			p.State = []string{fmt.Sprintf("one row per group: %s after last access (table.exec.state.ttl)", ttl)}
 		} else {
 			p.State = []string{"UNBOUNDED: one row per group key, kept forever"}
@@ -271,6 +283,12 @@ func (d *deriver) stateTTL(j *logical.Join, side logical.Node) (string, string, 
 func (d *deriver) regularJoin(j *logical.Join, p *Props) {
 	lttl, lsrc, lok := d.stateTTL(j, j.Left)
 	rttl, rsrc, rok := d.stateTTL(j, j.Right)
+	if lok {
+		p.StateTTL[0] = millis(lttl)
+	}
+	if rok {
+		p.StateTTL[1] = millis(rttl)
+	}
 	switch {
 	case lok && rok && lttl == rttl && lsrc == rsrc:
 		p.State = []string{fmt.Sprintf("both sides: %s after last access (%s)", lttl, lsrc)}
@@ -341,7 +359,7 @@ func (d *deriver) intervalJoin(j *logical.IntervalJoin, p *Props) {
 		fmt.Sprintf("left rows: until watermark > %s", plus(lt, -j.Lower)),
 		fmt.Sprintf("right rows: until watermark > %s", plus(rt, j.Upper)),
 	}
-	p.WatermarkDelay = max(-j.Lower, j.Upper, 0)
+	p.WatermarkDelay = intervalDelay(j)
 	// The bound against the inputs' watermark delays.
 	width := j.Upper - j.Lower
 	for _, side := range []logical.Node{j.Left, j.Right} {

@@ -13,12 +13,17 @@ var explainCmd = &command{
 	help: `usage: streamsql explain FILE.sql
 
 Explain plans the job in FILE.sql without running it and prints, for every
-INSERT, SELECT and EXPLAIN statement, its plan as a tree: one operator a line,
+INSERT, SELECT and EXPLAIN statement, two sections, as Flink's EXPLAIN does.
+"== Optimized Logical Plan ==" is the plan as a tree: one operator a line,
 with its changelog mode ([+I] append-only; [+I,-U,+U,-D] with retractions),
 its unique keys, its time attributes, and under each stateful operator what
 it keeps and when a row leaves ("left rows: until watermark > order_time +
 4h", "UNBOUNDED: every row of both inputs is kept forever"). The rewrite
-rules that fired, and why, follow each plan.
+rules that fired, and why, follow it. "== Physical Plan ==" is what the
+runtime builds: each operator with its ID in brackets and what it is built
+from (join keys cast to the type they compare in, state TTL per side, how
+far an interval join holds the watermark back, the columns each source
+decodes).
 
 Diagnostics go to stderr, as 'streamsql check' prints them.
 
@@ -31,12 +36,18 @@ Example (from the repository's root):
   streamsql explain examples/payments.sql
 
   -- line 64:   INSERT INTO settled
+  == Optimized Logical Plan ==
   Sink settled (print) accepts=[+I,-U,+U,-D] full rows  mode=[+I] time=[settle_time ROWTIME]
   └── Project o.order_id, account_id, amount, settlement_id, settle_time  mode=[+I] time=[settle_time ROWTIME]
       └── IntervalJoin INNER order_time - settle_time in [-4h, 0s], o.order_id = s.order_id  mode=[+I] time=[order_time ROWTIME, settle_time ROWTIME]
           │ watermark: held back 4h behind the inputs'
           │ state: left rows: until watermark > order_time + 4h
           │ state: right rows: until watermark > settle_time
+  ...
+  == Physical Plan ==
+  Sink[sink-656ef59c] settled (print) accepts=[+I,-U,+U,-D] gets=[+I]
+  └── Calc[calc-0348c6eb] select=[order_id, account_id, amount, settlement_id, settle_time]
+      └── IntervalJoin[intervaljoin-09093d8a] INNER(o, s) o.order_time - s.settle_time in [-4h, 0s] delay=4h keys=(o.order_id = s.order_id)
   ...
 `,
 	run: runExplain,
@@ -58,7 +69,7 @@ func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout)
 		}
 		line, _ := j.Source.Position(p.Stmt.Span().Start)
-		fmt.Fprintf(stdout, "-- line %d: %s\n%s", line, firstLine(j.Source.Shown(line)), p.Text())
+		fmt.Fprintf(stdout, "-- line %d: %s\n%s", line, firstLine(j.Source.Shown(line)), p.ExplainText())
 	}
 	if err := diag.WriteText(stderr, j.Diags); err != nil {
 		return exitUsage

@@ -126,7 +126,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	for _, p := range j.Session.Plans {
 		if p.Explain != nil {
 			line, _ := src.Position(p.Stmt.Span().Start)
-			fmt.Fprintf(stdout, "-- EXPLAIN at line %d\n%s", line, p.Text())
+			fmt.Fprintf(stdout, "-- EXPLAIN at line %d\n%s", line, p.ExplainText())
 			continue
 		}
 		plans = append(plans, p)
@@ -167,7 +167,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	for i, q := range selects {
 		labels[fmt.Sprintf("query %d", i+1)] = fmt.Sprintf("query %d (line %d)", i+1, q.line)
 	}
-	job, err := exec.Build(ctx, plans, exec.Options{
+	job, err := build(ctx, plans, exec.Options{
 		Settings:    settings,
 		BaseDir:     filepath.Dir(file),
 		Stdout:      console,

@@ -596,7 +596,7 @@ func (sh *shell) exec(st ast.Stmt, src *diag.Source) bool {
 			if i > 0 {
 				fmt.Fprintln(sh.stdout)
 			}
-			fmt.Fprint(sh.stdout, p.Text())
+			fmt.Fprint(sh.stdout, p.ExplainText())
 		}
 	case *ast.QueryStmt:
 		return sh.runQuery(plans)

@@ -50,7 +50,7 @@ func (sh *shell) runQuery(plans []*planner.Plan) bool {
 	v := newView(sh.stdout, sh.resultMode(), sh.interactive)
 	opts := sh.options()
 	opts.QuerySink = func(_ string, cols []connector.Column) connector.Sink { return v.sink(cols) }
-	job, err := exec.Build(ctx, plans, opts)
+	job, err := build(ctx, plans, opts)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "[ERROR] The query cannot run: %v\n", err)
 		return false
@@ -217,7 +217,7 @@ func shorten(s string, n int) string {
 // submit starts an INSERT (or a statement set) as a background job.
 func (sh *shell) submit(plans []*planner.Plan, stmt string) bool {
 	ctx, cancel := context.WithCancel(context.Background())
-	job, err := exec.Build(ctx, plans, sh.options())
+	job, err := build(ctx, plans, sh.options())
 	if err != nil {
 		cancel()
 		fmt.Fprintf(sh.stderr, "[ERROR] The job cannot run: %v\n", err)

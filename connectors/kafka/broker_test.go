@@ -51,7 +51,7 @@ func startJob(t *testing.T, sql string) *running {
 	t.Helper()
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func runJob(t *testing.T, sql string) *exec.Job {
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

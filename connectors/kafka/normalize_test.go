@@ -15,7 +15,7 @@ func runJobAt(t *testing.T, sql string, p int) *exec.Job {
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings, Parallelism: p})
+	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings, Parallelism: p})
 	if err != nil {
 		t.Fatal(err)
 	}

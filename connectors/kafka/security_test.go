@@ -108,7 +108,7 @@ func runErr(t *testing.T, sql string) error {
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
 	if err == nil {
 		err = job.Run(ctx)
 	}

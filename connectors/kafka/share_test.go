@@ -50,7 +50,7 @@ INSERT INTO out2 SELECT id FROM src WHERE part >= 0;
 `, addr))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, plans, exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

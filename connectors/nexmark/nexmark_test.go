@@ -338,7 +338,7 @@ FROM bid b JOIN auction a ON b.auction = a.id
 		}
 	}
 	var sinks []*captureSink
-	job, err := exec.Build(context.Background(), plans, exec.Options{
+	job, err := exec.Build(context.Background(), mustLower(t, plans), exec.Options{
 		Settings:    j.Session.Settings,
 		Parallelism: 2,
 		QuerySink: func(string, []connector.Column) connector.Sink {

@@ -44,6 +44,16 @@ var rules = []rule{
 		never: []string{"parser", "github.com/pingcap/tidb"},
 		why:   "the planner plans statements; parsing is frontend's",
 	},
+	{
+		pkg:   "exec",
+		never: []string{"planner", "logical", "catalog", "parser", "frontend", "github.com/pingcap/tidb"},
+		why:   "exec builds operators from the physical plan; every fact it needs is decided by the planner",
+	},
+	{
+		pkg:  "physical",
+		only: []string{"changelogmode", "connector", "diag", "expr", "types"},
+		why:  "the physical plan is the contract between planner and runtime: it depends on neither",
+	},
 }
 
 // pkgInfo is what go list says of a package.

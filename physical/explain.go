@@ -1,0 +1,372 @@
+package physical
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/expr"
+)
+
+// Text renders a plan as a tree, one operator a line: its kind, its ID in
+// brackets, and the facts the runtime builds it from.
+//
+//	Sink[sink-8d1c0f2a] out (filesystem, json) accepts=[+I]
+//	└── IntervalJoin[intervaljoin-5b7e…] INNER(o, s) o.t - s.t in [0, 4h] delay=4h keys=(o.id = s.id)
+//	    ├── Source[source-…] orders AS o (filesystem, json) watermark=t - 5s
+//	    ...
+func Text(p *Plan) string {
+	var b strings.Builder
+	var node func(n Node, first, rest string)
+	node = func(n Node, first, rest string) {
+		fmt.Fprintf(&b, "%s%s\n", first, Describe(n))
+		ins := n.Inputs()
+		for i, in := range ins {
+			if i == len(ins)-1 {
+				node(in, rest+"└── ", rest+"    ")
+			} else {
+				node(in, rest+"├── ", rest+"│   ")
+			}
+		}
+	}
+	node(p.Root, "", "")
+	return b.String()
+}
+
+// Describe renders one node on one line, with its ID.
+func Describe(n Node) string {
+	o := n.Base()
+	return kindOf(n) + "[" + o.ID + "] " + detail(n)
+}
+
+func kindOf(n Node) string {
+	switch n.(type) {
+	case *Source:
+		return "Source"
+	case *Calc:
+		return "Calc"
+	case *Window:
+		return "Window"
+	case *RegularJoin:
+		return "Join"
+	case *IntervalJoin:
+		return "IntervalJoin"
+	case *WindowJoin:
+		return "WindowJoin"
+	case *TemporalJoin:
+		return "TemporalJoin"
+	case *GroupAggregate:
+		return "GroupAggregate"
+	case *WindowAggregate:
+		return "WindowAggregate"
+	case *Normalize:
+		return "ChangelogNormalize"
+	case *UpsertMaterialize:
+		return "UpsertMaterialize"
+	case *Union:
+		return "UnionAll"
+	case *Sink:
+		return "Sink"
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func names(cols []Column) func(*expr.Column) string {
+	return func(c *expr.Column) string {
+		if c.Index >= 0 && c.Index < len(cols) {
+			return cols[c.Index].Name
+		}
+		return fmt.Sprintf("$%d", c.Index)
+	}
+}
+
+func render(e expr.Expr, cols []Column) string {
+	if e == nil {
+		return "true"
+	}
+	return expr.FormatBare(e, names(cols))
+}
+
+func renderList(es []expr.Expr, cols []Column) string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = render(e, cols)
+	}
+	return strings.Join(out, ", ")
+}
+
+func colList(cols []Column, idx []int) string {
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = fmt.Sprintf("$%d", k)
+		if k >= 0 && k < len(cols) {
+			out[i] = cols[k].Name
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func ttl(ms int64) string {
+	if ms <= 0 {
+		return "forever"
+	}
+	return expr.FormatMillis(ms)
+}
+
+func dur(d time.Duration) string { return expr.FormatMillis(d.Milliseconds()) }
+
+func late(l *LateRows) string {
+	if l == nil || l.Path == "" {
+		return ""
+	}
+	return " late-rows=" + l.Path
+}
+
+func lates(j *Join, l [2]*LateRows) string {
+	var parts []string
+	for i, x := range l {
+		if x != nil && x.Path != "" {
+			parts = append(parts, j.Sides[i]+": "+x.Path)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " late-rows=[" + strings.Join(parts, ", ") + "]"
+}
+
+// qualified are a join side's columns named after the side.
+func qualified(cols []Column, side string) []Column {
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i] = Column{Name: side + "." + c.Name, Type: c.Type}
+	}
+	return out
+}
+
+func (j *Join) cols() (l, r []Column) {
+	return qualified(j.Left.Base().Cols, j.Sides[0]), qualified(j.Right.Base().Cols, j.Sides[1])
+}
+
+func (j *Join) keys() string {
+	l, r := j.cols()
+	parts := make([]string, len(j.Keys[0]))
+	for i := range j.Keys[0] {
+		parts[i] = render(j.Keys[0][i], l) + " = " + render(j.Keys[1][i], r)
+	}
+	s := " keys=(" + strings.Join(parts, ", ") + ")"
+	if j.Residual != nil {
+		s += " residual=" + render(j.Residual, append(append([]Column{}, l...), r...))
+	}
+	return s
+}
+
+func (j *Join) kind() string {
+	switch j.Outer {
+	case [2]bool{true, false}:
+		return "LEFT"
+	case [2]bool{false, true}:
+		return "RIGHT"
+	case [2]bool{true, true}:
+		return "FULL"
+	}
+	return "INNER"
+}
+
+func aggs(a *Aggregate) string {
+	in := a.Input.Base().Cols
+	var parts []string
+	for _, c := range a.Aggs {
+		s := c.Fn + "("
+		if c.Distinct {
+			s += "DISTINCT "
+		}
+		if c.Star {
+			s += "*"
+		}
+		parts = append(parts, s+renderList(c.Args, in)+")")
+	}
+	s := "group=[" + renderList(a.Keys, in) + "]"
+	if len(parts) > 0 {
+		s += " " + strings.Join(parts, ", ")
+	}
+	if a.Retract {
+		s += " retract"
+	}
+	return s
+}
+
+// detail is everything a node is built from, but its inputs.
+func detail(n Node) string {
+	switch x := n.(type) {
+	case *Source:
+		s := x.TableName
+		if x.Alias != "" && x.Alias != x.TableName {
+			s += " AS " + x.Alias
+		}
+		s += " (" + x.Format + ")"
+		var dec []string
+		for _, f := range x.Spec.Schema {
+			dec = append(dec, f.Name)
+		}
+		s += " decode=[" + strings.Join(dec, ", ") + "]"
+		if len(x.Computed) > 0 {
+			var cs []string
+			for _, c := range x.Computed {
+				cs = append(cs, c.Name+" := "+render(c.Expr, x.Cols))
+			}
+			s += " compute=[" + strings.Join(cs, ", ") + "]"
+		}
+		if w := x.Watermark; w != nil {
+			s += " watermark=" + x.Cols[w.Col].Name
+			if w.Delay != 0 {
+				s += " - " + expr.FormatMillis(w.Delay)
+			}
+		}
+		if x.IdleTimeout > 0 {
+			s += " idle-timeout=" + dur(x.IdleTimeout)
+		}
+		if a := x.Align; a != nil {
+			s += fmt.Sprintf(" align=%s max-drift=%s every %s", a.Group, dur(a.MaxDrift), dur(a.Interval))
+		}
+		if x.Bounded {
+			s += " bounded"
+		}
+		if x.SkipBad {
+			s += " skip-bad-rows"
+		}
+		return s
+	case *Calc:
+		in := x.Input.Base().Cols
+		var parts []string
+		if x.Cond != nil {
+			parts = append(parts, "where="+render(x.Cond, in))
+		}
+		if x.Exprs != nil {
+			ps := make([]string, len(x.Exprs))
+			for i, e := range x.Exprs {
+				ps[i] = render(e, in)
+				if c, ok := e.(*expr.Column); !ok || in[c.Index].Name != x.Cols[i].Name {
+					ps[i] += " AS " + x.Cols[i].Name
+				}
+			}
+			parts = append(parts, "select=["+strings.Join(ps, ", ")+"]")
+		}
+		return strings.Join(parts, " ")
+	case *Window:
+		in := x.Input.Base().Cols
+		s := x.Func + "(" + in[x.TimeCol].Name
+		for _, v := range []int64{x.Slide, x.Step, x.Size} {
+			if v > 0 {
+				s += ", " + expr.FormatMillis(v)
+			}
+		}
+		if x.Offset != 0 {
+			s += ", offset " + expr.FormatMillis(x.Offset)
+		}
+		return s + ")" + late(x.Late)
+	case *RegularJoin:
+		return fmt.Sprintf("%s(%s, %s)%s ttl=[%s, %s]", x.kind(), x.Sides[0], x.Sides[1], x.keys(), ttl(x.TTL[0]), ttl(x.TTL[1]))
+	case *IntervalJoin:
+		l, r := x.cols()
+		return fmt.Sprintf("%s(%s, %s) %s - %s in [%s, %s] delay=%s%s%s", x.kind(), x.Sides[0], x.Sides[1],
+			l[x.TimeCol[0]].Name, r[x.TimeCol[1]].Name, expr.FormatMillis(x.Lower), expr.FormatMillis(x.Upper),
+			expr.FormatMillis(x.Delay), x.keys(), lates(&x.Join, x.Late))
+	case *WindowJoin:
+		l, r := x.cols()
+		return fmt.Sprintf("%s(%s, %s) end=[%s, %s]%s%s", x.kind(), x.Sides[0], x.Sides[1],
+			l[x.End[0]].Name, r[x.End[1]].Name, x.keys(), lates(&x.Join, x.Late))
+	case *TemporalJoin:
+		l, r := x.cols()
+		return fmt.Sprintf("%s(%s, %s) AS OF %s versions by %s%s%s", x.kind(), x.Sides[0], x.Sides[1],
+			l[x.LeftTime].Name, r[x.RightTime].Name, x.keys(), lates(&x.Join, x.Late))
+	case *GroupAggregate:
+		return aggs(&x.Aggregate) + " ttl=" + ttl(x.TTL)
+	case *WindowAggregate:
+		in := x.Input.Base().Cols
+		return aggs(&x.Aggregate) + " end=" + in[x.EndCol].Name + " time=" + in[x.TimeCol].Name + late(x.Late)
+	case *Normalize:
+		s := "key=(" + colList(x.Input.Base().Cols, x.Key) + ")"
+		if x.UpdateBefore {
+			s += " with -U"
+		}
+		return s + " ttl=" + ttl(x.TTL)
+	case *UpsertMaterialize:
+		s := "key=(" + colList(x.Cols, x.Key) + ")"
+		if x.UpsertKey != nil {
+			s += " rows by (" + colList(x.Cols, x.UpsertKey) + ")"
+		} else {
+			s += " rows by all columns"
+		}
+		return s + " ttl=" + ttl(x.TTL)
+	case *Union:
+		return fmt.Sprintf("inputs=%d", len(x.Ins))
+	case *Sink:
+		s := x.Name
+		if !x.Query {
+			s += " (" + x.Format + ")"
+		}
+		s += " accepts=" + x.Accepts.String() + " gets=" + x.Mode.String()
+		if x.DropBefore {
+			s += " drops -U"
+		}
+		if x.BeforeAsDelete {
+			s += " -U deletes"
+		}
+		var casts []string
+		in := x.Input.Base().Cols
+		for i, c := range x.Casts {
+			if c != nil {
+				casts = append(casts, render(c, in)+" AS "+x.Spec.Schema[i].Name)
+			}
+		}
+		if len(casts) > 0 {
+			s += " casts=[" + strings.Join(casts, ", ") + "]"
+		}
+		return s
+	}
+	return ""
+}
+
+// AssignIDs gives every node of a job's plans its ID: the node's kind and
+// a hash of what it does (Describe without the ID) and of its inputs'
+// IDs. Two nodes that would get the same ID are told apart by a suffix in
+// the order the plans and their inputs come, except Sources, which are
+// shared: one table read with one watermark is one operator.
+func AssignIDs(plans []*Plan) {
+	taken := map[string]string{} // what each ID was given to
+	var assign func(n Node)
+	assign = func(n Node) {
+		for _, in := range n.Inputs() {
+			assign(in)
+		}
+		o := n.Base()
+		d := detail(n)
+		if s, ok := n.(*Source); ok {
+			c := *s
+			c.Alias = "" // scans of a table under two aliases share its source
+			d = detail(&c)
+		}
+		h := fnv.New32a()
+		fmt.Fprintf(h, "%s\x00%s\x00%s", kindOf(n), o.Name, d)
+		for _, in := range n.Inputs() {
+			fmt.Fprintf(h, "\x00%s", in.Base().ID)
+		}
+		id := fmt.Sprintf("%s-%08x", strings.ToLower(kindOf(n)), h.Sum32())
+		_, src := n.(*Source)
+		what := kindOf(n) + "\x00" + o.Name + "\x00" + d
+		for k, base := 2, id; ; k++ {
+			prev, ok := taken[id]
+			if !ok || src && prev == what {
+				break
+			}
+			id = fmt.Sprintf("%s-%d", base, k)
+		}
+		taken[id] = what
+		o.ID = id
+	}
+	for _, p := range plans {
+		assign(p.Root)
+	}
+}

@@ -1,0 +1,340 @@
+package physical
+
+import (
+	"time"
+
+	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Plan is one INSERT or SELECT of a job, lowered: Root is its Sink.
+type Plan struct {
+	Root *Sink
+}
+
+// Column is an output column of a node.
+type Column struct {
+	Name string
+	Type types.T
+}
+
+// Op is what every node has.
+type Op struct {
+	// ID is the node's stable operator id (see the package comment).
+	ID string
+	// Name names the operator in counters, warnings and runtime errors:
+	// "IntervalJoin INNER(o, s)".
+	Name string
+	// Span is the SQL the node came from.
+	Span diag.Span
+	// Cols are the node's output columns.
+	Cols []Column
+}
+
+// Node is a physical operator.
+type Node interface {
+	// Base returns the node's Op.
+	Base() *Op
+	// Inputs returns the node's inputs, in port order.
+	Inputs() []Node
+}
+
+// Base implements Node.
+func (o *Op) Base() *Op { return o }
+
+// LateRows says where the late rows of one operator input go: they are
+// counted against the source that read them and written to its table's
+// dead-letter file, if it has one.
+type LateRows struct {
+	// Source is the Source under the input.
+	Source *Source
+	// Path is the dead-letter file ('scan.late-rows.path') as declared;
+	// "" for none. A relative path is relative to the job file.
+	Path string
+}
+
+// Computed is a computed column of a source's table.
+type Computed struct {
+	// At is the column's position in the Source's output.
+	At   int
+	Name string
+	// Expr is over the Source's output columns.
+	Expr expr.Expr
+}
+
+// Watermark is how a source generates watermarks: per split, the largest
+// time seen in column Col minus Delay (ms).
+type Watermark struct {
+	Col   int
+	Delay int64
+}
+
+// Alignment is a source's watermark alignment group.
+type Alignment struct {
+	Group string
+	// MaxDrift is how far the source's watermark may run ahead of the
+	// group's before it stops reading.
+	MaxDrift time.Duration
+	// Interval is how often the group's watermark is recomputed.
+	Interval time.Duration
+}
+
+// Source reads a table. Its output columns are the table's columns (all of
+// them, in table order): the connector decodes Schema, whose columns go to
+// the positions Place says, and the runtime computes Computed; columns
+// neither decodes nor computes are NULL.
+type Source struct {
+	Op
+	// Spec is what the connector's factory gets (the runtime adds the
+	// job's settings, base directory and console writers). Spec.Schema is
+	// what the connector decodes, in order; Place[i] is the output column
+	// Spec.Schema[i] goes to.
+	Spec  connector.Spec
+	Place []int
+	// TableName and Alias name the table and how the query calls it.
+	TableName, Alias string
+	// Format names the connector's formats for EXPLAIN ("kafka, json").
+	Format string
+	// Computed are the computed columns to compute, in table order.
+	Computed []Computed
+	// Watermark is nil for a source without one.
+	Watermark *Watermark
+	// IdleTimeout marks a split idle after that long without a row
+	// (processing time); 0: never.
+	IdleTimeout time.Duration
+	// Align is nil without an alignment group.
+	Align *Alignment
+	// Bounded is set when the source ends by itself (files, bounded reads).
+	Bounded bool
+	// SkipBad is set when rows that cannot be decoded are counted and
+	// skipped ('<format>.ignore-parse-errors').
+	SkipBad bool
+	// TableSpan is where the table is declared, and TableSource the text
+	// it is declared in (nil: the job's own), for errors about it.
+	TableSpan   diag.Span
+	TableSource *diag.Source
+	// Invalid is set when the table's declaration had errors (reported):
+	// its connector is not asked about it.
+	Invalid bool
+}
+
+// Calc filters (Cond, nil: keep every row) and then projects (Exprs, nil:
+// pass the row through) one row at a time.
+type Calc struct {
+	Op
+	Input Node
+	Cond  expr.Expr
+	Exprs []expr.Expr
+}
+
+// Window is a window table-valued function: it adds window_start,
+// window_end and window_time to each row, once per window the row's time
+// (column TimeCol) falls in.
+type Window struct {
+	Op
+	Input   Node
+	Func    string // TUMBLE, HOP, CUMULATE
+	TimeCol int
+	// Size, Slide (HOP), Step (CUMULATE) and Offset in milliseconds.
+	Size, Slide, Step, Offset int64
+	// Late is where rows without a valid time go (nil: counted nowhere).
+	Late *LateRows
+	// InCols are the input's columns, for dead letters.
+	InCols []Column
+}
+
+// Join is what the two-sided joins share.
+type Join struct {
+	// Keys are each side's key expressions, over that side's columns,
+	// already cast to the type the two sides compare in: a pair of rows
+	// matches when the keys' values are the same (as an encoding that
+	// makes -0.0 equal 0.0 and NaN equal NaN) and Residual holds.
+	Keys [2][]expr.Expr
+	// Residual is the rest of the condition, over Left's then Right's
+	// columns; nil: true.
+	Residual expr.Expr
+	// Outer says which sides are padded with NULLs when unmatched.
+	Outer [2]bool
+	// Sides name the inputs (their table aliases) in warnings.
+	Sides [2]string
+	// Width is the number of columns of each side.
+	Width       [2]int
+	Left, Right Node
+}
+
+// Inputs implements Node.
+func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
+
+// RegularJoin is a join without a time bound: it keeps every row of both
+// sides (for TTL[i] ms after it was last accessed; 0: forever).
+type RegularJoin struct {
+	Op
+	Join
+	TTL [2]int64
+}
+
+// IntervalJoin matches a pair when Lower <= left.time - right.time <=
+// Upper (ms, times in TimeCol of each side) and the keys and residual
+// match.
+type IntervalJoin struct {
+	Op
+	Join
+	TimeCol      [2]int
+	Lower, Upper int64
+	// Delay is how far the output watermark is held back behind the
+	// inputs': max(-Lower, Upper, 0).
+	Delay int64
+	// Late and InCols are each side's late-row destination and columns.
+	Late   [2]*LateRows
+	InCols [2][]Column
+}
+
+// WindowJoin joins the rows of the same window of two windowed inputs
+// once the watermark passes the window's end (End[i] indexes window_end in
+// side i).
+type WindowJoin struct {
+	Op
+	Join
+	End    [2]int
+	Late   [2]*LateRows
+	InCols [2][]Column
+}
+
+// TemporalJoin joins each probe row (Left) with the version of Right valid
+// at the probe row's time (column LeftTime of Left); RightTime indexes the
+// versioned side's event time.
+type TemporalJoin struct {
+	Op
+	Join
+	LeftTime, RightTime int
+	Late                [2]*LateRows
+	InCols              [2][]Column
+}
+
+// AggCall is one aggregate function call.
+type AggCall struct {
+	Fn       string
+	Args     []expr.Expr
+	Distinct bool
+	Star     bool
+	T        types.T
+}
+
+// Aggregate is what the aggregates share: group keys and calls over the
+// input's columns, and whether the input may retract rows (then
+// accumulators must be able to take values back out).
+type Aggregate struct {
+	Input   Node
+	Keys    []expr.Expr
+	Aggs    []*AggCall
+	Retract bool
+}
+
+// Inputs implements Node.
+func (a *Aggregate) Inputs() []Node { return []Node{a.Input} }
+
+// GroupAggregate keeps one row per group and updates it with each input
+// row; a group untouched for TTL ms (processing time) is forgotten (0:
+// never).
+type GroupAggregate struct {
+	Op
+	Aggregate
+	TTL int64
+}
+
+// WindowAggregate aggregates each window and emits it once the watermark
+// passes its end. EndCol indexes window_end in the input; TimeCol is the
+// time a late row is reported with.
+type WindowAggregate struct {
+	Op
+	Aggregate
+	EndCol, TimeCol int
+	Late            *LateRows
+	InCols          []Column
+}
+
+// Normalize turns an upsert stream into a full changelog by keeping the
+// last row of each key (Key indexes the input's columns) for TTL ms after
+// its last change (0: forever).
+type Normalize struct {
+	Op
+	Input        Node
+	Key          []int
+	UpdateBefore bool
+	TTL          int64
+}
+
+// Inputs implements Node.
+func (n *Normalize) Inputs() []Node { return []Node{n.Input} }
+
+// UpsertMaterialize keeps, per sink key, the query's live rows and emits
+// the last one (Flink's SinkUpsertMaterializer). UpsertKey is nil when
+// rows are matched by all their values.
+type UpsertMaterialize struct {
+	Op
+	Input     Node
+	Key       []int
+	UpsertKey []int
+	TTL       int64
+}
+
+// Inputs implements Node.
+func (n *UpsertMaterialize) Inputs() []Node { return []Node{n.Input} }
+
+// Union is UNION ALL.
+type Union struct {
+	Op
+	Ins []Node
+}
+
+// Inputs implements Node.
+func (n *Union) Inputs() []Node { return n.Ins }
+
+// Sink writes its input into a table, or shows a SELECT's rows (Query;
+// Name is then "query N", N counting the job's SELECTs from 1).
+type Sink struct {
+	Op
+	Input Node
+	Query bool
+	// Spec is what the connector's factory gets, as Source's; for a
+	// SELECT, only its Schema is set. Spec.Schema is what the sink
+	// writes, in order.
+	Spec   connector.Spec
+	Format string
+	// Casts convert the input's columns to the sink's types: Casts[i] is
+	// over the input's columns; nil (or a nil entry) passes column i as it
+	// is.
+	Casts []expr.Expr
+	// Accepts is the kinds of change the sink takes; Mode what reaches it.
+	Accepts, Mode changelogmode.Mode
+	// DropBefore drops -U (an upsert sink whose +U overwrites the row);
+	// BeforeAsDelete applies a -U as the deletion of its key.
+	DropBefore, BeforeAsDelete bool
+	// TableSpan, TableSource and Invalid are as Source's.
+	TableSpan   diag.Span
+	TableSource *diag.Source
+	Invalid     bool
+}
+
+// Inputs implements Node.
+func (n *Sink) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Source) Inputs() []Node { return nil }
+
+// Inputs implements Node.
+func (n *Calc) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Window) Inputs() []Node { return []Node{n.Input} }
+
+// Walk calls f on n and then on each of its inputs, depth first.
+func Walk(n Node, f func(Node)) {
+	f(n)
+	for _, in := range n.Inputs() {
+		Walk(in, f)
+	}
+}
