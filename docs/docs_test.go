@@ -49,6 +49,7 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/planner"
 
 	// The connector runtimes, as the binary links them: check reports what
 	// they refuse.

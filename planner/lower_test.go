@@ -21,7 +21,7 @@ SELECT a.id FROM o a JOIN o b ON a.id = b.id;
 
 func lowerJob(t *testing.T, sql string) []*physical.Plan {
 	t.Helper()
-	j := CheckJob(diag.NewSource("job.sql", sql))
+	j := checkJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
