@@ -29,7 +29,7 @@
 // Validate checks a WITH clause as the user wrote it ([]*ast.Option, with
 // spans) and reports every problem at the place to fix: an unknown
 // connector, format or option at its name, with a "did you mean" from
-// Suggest; a bad value at the value, saying what is allowed; a missing
+// diag.Suggest; a bad value at the value, saying what is allowed; a missing
 // option at the WITH clause, with an example line to add. Rules across
 // options run next (Kafka's 'timestamp' startup mode needs
 // 'scan.startup.timestamp-millis'; upsert-kafka's formats must be

@@ -7,68 +7,6 @@ import (
 	"time"
 )
 
-func TestSuggest(t *testing.T) {
-	options := []string{"topic", "topic-pattern", "properties.bootstrap.servers", "properties.group.id",
-		"scan.startup.mode", "scan.bounded.mode", "format"}
-	tests := []struct {
-		word       string
-		candidates []string
-		want       string
-	}{
-		{"kafak", Names(), "kafka"},                  // transposition
-		{"Kafka", Names(), "kafka"},                  // case
-		{"upsert_kafka", Names(), "upsert-kafka"},    // substitution
-		{"filesytem", Names(), "filesystem"},         // deletion
-		{"printt", Names(), "print"},                 // insertion
-		{"jdbc", Names(), ""},                        // nothing close
-		{"jsn", FormatNames(), "json"},               // short word, one edit
-		{"debezium", FormatNames(), "debezium-json"}, // prefix
-		{"avro", FormatNames(), ""},                  // not close to any
-		{"scan.startup.mod", options, "scan.startup.mode"},
-		{"scan.startup.mdoe", options, "scan.startup.mode"},
-		{"bootstrap.servers", options, "properties.bootstrap.servers"}, // ends with .word
-		{"group.id", options, "properties.group.id"},
-		{"topics", options, "topic"},
-		{"mode", options, "scan.startup.mode"}, // tie on length: the first wins
-		{"topic", options, ""},                 // itself is not a suggestion
-		{"", options, ""},
-		{"x", []string{"y", "z"}, ""}, // a one-letter word is not "close" to another letter
-		{"X", []string{"y", "x"}, "x"},
-		{"order_tme", []string{"order_id", "order_time", "user_id"}, "order_time"},
-		{"usr_id", []string{"order_id", "user_id"}, "user_id"},
-		{"user", []string{"user_id", "user_name"}, "user_id"},
-		{"abcd", []string{"abce", "abdc"}, "abce"}, // equal distance: the first wins
-		{"ts", []string{"ts_ms", "event_ts"}, ""},  // too short for the prefix rule, too far for edits
-		{"événement", []string{"evenement"}, "evenement"},
-	}
-	for _, tt := range tests {
-		if got := Suggest(tt.word, tt.candidates); got != tt.want {
-			t.Errorf("Suggest(%q, %q) = %q, want %q", tt.word, tt.candidates, got, tt.want)
-		}
-	}
-}
-
-func TestDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"abc", "", 3},
-		{"", "abc", 3},
-		{"kafka", "kafka", 0},
-		{"kafak", "kafka", 1},
-		{"ca", "abc", 3}, // optimal string alignment, not full Damerau
-		{"kitten", "sitting", 3},
-		{"scan.startup.mode", "scan.bounded.mode", 7},
-	}
-	for _, tt := range tests {
-		if got := distance([]rune(tt.a), []rune(tt.b)); got != tt.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestParseDuration(t *testing.T) {
 	tests := []struct {
 		in   string

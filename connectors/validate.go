@@ -200,7 +200,7 @@ func Validate(opts []*ast.Option, with diag.Span, l *diag.List) (*Config, bool) 
 	spec, ok := Lookup(co.Value.Value)
 	if !ok {
 		d := l.Errorf(diag.UnknownConnector, co.Value.Span(), "unknown connector '%s'", co.Value.Value)
-		if s := Suggest(co.Value.Value, Names()); s != "" {
+		if s := diag.Suggest(co.Value.Value, Names()); s != "" {
 			d.WithHint("did you mean '%s'?", s)
 		}
 		d.WithHint("known connectors: %s", strings.Join(Names(), ", "))
@@ -216,7 +216,7 @@ func Validate(opts []*ast.Option, with diag.Span, l *diag.List) (*Config, bool) 
 		f, ok := LookupFormat(o.Value.Value)
 		if !ok {
 			d := l.Errorf(diag.UnknownFormat, o.Value.Span(), "unknown format '%s'", o.Value.Value)
-			if s := Suggest(o.Value.Value, FormatNames()); s != "" {
+			if s := diag.Suggest(o.Value.Value, FormatNames()); s != "" {
 				d.WithHint("did you mean '%s'?", s)
 			}
 			d.WithHint("known formats: %s", strings.Join(FormatNames(), ", "))
@@ -280,7 +280,7 @@ func checkOption(c *Config, o *ast.Option, l *diag.List) {
 			cands = append(cands, p+fo.Key)
 		}
 		d := l.Errorf(diag.UnknownOption, o.Key.Span(), "unknown option '%s' for format '%s'", key, f.Name)
-		if s := Suggest(key, cands); s != "" {
+		if s := diag.Suggest(key, cands); s != "" {
 			d.WithHint("did you mean '%s'?", s)
 		} else {
 			d.WithHint("options of format '%s': %s", f.Name, strings.Join(cands, ", "))
@@ -312,7 +312,7 @@ func checkOption(c *Config, o *ast.Option, l *diag.List) {
 		}
 		return
 	}
-	if s := Suggest(key, candidates(c, key)); s != "" {
+	if s := diag.Suggest(key, candidates(c, key)); s != "" {
 		d.WithHint("did you mean '%s'?", s)
 		return
 	}
@@ -377,7 +377,7 @@ func checkValue(c *Config, spec *OptionSpec, o *ast.Option, l *diag.List) {
 			}
 		}
 		d := l.Errorf(diag.InvalidOptionValue, o.Value.Span(), "invalid value '%s' for option '%s': must be one of %s", shown, key, quoteList(spec.Choices))
-		if s := Suggest(v, spec.Choices); s != "" {
+		if s := diag.Suggest(v, spec.Choices); s != "" {
 			d.WithHint("did you mean '%s'?", s)
 		}
 		return
@@ -415,7 +415,7 @@ func missing(c *Config, l *diag.List, key, msg, example string) *diag.Diagnostic
 	for k := range c.opts {
 		given = append(given, k)
 	}
-	if s := Suggest(key, sortedStrings(given)); s != "" && isPassThrough(c, s) {
+	if s := diag.Suggest(key, sortedStrings(given)); s != "" && isPassThrough(c, s) {
 		d.WithNote(c.opts[s].Key.Span(), "'%s' is given here; is it a misspelling of '%s'?", s, key)
 	}
 	return d

@@ -466,7 +466,7 @@ func (c *contract) checkColumns() {
 			d := c.errorf(diag.ContractMissingColumn, rc.Span,
 				"column %s is not written: %s is written by %s with the columns %s",
 				rc.Name, c.w.res.describe(), c.w.ref(), strings.Join(written, ", "))
-			if sg := contractSuggest(rc.Name, written); sg != "" {
+			if sg := diag.Suggest(rc.Name, written); sg != "" {
 				d.WithHint("did you mean %s?", sg)
 			}
 			d.WithHint("a reader may declare fewer columns than its writer writes, not more: remove %s here, or add it to %s in %s", rc.Name, w.Name, c.w.where(w.Def.Name.S.Start))
@@ -476,12 +476,3 @@ func (c *contract) checkColumns() {
 
 // withoutNotNull is t without NOT NULL, which contracts ignore.
 func withoutNotNull(t types.T) types.T { return t.WithNullable(true) }
-
-func contractSuggest(name string, names []string) string {
-	for _, n := range names {
-		if strings.EqualFold(n, name) {
-			return n
-		}
-	}
-	return diag.Suggest(name, names)
-}
