@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"github.com/streamsql/streamsql/civil"
 	"math"
 	"regexp"
 	"strings"
@@ -691,7 +692,7 @@ func field(unit string) (func(ms int64) int64, bool) {
 	case "DOY", "DAYOFYEAR":
 		return func(ms int64) int64 {
 			f := split(ms)
-			return floorDiv(ms, msPerDay) - daysFromCivil(f.y, 1, 1) + 1
+			return floorDiv(ms, msPerDay) - civil.DaysFromCivil(f.y, 1, 1) + 1
 		}, true
 	case "DOW", "DAYOFWEEK": // 1 = Sunday .. 7 = Saturday
 		return func(ms int64) int64 { return floorMod(floorDiv(ms, msPerDay)+4, 7) + 1 }, true
@@ -723,8 +724,8 @@ func field(unit string) (func(ms int64) int64, bool) {
 func isoWeek(days int64) int64 {
 	dow := floorMod(days+3, 7) // 0 = Monday
 	thursday := days - dow + 3
-	y, _, _ := civilFromDays(thursday)
-	return (thursday-daysFromCivil(y, 1, 1))/7 + 1
+	y, _, _ := civil.FromDays(thursday)
+	return (thursday-civil.DaysFromCivil(y, 1, 1))/7 + 1
 }
 
 func extract(_ *compiler, e *expr.Call, args []node) (Func, error) {
@@ -844,8 +845,8 @@ func timestampDiff(_ *compiler, e *expr.Call, args []node) (Func, error) {
 func monthsBetween(a, b int64) int64 {
 	fa, fb := split(a), split(b)
 	m := (fb.y-fa.y)*12 + fb.mo - fa.mo
-	restA := a - daysFromCivil(fa.y, fa.mo, 1)*msPerDay
-	restB := b - daysFromCivil(fb.y, fb.mo, 1)*msPerDay
+	restA := a - civil.DaysFromCivil(fa.y, fa.mo, 1)*msPerDay
+	restB := b - civil.DaysFromCivil(fb.y, fb.mo, 1)*msPerDay
 	switch {
 	case m > 0 && restB < restA:
 		m--

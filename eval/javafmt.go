@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/streamsql/streamsql/civil"
 	"strings"
 )
 
@@ -156,7 +157,7 @@ func compilePattern(p string, d dialect, forParse bool) (pattern, error) {
 // weekStart is the first day (days since the epoch) of week 1 of week-based
 // year y in en_US: the Sunday on or before January 1st.
 func weekStart(y int64) int64 {
-	jan1 := daysFromCivil(y, 1, 1)
+	jan1 := civil.DaysFromCivil(y, 1, 1)
 	return jan1 - sunday0(jan1)
 }
 
@@ -242,7 +243,7 @@ func (p pattern) format(ms int64) string {
 			first := sunday0(days - f.d + 1)
 			b = appendPad(b, (f.d-1+first)/7+1, n)
 		case 'D':
-			b = appendPad(b, days-daysFromCivil(f.y, 1, 1)+1, n)
+			b = appendPad(b, days-civil.DaysFromCivil(f.y, 1, 1)+1, n)
 		case 'd':
 			b = appendPad(b, f.d, n)
 		case 'F':
@@ -430,14 +431,14 @@ func (p pattern) parse(s string) (int64, bool) {
 		f.h += 12
 	}
 	if doy >= 0 {
-		if doy < 1 || doy > 366 || doy == 366 && !isLeap(f.y) {
+		if doy < 1 || doy > 366 || doy == 366 && !civil.IsLeap(f.y) {
 			return 0, false
 		}
 		f.mo, f.d = 1, 1
 		ms := f.millis() + (doy-1)*msPerDay
 		return ms, sc.done() && f.h <= 23 && f.mi <= 59 && f.s <= 59 && f.ms <= 999
 	}
-	if !sc.done() || f.mo < 1 || f.mo > 12 || f.d < 1 || f.d > daysIn(f.y, f.mo) || f.h > 23 || f.mi > 59 || f.s > 59 || f.ms > 999 {
+	if !sc.done() || f.mo < 1 || f.mo > 12 || f.d < 1 || f.d > civil.DaysIn(f.y, f.mo) || f.h > 23 || f.mi > 59 || f.s > 59 || f.ms > 999 {
 		return 0, false
 	}
 	return f.millis(), true

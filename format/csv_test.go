@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/civil"
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -304,14 +305,14 @@ func TestText(t *testing.T) {
 	// Dates across the whole range round-trip through text.
 	for days := int64(-719162); days <= 2932896; days += 997 {
 		txt := AppendDate(nil, days)
-		back, err := ParseDate(string(txt))
+		back, err := civil.ParseDate(string(txt), civil.Strict)
 		if err != nil || back != days {
 			t.Fatalf("%d -> %s -> %d, %v", days, txt, back, err)
 		}
 	}
 	for _, m := range []int64{MinMillis, -1, 0, 1, 86399999, MaxMillis} {
 		txt := AppendTimestamp(nil, m, 3, ' ')
-		back, err := ParseTimestamp(string(txt))
+		back, err := civil.ParseTimestamp(string(txt), civil.Strict)
 		if err != nil || back != m {
 			t.Errorf("%d -> %s -> %d, %v", m, txt, back, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/civil"
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -16,7 +17,7 @@ func col(name string, t types.T) connector.Column { return connector.Column{Name
 
 // ms is a UTC timestamp in milliseconds, for expectations.
 func ms(y, mo, d, h, mi, s, milli int64) int64 {
-	return daysFromCivil(y, mo, d)*msPerDay + h*msPerHour + mi*msPerMinute + s*msPerSecond + milli
+	return civil.DaysFromCivil(y, mo, d)*msPerDay + h*msPerHour + mi*msPerMinute + s*msPerSecond + milli
 }
 
 func decodeOne(t *testing.T, name string, schema []connector.Column, opts Options, in string) (row.Batch, error) {
@@ -70,10 +71,10 @@ func TestJSONDecodeTypes(t *testing.T) {
 		{types.StringType(), `""`, row.StrValue("")},
 		{types.CharOf(3), `"abc"`, row.StrValue("abc")},
 		{types.BytesType(), `"AAEC"`, row.StrValue("\x00\x01\x02")},
-		{types.New(types.Date), `"2026-02-28"`, row.IntValue(daysFromCivil(2026, 2, 28))},
+		{types.New(types.Date), `"2026-02-28"`, row.IntValue(civil.DaysFromCivil(2026, 2, 28))},
 		{types.New(types.Date), `"1970-01-01"`, row.IntValue(0)},
 		{types.New(types.Date), `"1969-12-31"`, row.IntValue(-1)},
-		{types.New(types.Date), `"2024-02-29"`, row.IntValue(daysFromCivil(2024, 2, 29))},
+		{types.New(types.Date), `"2024-02-29"`, row.IntValue(civil.DaysFromCivil(2024, 2, 29))},
 		{types.TimeOf(3), `"12:34:56.789"`, row.IntValue(12*msPerHour + 34*msPerMinute + 56*msPerSecond + 789)},
 		{types.TimeOf(0), `"00:00"`, row.IntValue(0)},
 		{types.TimestampOf(3), `"2026-01-01 00:00:00"`, row.IntValue(ms(2026, 1, 1, 0, 0, 0, 0))},
@@ -306,7 +307,7 @@ func allValues() []row.Value {
 	return []row.Value{
 		row.BoolValue(true), row.IntValue(-8), row.IntValue(1600), row.IntValue(-32), row.IntValue(1 << 40),
 		row.FloatValue(float64(float32(1.25))), row.FloatValue(-0.1), row.IntValue(1230), row.IntValue(-7),
-		row.StrValue("a,\"b\"\n\té\x01"), row.StrValue("\x00\xff"), row.IntValue(daysFromCivil(2026, 3, 1)),
+		row.StrValue("a,\"b\"\n\té\x01"), row.StrValue("\x00\xff"), row.IntValue(civil.DaysFromCivil(2026, 3, 1)),
 		row.IntValue(45296789), row.IntValue(ms(2026, 1, 1, 0, 0, 0, 0)), row.IntValue(ms(1969, 7, 20, 20, 17, 40, 0)),
 		row.IntValue(ms(2026, 1, 1, 12, 0, 0, 5)), row.IntValue(ms(2026, 6, 30, 23, 59, 59, 999)), row.NullValue,
 	}

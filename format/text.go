@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/streamsql/streamsql/civil"
 	"math"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ const (
 )
 
 // timestampHint is what a TIMESTAMP field's text must look like.
-const timestampHint = "'yyyy-MM-dd HH:mm:ss[.fff]' or ISO-8601 'yyyy-MM-ddTHH:mm:ss[.fff][Z|+hh:mm]'"
+const timestampHint = civil.TimestampHint
 
 // ParseText reads the text form of a value of type t. The empty string is
 // not NULL here: callers decide what NULL looks like in their format. The
@@ -69,19 +70,19 @@ func ParseText(t types.T, s string) (row.Value, error) {
 		}
 		return row.IntValue(u), nil
 	case types.Date:
-		d, err := ParseDate(s)
+		d, err := civil.ParseDate(s, civil.Strict)
 		if err != nil {
 			return row.NullValue, err
 		}
 		return row.IntValue(d), nil
 	case types.Time:
-		ms, err := ParseTime(s)
+		ms, err := civil.ParseTime(s, civil.Strict)
 		if err != nil {
 			return row.NullValue, err
 		}
 		return row.IntValue(truncPrecision(ms, t.Precision)), nil
 	case types.Timestamp, types.TimestampLTZ:
-		ms, err := ParseTimestamp(s)
+		ms, err := civil.ParseTimestamp(s, civil.Strict)
 		if err != nil {
 			if isEpochNumber(s) {
 				return row.NullValue, epochError(t)
@@ -369,248 +370,11 @@ func AppendDecimal(b []byte, u int64, scale int) []byte {
 	return append(b, digits[len(digits)-scale:]...)
 }
 
-// daysFromCivil returns the days since 1970-01-01 of a proleptic
-// Gregorian date (Howard Hinnant's algorithm).
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// civilFromDays is the inverse of daysFromCivil.
-func civilFromDays(z int64) (y, m, d int64) {
-	z += 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era--
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	if mp < 10 {
-		m = mp + 3
-	} else {
-		m = mp - 9
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
-}
-
-func daysIn(y, m int64) int64 {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// digitsAt reads exactly n digits of s at i.
-func digitsAt(s string, i, n int) (int64, bool) {
-	if i+n > len(s) {
-		return 0, false
-	}
-	var v int64
-	for k := i; k < i+n; k++ {
-		if s[k] < '0' || s[k] > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(s[k]-'0')
-	}
-	return v, true
-}
-
-// parseDatePart reads yyyy-MM-dd at the start of s and returns the days
-// since the epoch and the length read.
-func parseDatePart(s string) (days int64, n int, err error) {
-	// The year: four digits; more is beyond 9999.
-	yl := 0
-	for yl < len(s) && s[yl] >= '0' && s[yl] <= '9' {
-		yl++
-	}
-	if yl > 4 {
-		return 0, 0, fmt.Errorf("%q is beyond year 9999", clip(s))
-	}
-	y, ok1 := digitsAt(s, 0, 4)
-	m, ok2 := digitsAt(s, 5, 2)
-	d, ok3 := digitsAt(s, 8, 2)
-	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' {
-		return 0, 0, errors.New("not a date")
-	}
-	if y < 1 {
-		return 0, 0, fmt.Errorf("%q is before year 1", clip(s))
-	}
-	if m < 1 || m > 12 {
-		return 0, 0, fmt.Errorf("%q has month %d", clip(s), m)
-	}
-	if d < 1 || d > daysIn(y, m) {
-		return 0, 0, fmt.Errorf("%q has no day %d in that month", clip(s), d)
-	}
-	return daysFromCivil(y, m, d), 10, nil
-}
-
-// parseTimePart reads HH:mm[:ss[.fffffffff]] at the start of s and returns
-// milliseconds of the day (fractions beyond milliseconds are truncated) and
-// the length read.
-func parseTimePart(s string) (ms int64, n int, err error) {
-	h, ok1 := digitsAt(s, 0, 2)
-	mi, ok2 := digitsAt(s, 3, 2)
-	if !ok1 || !ok2 || s[2] != ':' {
-		return 0, 0, errors.New("not a time")
-	}
-	n = 5
-	var sec, frac int64
-	if n < len(s) && s[n] == ':' {
-		v, ok := digitsAt(s, n+1, 2)
-		if !ok {
-			return 0, 0, errors.New("not a time")
-		}
-		sec = v
-		n += 3
-		if n < len(s) && s[n] == '.' {
-			n++
-			start := n
-			for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-				if n-start < 3 {
-					frac = frac*10 + int64(s[n]-'0')
-				}
-				n++
-			}
-			if n == start || n-start > 9 {
-				return 0, 0, errors.New("a fraction of a second has 1 to 9 digits")
-			}
-			for k := n - start; k < 3; k++ {
-				frac *= 10
-			}
-		}
-	}
-	if h > 23 || mi > 59 || sec > 59 {
-		return 0, 0, fmt.Errorf("%q is not a valid time of day", clip(s))
-	}
-	return h*msPerHour + mi*msPerMinute + sec*msPerSecond + frac, n, nil
-}
-
-// ParseDate reads 'yyyy-MM-dd' and returns days since 1970-01-01.
-func ParseDate(s string) (int64, error) {
-	d, n, err := parseDatePart(s)
-	if err == nil && n != len(s) {
-		err = errors.New("not a date")
-	}
-	if err != nil {
-		if err.Error() == "not a date" {
-			return 0, errors.New("expected a date 'yyyy-MM-dd'")
-		}
-		return 0, err
-	}
-	return d, nil
-}
-
-// ParseTime reads 'HH:mm[:ss[.fff]]' and returns milliseconds of the day.
-func ParseTime(s string) (int64, error) {
-	ms, n, err := parseTimePart(s)
-	if err == nil && n != len(s) {
-		err = errors.New("not a time")
-	}
-	if err != nil {
-		return 0, fmt.Errorf("expected a time 'HH:mm:ss[.fff]': %w", err)
-	}
-	return ms, nil
-}
-
-// ParseTimestamp reads 'yyyy-MM-dd HH:mm[:ss[.f...]]' or ISO-8601
-// 'yyyy-MM-ddTHH:mm[:ss[.f...]][Z|±hh[:mm]]' and returns milliseconds since
-// the epoch, UTC. An offset is applied (the result is the UTC instant);
-// without one the text is read as UTC. Fractions beyond milliseconds are
-// truncated. Years outside 1..9999 are an error.
-func ParseTimestamp(s string) (int64, error) {
-	days, n, err := parseDatePart(s)
-	if err != nil {
-		if err.Error() == "not a date" {
-			return 0, fmt.Errorf("expected a timestamp %s", timestampHint)
-		}
-		return 0, err
-	}
-	if n >= len(s) || (s[n] != ' ' && s[n] != 'T' && s[n] != 't') {
-		return 0, fmt.Errorf("expected a timestamp %s (the time of day is missing)", timestampHint)
-	}
-	n++
-	tod, m, err := parseTimePart(s[n:])
-	if err != nil {
-		if err.Error() == "not a time" {
-			return 0, fmt.Errorf("expected a timestamp %s", timestampHint)
-		}
-		return 0, err
-	}
-	n += m
-	ms := days*msPerDay + tod
-	if n < len(s) {
-		switch c := s[n]; c {
-		case 'Z', 'z':
-			n++
-		case '+', '-':
-			oh, ok := digitsAt(s, n+1, 2)
-			if !ok {
-				return 0, fmt.Errorf("expected a time zone offset ±hh:mm in %q", clip(s))
-			}
-			n += 3
-			var om int64
-			if n < len(s) && s[n] == ':' {
-				n++
-			}
-			if n < len(s) {
-				v, ok := digitsAt(s, n, 2)
-				if !ok {
-					return 0, fmt.Errorf("expected a time zone offset ±hh:mm in %q", clip(s))
-				}
-				om = v
-				n += 2
-			}
-			if oh > 18 || om > 59 {
-				return 0, fmt.Errorf("time zone offset out of range in %q", clip(s))
-			}
-			off := oh*msPerHour + om*msPerMinute
-			if c == '+' {
-				ms -= off
-			} else {
-				ms += off
-			}
-		}
-	}
-	if n != len(s) {
-		return 0, fmt.Errorf("expected a timestamp %s, got trailing text in %q", timestampHint, clip(s))
-	}
-	if ms < MinMillis {
-		return 0, fmt.Errorf("%q is before year 1", clip(s))
-	}
-	if ms > MaxMillis {
-		return 0, fmt.Errorf("%q is beyond year 9999", clip(s))
-	}
-	return ms, nil
-}
-
 func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
 
 // AppendDate appends days since the epoch as 'yyyy-MM-dd'.
 func AppendDate(b []byte, days int64) []byte {
-	y, m, d := civilFromDays(days)
+	y, m, d := civil.FromDays(days)
 	if y < 0 {
 		b = append(b, '-')
 		y = -y

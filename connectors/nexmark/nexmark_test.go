@@ -435,3 +435,27 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
+
+func TestFirstEventTimestamp(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64 // -1: refused
+	}{
+		{"1767225600000", 1767225600000},
+		{"2026-01-01 00:00:00", 1767225600000},
+		{"2026-01-01T01:00:00+01:00", 1767225600000},
+		{"2026-01-01", 1767225600000},
+		{"2026-01-01 00:00", 1767225600000},
+		{"yesterday", -1},
+		{"0000-01-01 00:00:00", -1},
+	} {
+		spec := conntest.SourceSpec(t, "CREATE TABLE b ("+bidCols+") WITH ('connector' = 'nexmark', 'first-event.timestamp' = '"+c.in+"')", "")
+		cfg, err := ConfigFrom(spec.Options)
+		switch {
+		case c.want < 0 && err == nil:
+			t.Errorf("%q: accepted as %d", c.in, cfg.BaseTime)
+		case c.want >= 0 && (err != nil || cfg.BaseTime != c.want):
+			t.Errorf("%q: %d, %v; want %d", c.in, cfg.BaseTime, err, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/streamsql/streamsql/civil"
 	"io"
 	"math"
 	"regexp"
@@ -247,16 +248,15 @@ func ConfigFrom(c connector.Options) (Config, error) {
 	return cfg, nil
 }
 
-// parseTimestamp reads milliseconds since the epoch or a UTC date-time.
+// parseTimestamp reads milliseconds since the epoch or a date-time as
+// CAST reads one (civil.Lenient: UTC unless it has a zone).
 func parseTimestamp(v string) (int64, error) {
 	v = strings.TrimSpace(v)
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return n, nil
 	}
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UnixMilli(), nil
-		}
+	if ms, err := civil.ParseTimestamp(v, civil.Lenient); err == nil {
+		return ms, nil
 	}
 	return 0, fmt.Errorf("'%s' is neither milliseconds since the epoch nor 'YYYY-MM-DD HH:MM:SS'", v)
 }

@@ -35,6 +35,11 @@ var rules = []rule{
 		why:  "the connector interface is a leaf that codecs, connector runtimes and exec all import",
 	},
 	{
+		pkg:  "civil",
+		only: []string{"row"},
+		why:  "the calendar and the date/time reader are shared by eval, format and connectors",
+	},
+	{
 		pkg:   "format",
 		never: []string{"exec", "parser", "planner", "logical", "catalog", "state", "connectors", "github.com/pingcap/tidb", "github.com/dgraph-io/badger"},
 		why:   "a codec depends on rows and types only",
