@@ -2,7 +2,9 @@
 // reads and writes data: the Source and Sink interfaces, the optional
 // SplitDoner, SplitPauser and Acknowledger, the BadRowError a source
 // reports undecodable input with, the Column descriptors of a schema, and
-// the registry of factories by connector name. The model is Benthos's
+// the registry of factories by connector name; and for checkpoints the
+// optional Positioner and CheckpointNotifier (sources) and SinkCheckpointer
+// (sinks), see checkpoint.go. The model is Benthos's
 // input: connect, read a batch, close.
 //
 //	connectors/<name> ──init: RegisterSource/RegisterSink──► registry

@@ -57,6 +57,7 @@ const MaxBatch = 1024
 type Source struct {
 	clock    Clock
 	rnd      *mrand.Rand
+	pcg      *mrand.PCG // rnd's state, for Position
 	fields   []field
 	width    int
 	rate     float64 // rows per second; 0: unlimited
@@ -104,7 +105,8 @@ func NewSource(spec connector.Spec, clock Clock) (*Source, error) {
 	} else {
 		seed = mrand.Uint64()
 	}
-	s.rnd = mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	s.pcg = mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+	s.rnd = mrand.New(s.pcg)
 
 	columns := make([]string, 0, len(spec.Schema))
 	for i, col := range spec.Schema {

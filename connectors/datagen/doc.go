@@ -32,4 +32,9 @@
 // the same clock give the same rows. The clock, both for timestamps and
 // for the rate, is a Clock: the registered factory uses the system clock;
 // tests pass their own to NewSource and neither sleep nor read the time.
+//
+// A source resumes from a checkpoint (connector.Positioner): its position
+// is the rows generated and left, each sequence column's next value and the
+// random generator's state, so a resumed source generates what the
+// original would have generated next.
 package datagen

@@ -47,4 +47,15 @@
 // Flush is durable; Close flushes and closes. json and csv take +I rows
 // only (the planner proves nothing else reaches them); debezium-json takes
 // every kind.
+//
+// # Checkpoints
+//
+// The source's Position is the byte offset and line number after the last
+// record Read returned; Seek continues there, refusing a file that no
+// longer ends a line at that offset (it was shortened or rewritten). The
+// sink's Checkpoint writes what is gathered, fsyncs and returns the file's
+// length; Resume, called instead of Open when a job resumes, opens the file
+// without truncating it and cuts it back to that length, so the rows
+// written after the checkpoint, which the resumed job writes again, appear
+// once: exactly-once output across a crash.
 package filesystem

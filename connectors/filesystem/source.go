@@ -35,6 +35,7 @@ type Source struct {
 	rec  []byte // a record of several lines
 	cr   bool   // the last line read ended "\r\n"
 	line int64  // lines read so far
+	off  int64  // bytes read so far: the offset of the next line
 	eof  bool
 }
 
@@ -242,6 +243,7 @@ func (s *Source) readLine() ([]byte, error) {
 	if errors.Is(err, io.EOF) && len(b) == 0 {
 		return nil, io.EOF
 	}
+	s.off += int64(len(b))
 	var nl bool
 	b, nl = bytes.CutSuffix(b, []byte("\n"))
 	b, s.cr = bytes.CutSuffix(b, []byte("\r"))

@@ -85,4 +85,8 @@
 // auction's name and description another; bids, channels, urls and 'extra'
 // (a slice of a shared string) allocate nothing. BenchmarkGenerate measures
 // it.
+//
+// A source resumes from a checkpoint (connector.Positioner): its position
+// is the next event id, and every event is a function of its id, so a
+// resumed source generates exactly the events of a clean run.
 package nexmark
