@@ -599,9 +599,9 @@ func (sh *shell) exec(st ast.Stmt, src *diag.Source) bool {
 			fmt.Fprint(sh.stdout, p.ExplainText())
 		}
 	case *ast.QueryStmt:
-		return sh.runQuery(plans)
+		return sh.runQuery(plans, src)
 	case *ast.Insert, *ast.StatementSet:
-		return sh.submit(plans, stmtText(src, st))
+		return sh.submit(plans, stmtText(src, st), src)
 	}
 	return true
 }

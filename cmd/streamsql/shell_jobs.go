@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -43,12 +44,14 @@ func (sh *shell) options() exec.Options {
 }
 
 // runQuery runs a SELECT in the foreground until its bounded sources end,
-// it fails, or Ctrl-C stops it.
-func (sh *shell) runQuery(plans []*planner.Plan) bool {
+// it fails, or Ctrl-C stops it. src is the session's text, which the
+// plans' spans point into (a runtime error says where).
+func (sh *shell) runQuery(plans []*planner.Plan, src *diag.Source) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	v := newView(sh.stdout, sh.resultMode(), sh.interactive)
 	opts := sh.options()
+	opts.Source = src
 	opts.QuerySink = func(_ string, cols []connector.Column) connector.Sink { return v.sink(cols) }
 	job, err := build(ctx, plans, opts)
 	if err != nil {
@@ -214,10 +217,13 @@ func shorten(s string, n int) string {
 	return s[:n-3] + "..."
 }
 
-// submit starts an INSERT (or a statement set) as a background job.
-func (sh *shell) submit(plans []*planner.Plan, stmt string) bool {
+// submit starts an INSERT (or a statement set) as a background job; src
+// is as for runQuery.
+func (sh *shell) submit(plans []*planner.Plan, stmt string, src *diag.Source) bool {
 	ctx, cancel := context.WithCancel(context.Background())
-	job, err := build(ctx, plans, sh.options())
+	opts := sh.options()
+	opts.Source = src
+	job, err := build(ctx, plans, opts)
 	if err != nil {
 		cancel()
 		fmt.Fprintf(sh.stderr, "[ERROR] The job cannot run: %v\n", err)
