@@ -228,6 +228,7 @@ func (c *Catalog) CreateTable(ct *ast.CreateTable, src *diag.Source, l *diag.Lis
 	cfg, _ := connectors.Validate(ct.Options, with, l)
 	t.Config = cfg
 	if cfg != nil && cfg.Spec != nil {
+		cfg.Keyed = len(ct.PrimaryKeys) > 0
 		if cfg.Spec.NeedsPrimaryKey && len(ct.PrimaryKeys) == 0 {
 			l.Errorf(diag.PrimaryKeyRequired, ct.Name.S, "connector '%s' needs a primary key: it writes and reads rows by key", cfg.Spec.Name).
 				WithHint("declare one, e.g. PRIMARY KEY (%s) NOT ENFORCED", firstColumn(t))

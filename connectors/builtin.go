@@ -16,6 +16,7 @@ func init() {
 	Register(printSpec)
 	Register(blackholeSpec)
 	Register(nexmarkSpec)
+	Register(jdbcSpec)
 }
 
 // scanOptions are taken by every source: watermark tuning as in Flink, and

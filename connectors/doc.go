@@ -19,8 +19,8 @@
 //	  'json.ignore-parse-errors' = 'true'             -- its options, under the format's name
 //	)
 //
-// Built in: filesystem, kafka, upsert-kafka, datagen, print, blackhole and
-// nexmark; formats json, csv, debezium-json and raw. streamsql adds a few
+// Built in: filesystem, kafka, upsert-kafka, jdbc, datagen, print, blackhole
+// and nexmark; formats json, csv, debezium-json and raw. streamsql adds a few
 // options of its own, such as 'scan.late-rows.path' (a dead letter for rows
 // behind the watermark), and says so in their Doc.
 //
@@ -74,6 +74,7 @@
 //	filesystem     insert-only|all     insert-only|all   (all with debezium-json)
 //	kafka          insert-only|all     insert-only|all   (all with debezium-json)
 //	upsert-kafka   upsert              upsert            (needs a PRIMARY KEY)
+//	jdbc           insert-only         insert-only|upsert (upsert with a PRIMARY KEY: KeyedSinkAccepts)
 //	datagen        insert-only         -
 //	nexmark        insert-only         -
 //	print          -                   all

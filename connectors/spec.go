@@ -104,6 +104,11 @@ type ConnectorSpec struct {
 	// an insert-only format (or with none); a changelog format makes it
 	// AllKinds. See SinkModeName.
 	SinkAccepts string
+	// KeyedSinkAccepts, when set, is what the sink accepts instead of
+	// SinkAccepts when its table declares a PRIMARY KEY (jdbc: a keyed
+	// table takes upserts and deletes by key, a table without one only
+	// inserts). See Config.SinkMode.
+	KeyedSinkAccepts string
 	// Bounded reports whether a source with these options ends. Nil means
 	// never.
 	Bounded func(c *Config) bool

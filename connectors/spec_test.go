@@ -68,7 +68,8 @@ func TestModes(t *testing.T) {
 		{"nexmark", "", InsertOnly, ""},
 		{"print", "", "", AllKinds},
 		{"blackhole", "", "", AllKinds},
-		{"jdbc", "json", "", ""},
+		{"jdbc", "", InsertOnly, InsertOnly}, // a keyed table's sink takes upserts: TestKeyedSinkMode
+		{"cassandra", "json", "", ""},
 	}
 	for _, tt := range tests {
 		if got := SourceModeName(tt.connector, tt.format); got != tt.source {
@@ -81,7 +82,7 @@ func TestModes(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	if got, want := Names(), []string{"blackhole", "datagen", "filesystem", "kafka", "nexmark", "print", "upsert-kafka"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"blackhole", "datagen", "filesystem", "jdbc", "kafka", "nexmark", "print", "upsert-kafka"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
 	if got, want := FormatNames(), []string{"csv", "debezium-json", "json", "raw"}; !slices.Equal(got, want) {

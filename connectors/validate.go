@@ -25,6 +25,9 @@ type Config struct {
 	// With is the span of the WITH clause, where errors about missing
 	// options point.
 	With diag.Span
+	// Keyed is set when the table declares a PRIMARY KEY (the catalog sets
+	// it): a sink whose spec has KeyedSinkAccepts then accepts that.
+	Keyed bool
 
 	opts    map[string]*ast.Option
 	values  map[string]string
@@ -123,8 +126,14 @@ func (c *Config) ValidateSink(l *diag.List) bool {
 // SourceMode is SourceModeName for this connector and format.
 func (c *Config) SourceMode() string { return SourceModeName(c.Spec.Name, c.formatName()) }
 
-// SinkMode is SinkModeName for this connector and format.
-func (c *Config) SinkMode() string { return SinkModeName(c.Spec.Name, c.formatName()) }
+// SinkMode is SinkModeName for this connector and format, or the spec's
+// KeyedSinkAccepts for a table with a primary key.
+func (c *Config) SinkMode() string {
+	if c.Keyed && c.Spec.Sink && c.Spec.KeyedSinkAccepts != "" {
+		return c.Spec.KeyedSinkAccepts
+	}
+	return SinkModeName(c.Spec.Name, c.formatName())
+}
 
 func (c *Config) formatName() string {
 	if c.Format == nil {

@@ -144,7 +144,7 @@ func TestValidateErrors(t *testing.T) {
 			"no connector",
 			[]string{"topic", "clicks"},
 			[]want{{"SQL203 error WITH: missing option 'connector': the WITH clause must name the connector that reads or writes the table",
-				"add 'connector' = '...', one of 'blackhole', 'datagen', 'filesystem', 'kafka', 'nexmark', 'print', 'upsert-kafka'"}},
+				"add 'connector' = '...', one of 'blackhole', 'datagen', 'filesystem', 'jdbc', 'kafka', 'nexmark', 'print', 'upsert-kafka'"}},
 		},
 		{
 			"misspelled connector",
@@ -158,14 +158,46 @@ func TestValidateErrors(t *testing.T) {
 		},
 		{
 			"unknown connector lists the known ones",
-			[]string{"connector", "jdbc"},
-			[]want{{"SQL202 error 'jdbc': unknown connector 'jdbc'",
-				"known connectors: blackhole, datagen, filesystem, kafka, nexmark, print, upsert-kafka"}},
+			[]string{"connector", "cassandra"},
+			[]want{{"SQL202 error 'cassandra': unknown connector 'cassandra'",
+				"known connectors: blackhole, datagen, filesystem, jdbc, kafka, nexmark, print, upsert-kafka"}},
 		},
 		{
 			"duplicate option",
 			[]string{"connector", "blackhole", "connector", "print"},
 			[]want{{"SQL215 error 'connector': option 'connector' is given twice", "remove one of them"}},
+		},
+		{
+			"jdbc without url and table",
+			[]string{"connector", "jdbc"},
+			[]want{{"SQL203 error WITH: connector 'jdbc' needs option 'url'", "add 'url' = 'jdbc:postgresql://localhost:5432/shop'"},
+				{"SQL203 error WITH: connector 'jdbc' needs option 'table-name'", "add 'table-name' = 'ledger'"}},
+		},
+		{
+			"jdbc url of another database",
+			[]string{"connector", "jdbc", "url", "jdbc:oracle://h:1521/db", "table-name", "t"},
+			[]want{{"SQL205 error 'jdbc:oracle://h:1521/db': invalid value 'jdbc:oracle://h:1521/db' for option 'url': database 'oracle' is not supported: must be jdbc:postgresql://HOST[:PORT]/DATABASE or jdbc:mysql://HOST[:PORT]/DATABASE", ""}},
+		},
+		{
+			"jdbc url parameter",
+			[]string{"connector", "jdbc", "url", "jdbc:mysql://h/db?useSSL=false", "table-name", "t"},
+			[]want{{"SQL205 error 'jdbc:mysql://h/db?useSSL=false': invalid value 'jdbc:mysql://h/db?useSSL=false' for option 'url': parameter 'useSSL' is not supported for mysql; this build takes 'connectTimeout'", ""}},
+		},
+		{
+			"jdbc url without a database",
+			[]string{"connector", "jdbc", "url", "jdbc:postgresql://h:5432/", "table-name", "t"},
+			[]want{{"SQL205 error 'jdbc:postgresql://h:5432/': invalid value 'jdbc:postgresql://h:5432/' for option 'url': names no database: must be jdbc:postgresql://HOST[:PORT]/DATABASE or jdbc:mysql://HOST[:PORT]/DATABASE", ""}},
+		},
+		{
+			"jdbc partition options come together",
+			[]string{"connector", "jdbc", "url", "jdbc:postgresql://h/db", "table-name", "t", "scan.partition.column", "id"},
+			[]want{{"SQL203 error WITH: 'scan.partition.column' needs option 'scan.partition.num': the 'scan.partition.*' options are given all together or not at all", "add 'scan.partition.num' = '4'"}},
+		},
+		{
+			"jdbc partition bounds in order",
+			[]string{"connector", "jdbc", "url", "jdbc:postgresql://h/db", "table-name", "t", "scan.partition.column", "id",
+				"scan.partition.num", "2", "scan.partition.lower-bound", "10", "scan.partition.upper-bound", "5"},
+			[]want{{"SQL205 error '5': 'scan.partition.upper-bound' = '5' is below 'scan.partition.lower-bound' = '10'", ""}},
 		},
 		{
 			"kafka without brokers",

@@ -488,6 +488,18 @@ func (d *deriver) keyNames(s *logical.Sink, keys [][]int) []string {
 
 // fixes lists what would make the plan acceptable.
 func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node, keys []string) {
+	if c := s.Table.Config; c.Spec.KeyedSinkAccepts != "" {
+		// jdbc: the same connector takes updates once the table has a key.
+		key := "(" + s.Table.Columns[0].Name + ")"
+		if len(keys) > 0 {
+			key = keys[0]
+		}
+		diagn.WithHint("declare the key to keep the rows by, e.g. PRIMARY KEY %s NOT ENFORCED: a keyed '%s' table takes updates and deletes by key (with an upsert materializer in front of it when the query has no such key)", key, c.Spec.Name)
+		if j, ok := o.(*logical.Join); ok {
+			diagn.WithHint("or bound the join in time, e.g. AND %s: an interval join emits each row once, when no partner can arrive any more (append-only)", exampleBound(j))
+		}
+		return
+	}
 	or := ""
 	if len(keys) > 0 {
 		diagn.WithHint("write to a keyed upsert sink: 'connector' = 'upsert-kafka' with PRIMARY KEY %s NOT ENFORCED (the query can upsert on %s)", keys[0], strings.Join(keys, " or "))

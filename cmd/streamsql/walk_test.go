@@ -29,6 +29,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/connectors/jdbc/jdbctest"
 	"github.com/streamsql/streamsql/expr"
 )
 
@@ -489,6 +490,10 @@ func walkSourceCase(t *testing.T, conn, f, addr string, newTopic func() string, 
 		}
 		cols += ", PRIMARY KEY (" + key + ") NOT ENFORCED"
 		with = fmt.Sprintf("'connector' = 'upsert-kafka', %s, 'key.format' = '%s', 'value.format' = '%s'", upsertKafkaOptions(addr, topic), f, f)
+	case "jdbc":
+		db := jdbctest.Open(t, "postgres")
+		db.Exec(t, "CREATE TABLE src (id INT, s VARCHAR(10))", "INSERT INTO src VALUES (1, 'a'), (2, 'b')")
+		with = db.With("", "src")
 	case "datagen":
 		with = "'connector' = 'datagen', 'number-of-rows' = '2', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '2', 'fields.s.length' = '1'"
 		want = nil
@@ -534,6 +539,7 @@ func walkSinkCase(t *testing.T, conn, f, addr string, newTopic func() string, ra
 	writeFilesIn(t, dir, map[string]string{"in.json": strings.Join(encodeWalk("json"), "\n") + "\n"})
 	cols, printed, want := walkColumns(f)
 	var with, topic string
+	var db *jdbctest.DB
 	switch conn {
 	case "filesystem":
 		with = fmt.Sprintf("'connector' = 'filesystem', 'path' = 'out.txt', 'format' = '%s'", f)
@@ -550,6 +556,10 @@ func walkSinkCase(t *testing.T, conn, f, addr string, newTopic func() string, ra
 		with = fmt.Sprintf("'connector' = 'upsert-kafka', %s, 'key.format' = '%s', 'value.format' = '%s'", upsertKafkaOptions(addr, topic), f, f)
 	case "print":
 		with = "'connector' = 'print', 'print-identifier' = 'w'"
+	case "jdbc":
+		db = jdbctest.Open(t, "mysql")
+		db.Exec(t, "CREATE TABLE out_t (id INT, s VARCHAR(10))")
+		with = db.With("", "out_t")
 	case "blackhole":
 		with = "'connector' = 'blackhole'"
 	default:
@@ -592,6 +602,21 @@ INSERT INTO out SELECT %s FROM src;
 		}
 	case "print":
 		got, wantRecs = applyChangelog(t, r.stdout, "w> "), want
+	case "jdbc":
+		rows, err := db.SQL.Query("SELECT id, s FROM out_t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int
+			var s string
+			if err := rows.Scan(&id, &s); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("[%d, %s]", id, s))
+		}
+		rows.Close()
+		wantRecs = want
 	case "blackhole":
 		got, wantRecs = nil, nil
 		if !regexp.MustCompile(`sink out +2 rows written`).MatchString(r.stderr) {
