@@ -101,6 +101,12 @@ type Column struct {
 	Type types.T
 	// MetadataKey is set for metadata columns (the connector fills them).
 	MetadataKey string
+	// Unused is set, in a source's schema, for a column the plan never
+	// reads (the planner's projection pruning): a decoder may leave it
+	// NULL without converting its value, as Flink's projection push-down
+	// does (a value of the wrong type there is then no error). The record
+	// must still be well-formed.
+	Unused bool
 }
 
 // Spec is what a factory gets: the table, its checked options, the columns

@@ -243,6 +243,9 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	clear(d.scratch)
 	for k, f := range d.fields {
 		c := &d.schema[d.cols[k]]
+		if c.Unused {
+			continue // left NULL (connector.Column.Unused)
+		}
 		// NULL is the null literal; without one, an empty unquoted field
 		// (a quoted "" is the empty string).
 		if (d.o.null != "" && f.text == d.o.null && !f.quoted) || (d.o.null == "" && f.text == "" && !f.quoted) {

@@ -19,7 +19,8 @@ type Decoder interface {
 	// Decode appends the rows that data encodes to dst and returns the
 	// extended batch: one +I row for json and csv, zero to two rows for
 	// debezium-json. Each row has one value per schema column, in schema
-	// order; metadata columns are left NULL for the connector to fill.
+	// order; metadata columns are left NULL for the connector to fill, and
+	// columns marked Unused (connector.Column) are left NULL unconverted.
 	// Decode does not keep data. On error it returns dst unchanged and an
 	// error naming the column and the value (a *FieldError where one field
 	// is to blame); it never panics, whatever data holds.

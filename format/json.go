@@ -351,9 +351,12 @@ func (o *jsonObject) read(s string, i int, vals []row.Value) (int, error) {
 			} else if c, ok := o.byName[key]; ok {
 				col = c
 			}
-			if col < 0 {
+			if col < 0 || o.schema[col].Unused {
 				if k, err = skipValue(s, k, 1); err != nil {
 					return 0, err
+				}
+				if col >= 0 {
+					hint = col + 1
 				}
 			} else {
 				hint = col + 1
@@ -380,7 +383,7 @@ func (o *jsonObject) read(s string, i int, vals []row.Value) (int, error) {
 	}
 	for c := range o.schema {
 		col := &o.schema[c]
-		if o.seen[c] || !physical(col) {
+		if o.seen[c] || !physical(col) || col.Unused {
 			continue
 		}
 		if o.failOnMissing {

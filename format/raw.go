@@ -63,7 +63,9 @@ func newRawDecoder(schema []connector.Column, opts Options) (*rawDecoder, error)
 // Decode makes one +I row whose column holds data.
 func (d *rawDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	vals := make([]row.Value, len(d.schema))
-	vals[d.col] = row.StrValue(string(data))
+	if !d.schema[d.col].Unused {
+		vals[d.col] = row.StrValue(string(data))
+	}
 	return append(dst, row.Row{Kind: changelogmode.Insert, Vals: vals}), nil
 }
 

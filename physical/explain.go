@@ -208,7 +208,9 @@ func detail(n Node) string {
 		s += " (" + x.Format + ")"
 		var dec []string
 		for _, f := range x.Spec.Schema {
-			dec = append(dec, f.Name)
+			if !f.Unused {
+				dec = append(dec, f.Name)
+			}
 		}
 		s += " decode=[" + strings.Join(dec, ", ") + "]"
 		if len(x.Computed) > 0 {

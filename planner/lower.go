@@ -25,11 +25,12 @@ import (
 func Lower(plans []*Plan) ([]*physical.Plan, error) {
 	var out []*physical.Plan
 	queries := 0
+	used := usedColumns(plans)
 	for _, p := range plans {
 		if p.Root == nil {
 			return nil, fmt.Errorf("internal: a plan without a root")
 		}
-		l := &lowerer{props: p.Props, settings: p.Settings, sources: map[*logical.Scan]*physical.Source{}}
+		l := &lowerer{props: p.Props, settings: p.Settings, sources: map[*logical.Scan]*physical.Source{}, used: used}
 		var root *physical.Sink
 		var err error
 		if s, ok := p.Root.(*logical.Sink); ok {
@@ -71,6 +72,37 @@ type lowerer struct {
 	// sources are the Sources lowered from each scan, for the late-row
 	// destinations of the operators above them.
 	sources map[*logical.Scan]*physical.Source
+	// used are the columns the job reads of each table (usedColumns).
+	used map[*catalog.Table][]bool
+}
+
+// usedColumns are the columns the job reads of each table it scans: the
+// union over its scans (logical.Scan.Used, set by the prune rule) in every
+// plan, since a table is read once per job and its rows go to each.
+func usedColumns(plans []*Plan) map[*catalog.Table][]bool {
+	out := map[*catalog.Table][]bool{}
+	var walk func(n logical.Node)
+	walk = func(n logical.Node) {
+		if s, ok := n.(*logical.Scan); ok {
+			u := out[s.Table]
+			if u == nil {
+				u = make([]bool, len(s.Table.Columns))
+				out[s.Table] = u
+			}
+			for i := range u {
+				u[i] = u[i] || s.Used == nil || i < len(s.Used) && s.Used[i]
+			}
+		}
+		for _, c := range logical.Children(n) {
+			walk(c)
+		}
+	}
+	for _, p := range plans {
+		if p.Root != nil {
+			walk(p.Root)
+		}
+	}
+	return out
 }
 
 func physCols(cols []logical.Column) []physical.Column {
@@ -162,10 +194,19 @@ func tableSpan(t *catalog.Table) (sp diag.Span) {
 
 func (l *lowerer) source(s *logical.Scan, wm *logical.WatermarkAssigner) (*physical.Source, error) {
 	t := s.Table
-	src := &physical.Source{Op: op(t.Name, s), Spec: t.ConnectorSpec(t.SourceColumns()), Place: sourcePlaces(t),
+	used := l.used[t]
+	src := &physical.Source{Op: op(t.Name, s), Place: sourcePlaces(t),
 		TableName: t.Name, Alias: s.Alias, Format: connectorText(t.Config), TableSpan: tableSpan(t), TableSource: t.Source, Invalid: t.Invalid}
+	// The connector decodes only the columns the job reads; the others
+	// stay NULL (connector.Column.Unused), as computed columns nobody
+	// reads stay uncomputed.
+	schema := t.SourceColumns()
+	for j, at := range src.Place {
+		schema[j].Unused = used != nil && !used[at]
+	}
+	src.Spec = t.ConnectorSpec(schema)
 	for i, c := range t.Columns {
-		if c.Expr != nil {
+		if c.Expr != nil && (used == nil || used[i]) {
 			src.Computed = append(src.Computed, physical.Computed{At: i, Name: c.Name, Expr: c.Expr})
 		}
 	}

@@ -693,6 +693,13 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 				used[k] = true
 			}
 		}
+		// Late rows are written to the table's dead-letter file as the
+		// operator that found them late sees them: with every column.
+		if c := x.Table.Config; c != nil && c.Has("scan.late-rows.path") {
+			for i := range used {
+				used[i] = true
+			}
+		}
 		// A computed column needs the columns it is computed from.
 		for i, c := range x.Table.Columns {
 			if used[i] && c.Expr != nil {
