@@ -27,6 +27,8 @@
 //	                        (explainOutput in planner/explain_test.go):
 //	                        "line N:" and the plan's tree for each INSERT
 //	                        and query, then the diagnostics; "ok" if none
+//	```text physical        the physical plans and then the diagnostics
+//	                        (physicalOutput in planner/explain_test.go)
 //
 // A plain ```text block directly after a ```sql block fails the test: tag
 // it, or put prose between them if it is not that block's output.
@@ -49,6 +51,7 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/physical"
 	"github.com/streamsql/streamsql/planner"
 
 	// The connector runtimes, as the binary links them: check reports what
@@ -319,6 +322,35 @@ func explainOutput(sql string) string {
 	return b.String()
 }
 
+// physicalOutput renders the physical plans (planner.Lower, the job's
+// INSERTs and SELECTs lowered together as exec gets them) and the
+// diagnostics of the job file job.sql holding sql; keep it the same as
+// physicalOutput in planner/explain_test.go.
+func physicalOutput(sql string) string {
+	src := diag.NewSource("job.sql", sql)
+	j := frontend.CheckJob(src)
+	var b strings.Builder
+	var run []*planner.Plan
+	for _, p := range j.Session.Plans {
+		if p.Explain == nil {
+			run = append(run, p)
+		}
+	}
+	phys, err := planner.Lower(run)
+	if err != nil {
+		fmt.Fprintf(&b, "lowering: %v\n", err)
+	}
+	for i, p := range phys {
+		line, _ := src.Position(run[i].Stmt.Span().Start)
+		fmt.Fprintf(&b, "line %d:\n%s", line, physical.Text(p))
+	}
+	_ = diag.WriteText(&b, j.Diags)
+	if b.Len() == 0 {
+		return "ok\n"
+	}
+	return b.String()
+}
+
 // normalize drops trailing whitespace from every line and trailing blank
 // lines, and ends every line in a newline.
 func normalize(s string) string {
@@ -405,8 +437,8 @@ func TestOutputBlocks(t *testing.T) {
 				}
 				continue
 			}
-			if len(f.info) > 2 || (f.info[1] != "output" && f.info[1] != "explain") {
-				t.Errorf("%s: unknown fence tags %q (want ```text output or ```text explain)", f.where(), f.info[1:])
+			if len(f.info) > 2 || (f.info[1] != "output" && f.info[1] != "explain" && f.info[1] != "physical") {
+				t.Errorf("%s: unknown fence tags %q (want ```text output, ```text explain or ```text physical)", f.where(), f.info[1:])
 				continue
 			}
 			if f.after == nil {
@@ -416,10 +448,13 @@ func TestOutputBlocks(t *testing.T) {
 			}
 			total++
 			var got string
-			if f.info[1] == "output" {
+			switch f.info[1] {
+			case "output":
 				withEnv(t, f.after, func() { got = checkOutput(f.after.text) })
-			} else {
+			case "explain":
 				withEnv(t, f.after, func() { got = explainOutput(f.after.text) })
+			default:
+				withEnv(t, f.after, func() { got = physicalOutput(f.after.text) })
 			}
 			got = normalize(got)
 			if want := normalize(f.text); want != got {
