@@ -268,3 +268,37 @@ func TestParseAgainstTime(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParseTimestamp compares ParseTimestamp with the parsers it
+// replaced (go test -bench ParseTimestamp ./civil).
+func BenchmarkParseTimestamp(b *testing.B) {
+	const s = "2024-03-15T12:34:56.789+02:00"
+	b.Run("Strict", func(b *testing.B) {
+		for range b.N {
+			if _, err := ParseTimestamp(s, Strict); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Lenient", func(b *testing.B) {
+		for range b.N {
+			if _, err := ParseTimestamp(s, Lenient); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("formatBefore", func(b *testing.B) {
+		for range b.N {
+			if _, err := formatTimestampBefore(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("evalBefore", func(b *testing.B) {
+		for range b.N {
+			if _, ok := evalTimestampBefore(s); !ok {
+				b.Fatal(s)
+			}
+		}
+	})
+}

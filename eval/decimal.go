@@ -1,17 +1,20 @@
 package eval
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/streamsql/streamsql/decimal"
 )
 
 // MaxDecimalDigits is the number of significant digits a DECIMAL value can
 // hold at run time: its unscaled value is an int64, and every value of 18
 // digits fits.
-const MaxDecimalDigits = 18
+const MaxDecimalDigits = decimal.MaxDigits
 
 // pow10 holds 10^0 .. 10^18.
 var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
@@ -271,141 +274,17 @@ func DecimalFromString(s string, scale int) (int64, error) {
 	return v, nil
 }
 
-// decimalFromString returns the value, ok=false for overflow and bad=true
-// for malformed text.
+// decimalFromString returns the value, ok=false for overflow (beyond 18
+// digits; callers check their precision) and bad=true for malformed text.
 func decimalFromString(s string, scale int) (v int64, ok, bad bool) {
-	if scale < 0 || scale > 38 {
-		return 0, false, true
-	}
-	i := 0
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	// Collect the significant digits and where the point is.
-	var mant uint64 // digits so far, capped
-	mdigits := 0    // digits in mant (after leading zeros)
-	fracDigits := 0 // digits after the point, counted in mant or dropped
-	dropped := false
-	roundUp := false // the first dropped digit was >= 5
-	sawDigit, sawPoint := false, false
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c == '.' {
-			if sawPoint {
-				return 0, false, true
-			}
-			sawPoint = true
-			continue
-		}
-		if c < '0' || c > '9' {
-			break
-		}
-		sawDigit = true
-		if sawPoint {
-			fracDigits++
-		}
-		if mdigits == 0 && c == '0' {
-			continue
-		}
-		if mdigits >= 19 {
-			// More than 19 significant digits: only fractional digits can
-			// be dropped (they are rounded); integer ones overflow.
-			if !sawPoint {
-				return 0, false, false
-			}
-			if !dropped {
-				roundUp = c >= '5'
-				dropped = true
-			}
-			fracDigits--
-			continue
-		}
-		mant = mant*10 + uint64(c-'0')
-		mdigits++
-	}
-	if !sawDigit {
-		return 0, false, true
-	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			eneg = s[i] == '-'
-			i++
-		}
-		start := i
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if exp > 1000 {
-				return 0, false, true
-			}
-			exp = exp*10 + int(s[i]-'0')
-		}
-		if i == start {
-			return 0, false, true
-		}
-		if eneg {
-			exp = -exp
-		}
-	}
-	if i != len(s) {
-		return 0, false, true
-	}
-	// value = mant * 10^(exp - fracDigits) (+ rounding of dropped digits)
-	shift := scale + exp - fracDigits
-	var r uint64
+	v, err := decimal.Parse(s, MaxDecimalDigits, scale)
 	switch {
-	case mant == 0:
-		return 0, true, false
-	case shift >= 0:
-		if shift > 19 {
-			return 0, false, false
-		}
-		hi, lo := bits.Mul64(mant, pow10u(shift))
-		if hi != 0 {
-			return 0, false, false
-		}
-		r = lo
-		if dropped && roundUp && shift == 0 {
-			r++
-		}
-	default:
-		d := -shift
-		if d > 20 {
-			r = 0
-		} else {
-			p := pow10u(d)
-			if d == 20 {
-				// mant < 10^20 always; 10^20 does not fit a uint64.
-				r = 0
-				if mant >= 5*pow10u(19) {
-					r = 1
-				}
-				break
-			}
-			r = mant / p
-			rem := mant % p
-			if rem >= p-rem {
-				r++
-			}
-		}
-	}
-	if r > maxUnscaled {
+	case err == nil:
+		return v, true, false
+	case errors.Is(err, decimal.ErrRange):
 		return 0, false, false
 	}
-	if neg {
-		return -int64(r), true, false
-	}
-	return int64(r), true, false
-}
-
-func pow10u(n int) uint64 {
-	if n <= MaxDecimalDigits {
-		return uint64(pow10[n])
-	}
-	return uint64(pow10[MaxDecimalDigits]) * 10
+	return 0, false, true
 }
 
 // formatDecimal renders unscaled v at scale s: 1234 at scale 2 is "12.34",

@@ -8,6 +8,7 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/civil"
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/decimal"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -291,15 +292,15 @@ func TestText(t *testing.T) {
 			t.Errorf("AppendDecimal(%d, %d) = %s, want %s", c.u, c.scale, got, c.want)
 		}
 		if c.u != -9223372036854775808 {
-			if back, err := ParseDecimal(c.want, 18, c.scale); err != nil || back != c.u {
-				t.Errorf("ParseDecimal(%s) = %d, %v", c.want, back, err)
+			if back, err := decimal.Parse(c.want, 18, c.scale); err != nil || back != c.u {
+				t.Errorf("decimal.Parse(%s) = %d, %v", c.want, back, err)
 			}
 		}
 	}
-	if v, err := ParseDecimal("-9223372036854775808", 19, 0); err != nil || v != -9223372036854775808 {
+	if v, err := decimal.Parse("-9223372036854775808", 19, 0); err != nil || v != -9223372036854775808 {
 		t.Errorf("min int64: %d %v", v, err)
 	}
-	if _, err := ParseDecimal("9223372036854775808", 19, 0); err == nil {
+	if _, err := decimal.Parse("9223372036854775808", 19, 0); err == nil {
 		t.Error("max int64 + 1 accepted")
 	}
 	// Dates across the whole range round-trip through text.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/streamsql/streamsql/civil"
+	"github.com/streamsql/streamsql/decimal"
 	"math"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func ParseText(t types.T, s string) (row.Value, error) {
 	case types.Float, types.Double:
 		return parseFloat(t, strings.TrimSpace(s))
 	case types.Decimal:
-		u, err := ParseDecimal(strings.TrimSpace(s), t.Precision, t.Scale)
+		u, err := decimal.Parse(strings.TrimSpace(s), t.Precision, t.Scale)
 		if err != nil {
 			return row.NullValue, err
 		}
@@ -215,133 +216,6 @@ func parseFloat(t types.T, s string) (row.Value, error) {
 	}
 	return row.FloatValue(f), nil
 }
-
-// ParseDecimal reads a decimal number (an optional sign, digits with an
-// optional fraction, an optional exponent) exactly, and returns its
-// unscaled value at the given scale: "12.3" at scale 2 is 1230. Extra
-// fraction digits are rounded half up (as Flink's DECIMAL casts do); a
-// value with more than precision digits, or beyond 64 bits, is an error.
-func ParseDecimal(s string, precision, scale int) (int64, error) {
-	i := 0
-	neg := false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	// Collect significant digits without leading zeros, and the exponent
-	// of the last digit.
-	var digits [40]byte
-	nd := 0    // significant digits kept in digits
-	extra := 0 // integer digits beyond the buffer: they only scale the value
-	exp := 0
-	sawDigit, sawDot := false, false
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			sawDigit = true
-			if sawDot {
-				exp--
-			}
-			if nd == 0 && c == '0' {
-				continue
-			}
-			if nd < len(digits) {
-				digits[nd] = c
-				nd++
-			} else if sawDot {
-				exp++ // a fraction digit beyond 40 significant ones never decides the rounding
-			} else {
-				extra++
-			}
-			continue
-		case c == '.' && !sawDot:
-			sawDot = true
-			continue
-		}
-		break
-	}
-	if !sawDigit {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			eneg = s[i] == '-'
-			i++
-		}
-		start := i
-		e := 0
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if e < 100000 {
-				e = e*10 + int(s[i]-'0')
-			}
-		}
-		if i == start {
-			return 0, fmt.Errorf("%q is not a decimal number", s)
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
-	if i != len(s) {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
-	}
-	exp += extra
-	// value = digits * 10^exp; unscaled = digits * 10^(exp+scale).
-	shift := exp + scale
-	var u uint64
-	overflow := false
-	keep := nd
-	if shift < 0 {
-		keep = nd + shift
-	}
-	for j := 0; j < keep && j < nd; j++ {
-		d := uint64(digits[j] - '0')
-		if u > (math.MaxUint64-d)/10 {
-			overflow = true
-			break
-		}
-		u = u*10 + d
-	}
-	if !overflow && shift > 0 && nd > 0 {
-		for k := 0; k < shift; k++ {
-			if u > math.MaxUint64/10 {
-				overflow = true
-				break
-			}
-			u *= 10
-		}
-	}
-	if !overflow && shift < 0 && keep >= 0 && keep < nd && digits[keep] >= '5' {
-		u++ // half up
-	}
-	limit := uint64(math.MaxInt64)
-	if neg {
-		limit++
-	}
-	if overflow || u > limit {
-		return 0, fmt.Errorf("%s does not fit DECIMAL(%d, %d): streamsql keeps decimals in 64 bits", s, precision, scale)
-	}
-	if precision < 19 && u >= pow10[precision] {
-		return 0, fmt.Errorf("%s does not fit DECIMAL(%d, %d): at most %d digits before the point", s, precision, scale, precision-scale)
-	}
-	if neg {
-		return int64(-u), nil //nolint:gosec // u <= 2^63 checked above
-	}
-	return int64(u), nil
-}
-
-var pow10 = func() [20]uint64 {
-	var p [20]uint64
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
 
 // AppendDecimal appends the unscaled value u at scale as a plain decimal
 // number: 1230 at scale 2 is "12.30".

@@ -14,7 +14,7 @@ import (
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/format"
+	"github.com/streamsql/streamsql/decimal"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
@@ -196,7 +196,7 @@ func newField(c connector.Options, idx int, col connector.Column) (field, error)
 		}
 		v := strings.TrimSpace(c.Get(p + key))
 		if col.Type.Kind == types.Decimal {
-			return format.ParseDecimal(v, col.Type.Precision, col.Type.Scale)
+			return decimal.Parse(v, col.Type.Precision, col.Type.Scale)
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {

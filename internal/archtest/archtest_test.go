@@ -40,6 +40,11 @@ var rules = []rule{
 		why:  "the calendar and the date/time reader are shared by eval, format and connectors",
 	},
 	{
+		pkg:  "decimal",
+		only: []string{},
+		why:  "the decimal parser is shared by eval, format and datagen",
+	},
+	{
 		pkg:   "format",
 		never: []string{"exec", "parser", "planner", "logical", "catalog", "state", "connectors", "github.com/pingcap/tidb", "github.com/dgraph-io/badger"},
 		why:   "a codec depends on rows and types only",
