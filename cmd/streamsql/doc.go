@@ -6,6 +6,7 @@
 //	streamsql run [--state-dir DIR] [--set key=value]... FILE.sql   # execute; bounded jobs exit 0 when done
 //	streamsql check [--format text|json|github] FILE.sql...         # plan without running: exit 0 ok, 1 errors, 2 usage/IO
 //	streamsql explain FILE.sql                                      # plans with changelog modes, keys, state retention
+//	streamsql reconcile [--sink NAME] [--format text|json] FILE.sql # sink contents vs what the job computes: exit 0 equal, 1 differ
 //	streamsql shell                                                  # interactive SQL
 //	streamsql dev kafka [--listen ADDR] [--topics t:N,...] [--tls CERT,KEY[,CA]] [--sasl MECH:USER:PASS]... [--acl USER:OP:RESOURCE:NAME]...
 //
@@ -13,7 +14,9 @@
 // plans; shell is the interactive shell (shell.go and its neighbours; the
 // user's guide is docs/shell.md), which keeps one planner session across
 // statements, runs a SELECT in the foreground and an INSERT as a background
-// job.
+// job. reconcile (reconcile.go) runs one INSERT into memory and compares the
+// result with what its sink table holds, read back through the table's
+// connector, key by key; its 1 means the two differ.
 //
 // Exit status, for every command: 0 success, 1 the job has errors, 2 a usage
 // error (unknown command or flag, bad flag value, wrong number of files), an

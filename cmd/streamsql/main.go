@@ -30,7 +30,7 @@ type command struct {
 }
 
 // commands lists the subcommands in the order the help shows them.
-var commands = []*command{checkCmd, explainCmd, runCmd, shellCmd, devCmd}
+var commands = []*command{checkCmd, explainCmd, runCmd, reconcileCmd, shellCmd, devCmd}
 
 func lookup(name string) *command {
 	for _, c := range commands {
