@@ -77,8 +77,9 @@ type builder struct {
 	// whether an operator's inputs come from one goroutine.
 	at *stage
 	// span is the SQL of the node being built, for its operator's
-	// runtime errors (drive).
+	// runtime errors (drive), and id its ID (counters).
 	span diag.Span
+	id   string
 	// drifts are the drift warnings of multi-input operators (watchDrift).
 	drifts map[operator]*driftCheck
 }
@@ -156,6 +157,7 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 
 func (b *builder) counters(name string, list *[]*Counters) *Counters {
 	c := newCounters(name)
+	c.ID = b.id
 	*list = append(*list, c)
 	return c
 }
@@ -189,6 +191,7 @@ func (b *builder) spec(s connector.Spec) connector.Spec {
 // sink builds a plan's sink: a table's connector, or the caller's sink of
 // a SELECT.
 func (b *builder) sink(s *physical.Sink) error {
+	b.id = s.ID
 	var sk connector.Sink
 	if s.Query {
 		if b.opts.QuerySink == nil {
@@ -239,7 +242,7 @@ func columnKeys(key []int, cols []physical.Column) []expr.Expr {
 // node builds the operator for n, sending its output to out, and then its
 // inputs.
 func (b *builder) node(n physical.Node, out collector) error {
-	b.span = n.Base().Span
+	b.span, b.id = n.Base().Span, n.Base().ID
 	switch x := n.(type) {
 	case *physical.Source:
 		return b.source(x, out)

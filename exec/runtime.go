@@ -44,6 +44,9 @@ type collector interface {
 // Counters are a job's live numbers, safe to read while it runs.
 type Counters struct {
 	Name string
+	// ID is the operator's ID in the physical plan (the same for every
+	// partition of a keyed operator; "" for the runtime's own merges).
+	ID   string
 	In   atomic.Int64
 	Out  atomic.Int64
 	Late atomic.Int64

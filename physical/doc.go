@@ -13,12 +13,13 @@
 // meaning; anything it would have to work out belongs here.
 //
 // Promises:
-//   - Every node has a stable ID, derived from what the node does and the
-//     IDs of its inputs (never from pointers, map order or the clock): the
-//     same job planned again gets the same IDs, so state written by an
-//     operator can be matched to it after a restart. IDs are unique within
-//     a job, except that scans of one table with one watermark are one
-//     Source with one ID (a table is read once per job).
+//   - Every node has a stable ID, derived from its kind, its name and the
+//     IDs of its inputs (a Source's from its table, connector and
+//     watermark), never from pointers, map order or the clock: the same job
+//     planned again gets the same IDs, so state written by an operator can
+//     be matched to it after a restart (AssignIDs). IDs are unique within a
+//     job, except that scans of one table with one watermark are one Source
+//     with one ID (a table is read once per job).
 //   - Every node has a Name (counters, runtime errors) and the Span of the
 //     SQL it came from.
 //   - Column indexes in a node index its input's columns (Left's then

@@ -332,10 +332,16 @@ func detail(n Node) string {
 }
 
 // AssignIDs gives every node of a job's plans its ID: the node's kind and
-// a hash of what it does (Describe without the ID) and of its inputs'
-// IDs. Two nodes that would get the same ID are told apart by a suffix in
-// the order the plans and their inputs come, except Sources, which are
-// shared: one table read with one watermark is one operator.
+// a hash of its name and its inputs' IDs, as Flink hashes an operator's
+// place in the topology rather than its parameters: a job edited without
+// changing its shape (a filter's constant, a TTL) keeps its IDs, and
+// whether its state still fits is the checkpoint's to judge (its digest of
+// types and options). A Source's hash is its table, connector, options and
+// watermark: scans of one table with one watermark are one source, shared
+// (the runtime reads a table once per job), and a table dropped and
+// declared again is another (Decl). Two other nodes that would get
+// the same ID are told apart by a suffix, in the order the plans and their
+// inputs come.
 func AssignIDs(plans []*Plan) {
 	taken := map[string]string{} // what each ID was given to
 	var assign func(n Node)
@@ -344,28 +350,31 @@ func AssignIDs(plans []*Plan) {
 			assign(in)
 		}
 		o := n.Base()
-		d := detail(n)
-		if s, ok := n.(*Source); ok {
-			c := *s
-			c.Alias = "" // scans of a table under two aliases share its source
-			d = detail(&c)
+		var what strings.Builder // what the ID hashes
+		fmt.Fprintf(&what, "%s\x00%s", kindOf(n), o.Name)
+		src, isSrc := n.(*Source)
+		if isSrc {
+			// Options are left out: they may hold secrets, which a short
+			// hash in EXPLAIN would let one confirm by guessing.
+			fmt.Fprintf(&what, "\x00%s\x00%s\x00%s\x00%d", src.TableName, src.Spec.Connector, src.Format, src.Decl)
+			if w := src.Watermark; w != nil {
+				fmt.Fprintf(&what, "\x00watermark %d %d", w.Col, w.Delay)
+			}
+		}
+		for _, in := range n.Inputs() {
+			fmt.Fprintf(&what, "\x00%s", in.Base().ID)
 		}
 		h := fnv.New32a()
-		fmt.Fprintf(h, "%s\x00%s\x00%s", kindOf(n), o.Name, d)
-		for _, in := range n.Inputs() {
-			fmt.Fprintf(h, "\x00%s", in.Base().ID)
-		}
+		h.Write([]byte(what.String()))
 		id := fmt.Sprintf("%s-%08x", strings.ToLower(kindOf(n)), h.Sum32())
-		_, src := n.(*Source)
-		what := kindOf(n) + "\x00" + o.Name + "\x00" + d
 		for k, base := 2, id; ; k++ {
 			prev, ok := taken[id]
-			if !ok || src && prev == what {
+			if !ok || isSrc && prev == what.String() {
 				break
 			}
 			id = fmt.Sprintf("%s-%d", base, k)
 		}
-		taken[id] = what
+		taken[id] = what.String()
 		o.ID = id
 	}
 	for _, p := range plans {

@@ -96,6 +96,9 @@ type Source struct {
 	Place []int
 	// TableName and Alias name the table and how the query calls it.
 	TableName, Alias string
+	// Decl counts the declarations of TableName in the job before this
+	// one (a table dropped and declared again is another table).
+	Decl int
 	// Format names the connector's formats for EXPLAIN ("kafka, json").
 	Format string
 	// Computed are the computed columns to compute, in table order.

@@ -25,12 +25,20 @@ import (
 func Lower(plans []*Plan) ([]*physical.Plan, error) {
 	var out []*physical.Plan
 	queries := 0
-	used := usedColumns(plans)
+	used, tables := usedColumns(plans)
+	// A table dropped and declared again under its name is another table,
+	// with another source.
+	decls := map[*catalog.Table]int{}
+	byName := map[string]int{}
+	for _, t := range tables {
+		decls[t] = byName[t.Name]
+		byName[t.Name]++
+	}
 	for _, p := range plans {
 		if p.Root == nil {
 			return nil, fmt.Errorf("internal: a plan without a root")
 		}
-		l := &lowerer{props: p.Props, settings: p.Settings, sources: map[*logical.Scan]*physical.Source{}, used: used}
+		l := &lowerer{props: p.Props, settings: p.Settings, sources: map[*logical.Scan]*physical.Source{}, used: used, decls: decls}
 		var root *physical.Sink
 		var err error
 		if s, ok := p.Root.(*logical.Sink); ok {
@@ -74,13 +82,16 @@ type lowerer struct {
 	sources map[*logical.Scan]*physical.Source
 	// used are the columns the job reads of each table (usedColumns).
 	used map[*catalog.Table][]bool
+	// decls number the declarations of one table name in the job.
+	decls map[*catalog.Table]int
 }
 
 // usedColumns are the columns the job reads of each table it scans: the
 // union over its scans (logical.Scan.Used, set by the prune rule) in every
-// plan, since a table is read once per job and its rows go to each.
-func usedColumns(plans []*Plan) map[*catalog.Table][]bool {
-	out := map[*catalog.Table][]bool{}
+// plan, since a table is read once per job and its rows go to each. tables
+// lists the tables in the order the plans first read them.
+func usedColumns(plans []*Plan) (out map[*catalog.Table][]bool, tables []*catalog.Table) {
+	out = map[*catalog.Table][]bool{}
 	var walk func(n logical.Node)
 	walk = func(n logical.Node) {
 		if s, ok := n.(*logical.Scan); ok {
@@ -88,6 +99,7 @@ func usedColumns(plans []*Plan) map[*catalog.Table][]bool {
 			if u == nil {
 				u = make([]bool, len(s.Table.Columns))
 				out[s.Table] = u
+				tables = append(tables, s.Table)
 			}
 			for i := range u {
 				u[i] = u[i] || s.Used == nil || i < len(s.Used) && s.Used[i]
@@ -102,7 +114,7 @@ func usedColumns(plans []*Plan) map[*catalog.Table][]bool {
 			walk(p.Root)
 		}
 	}
-	return out
+	return out, tables
 }
 
 func physCols(cols []logical.Column) []physical.Column {
@@ -196,7 +208,7 @@ func (l *lowerer) source(s *logical.Scan, wm *logical.WatermarkAssigner) (*physi
 	t := s.Table
 	used := l.used[t]
 	src := &physical.Source{Op: op(t.Name, s), Place: sourcePlaces(t),
-		TableName: t.Name, Alias: s.Alias, Format: connectorText(t.Config), TableSpan: tableSpan(t), TableSource: t.Source, Invalid: t.Invalid}
+		TableName: t.Name, Alias: s.Alias, Decl: l.decls[t], Format: connectorText(t.Config), TableSpan: tableSpan(t), TableSource: t.Source, Invalid: t.Invalid}
 	// The connector decodes only the columns the job reads; the others
 	// stay NULL (connector.Column.Unused), as computed columns nobody
 	// reads stay uncomputed.

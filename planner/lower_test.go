@@ -81,3 +81,25 @@ func TestOperatorIDs(t *testing.T) {
 		t.Fatalf("the union's inputs share an ID: %v", union)
 	}
 }
+
+// TestRedeclaredTableIsAnotherSource: a table dropped and declared again
+// under its name is read by a source of its own, however alike the two
+// declarations look.
+func TestRedeclaredTableIsAnotherSource(t *testing.T) {
+	ps := lowerJob(t, `
+CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = 'one.json', 'format' = 'json');
+SELECT a FROM t;
+DROP TABLE t;
+CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = 'two.json', 'format' = 'json');
+SELECT a FROM t;
+`)
+	var got []string
+	for _, n := range ids(ps) {
+		if s, ok := n.(*physical.Source); ok {
+			got = append(got, s.ID)
+		}
+	}
+	if len(got) != 2 || got[0] == got[1] {
+		t.Errorf("two declarations of t, source IDs %v", got)
+	}
+}

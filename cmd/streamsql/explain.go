@@ -20,8 +20,8 @@ its unique keys, its time attributes, and under each stateful operator what
 it keeps and when a row leaves ("left rows: until watermark > order_time +
 4h", "UNBOUNDED: every row of both inputs is kept forever"). The rewrite
 rules that fired, and why, follow it. "== Physical Plan ==" is what the
-runtime builds: each operator with its ID in brackets and what it is built
-from (join keys cast to the type they compare in, state TTL per side, how
+runtime builds: each operator with its ID in brackets (stable across runs
+of the job) and what it is built from (join keys cast to the type they compare in, state TTL per side, how
 far an interval join holds the watermark back, the columns each source
 decodes).
 
@@ -45,9 +45,9 @@ Example (from the repository's root):
           │ state: right rows: until watermark > settle_time
   ...
   == Physical Plan ==
-  Sink[sink-656ef59c] settled (print) accepts=[+I,-U,+U,-D] gets=[+I]
-  └── Calc[calc-0348c6eb] select=[order_id, account_id, amount, settlement_id, settle_time]
-      └── IntervalJoin[intervaljoin-09093d8a] INNER(o, s) o.order_time - s.settle_time in [-4h, 0s] delay=4h keys=(o.order_id = s.order_id)
+  Sink[sink-854acaf9] settled (print) accepts=[+I,-U,+U,-D] gets=[+I]
+  └── Calc[calc-2caefd7f] select=[order_id, account_id, amount, settlement_id, settle_time]
+      └── IntervalJoin[intervaljoin-1662dc9c] INNER(o, s) o.order_time - s.settle_time in [-4h, 0s] delay=4h keys=(o.order_id = s.order_id)
   ...
 `,
 	run: runExplain,
