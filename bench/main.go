@@ -11,6 +11,7 @@
 //
 //	BENCH_EVENTS       Nexmark events of the whole stream for q0, q3 and q8 (10000000)
 //	BENCH_JOIN_EVENTS  Nexmark events for q9 and q20, whose state holds nearly every auction and bid (2000000)
+//	BENCH_WINDOW_EVENTS Nexmark events for tumble-1h-spill, one 1-hour window of ~3.8M groups (4200000)
 //	BENCH_RATE         Nexmark 'first-event.rate', events per second of event time (10000000, as the Nexmark suite)
 //	BENCH_KEYS         orders (and shipments) of the orders ⋈ shipments joins (1000000)
 //	BENCH_RUNS         runs of each query; the table shows the median (3)
@@ -39,14 +40,16 @@ import (
 )
 
 type config struct {
-	events      int64
-	joinEvents  int64
-	rate        int64
-	keys        int64
-	runs        int
-	parallelism int
-	only        map[string]bool
-	out, dir    string
+	events     int64
+	joinEvents int64
+	// windowEvents: Nexmark events of tumble-1h-spill.
+	windowEvents int64
+	rate         int64
+	keys         int64
+	runs         int
+	parallelism  int
+	only         map[string]bool
+	out, dir     string
 	// kafkaAddr is the development broker of the Kafka query being run.
 	kafkaAddr string
 }
@@ -133,14 +136,15 @@ type Report struct {
 
 func main() {
 	c := config{
-		events:      envInt("BENCH_EVENTS", 10_000_000),
-		joinEvents:  envInt("BENCH_JOIN_EVENTS", 2_000_000),
-		rate:        envInt("BENCH_RATE", 10_000_000),
-		keys:        envInt("BENCH_KEYS", 1_000_000),
-		runs:        int(envInt("BENCH_RUNS", 3)),
-		parallelism: int(envInt("BENCH_PARALLELISM", 2)),
-		out:         envStr("BENCH_OUT", filepath.Join("bench", "results", "latest.json")),
-		dir:         envStr("BENCH_DIR", filepath.Join("bench", "results")),
+		events:       envInt("BENCH_EVENTS", 10_000_000),
+		joinEvents:   envInt("BENCH_JOIN_EVENTS", 2_000_000),
+		windowEvents: envInt("BENCH_WINDOW_EVENTS", 4_200_000),
+		rate:         envInt("BENCH_RATE", 10_000_000),
+		keys:         envInt("BENCH_KEYS", 1_000_000),
+		runs:         int(envInt("BENCH_RUNS", 3)),
+		parallelism:  int(envInt("BENCH_PARALLELISM", 2)),
+		out:          envStr("BENCH_OUT", filepath.Join("bench", "results", "latest.json")),
+		dir:          envStr("BENCH_DIR", filepath.Join("bench", "results")),
 	}
 	if v := os.Getenv("BENCH_QUERIES"); v != "" {
 		c.only = map[string]bool{}
@@ -224,7 +228,8 @@ func main() {
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Commit:  gitCommit(),
 		Machine: machine(),
-		Settings: map[string]int64{"events": c.events, "join_events": c.joinEvents, "first_event_rate": c.rate, "keys": c.keys,
+		Settings: map[string]int64{"events": c.events, "join_events": c.joinEvents, "window_events": c.windowEvents,
+			"first_event_rate": c.rate, "keys": c.keys,
 			"runs": int64(c.runs), "parallelism": int64(c.parallelism)},
 		Results: results,
 	}

@@ -75,6 +75,7 @@ WITH ('connector' = 'blackhole');
 
 func nexmarkEvents(c config) int64 { return c.events }
 func joinEvents(c config) int64    { return c.joinEvents }
+func windowEvents(c config) int64  { return c.windowEvents }
 func orderEvents(c config) int64   { return 2 * c.keys }
 
 var queries = []query{
@@ -215,6 +216,22 @@ FROM orders o JOIN shipments s
 SELECT s.order_id, o.customer, o.amount, s.ship_id, s.carrier, s.ship_time
 FROM shipments s LEFT JOIN orders FOR SYSTEM_TIME AS OF s.ship_time AS o
   ON s.order_id = o.order_id;
+`
+		},
+	},
+	{
+		name: "tumble-1h-spill", nexmark: true, events: windowEvents, budget: "64mb",
+		note: "Bids per auction, bidder and price in a 1-hour TUMBLE window with 'state.memory-budget' = '64mb': the stream's " +
+			"~3.8M groups (at the default 4.2M events) all fall in one window, most of them spilled, and fire at the end " +
+			"of input, a batch at a time in order of window end.",
+		sql: func(c config) string {
+			return nexmarkDDL(withEvents(c, c.windowEvents), "bid") + `CREATE TABLE tumble_out (
+  auction BIGINT, bidder BIGINT, price BIGINT, bids BIGINT, wstart TIMESTAMP(3), wend TIMESTAMP(3)
+) WITH ('connector' = 'blackhole');
+INSERT INTO tumble_out
+SELECT auction, bidder, price, COUNT(*), window_start, window_end
+FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '1' HOUR))
+GROUP BY auction, bidder, price, window_start, window_end;
 `
 		},
 	},

@@ -849,24 +849,48 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 	return nil
 }
 
-// advance fires the windows whose last millisecond wm has reached.
+// advance fires the windows whose last millisecond wm has reached. Fired
+// windows go downstream a batch at a time, from inside the expiry, in
+// order of window end: a window of millions of groups (most of them
+// spilled) is never held whole, and its first rows leave at once. The
+// callback may push: downstream operators have stores of their own.
 func (o *windowAggOp) advance(wm int64) error {
 	o.wm = wm
 	o.buf = o.buf[:0]
+	var perr error
 	o.groups.Expire(wm, func(_ []byte, g *group) {
-		if g.count > 0 {
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
+		if g.count == 0 || perr != nil {
+			return
+		}
+		o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
+		if len(o.buf) >= fireBatch {
+			perr = o.pushFired()
 		}
 	})
+	if perr != nil {
+		return perr
+	}
 	if err := o.store.Err(); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.groups.Len())
+	return o.pushFired()
+}
+
+// fireBatch is the most fired rows an operator holds before pushing them
+// (a variable for the tests).
+var fireBatch = 1024
+
+// pushFired sends the fired rows collected in o.buf.
+func (o *windowAggOp) pushFired() error {
 	if len(o.buf) == 0 {
 		return nil
 	}
 	o.c.Out.Add(int64(len(o.buf)))
-	return o.out.push(o.buf)
+	err := o.out.push(o.buf)
+	clear(o.buf)
+	o.buf = o.buf[:0]
+	return err
 }
 
 func (o *windowAggOp) counters() *Counters { return o.c }

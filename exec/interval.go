@@ -194,6 +194,7 @@ func (o *intervalJoinOp) counters() *Counters { return o.c }
 // advance fires what the operator's new watermark w releases.
 func (o *intervalJoinOp) advance(w int64) error {
 	o.buf = o.buf[:0]
+	var perr error
 	for i, s := range o.side {
 		if !s.outer {
 			// An inner side's rows just leave: no callback, so the store
@@ -201,12 +202,23 @@ func (o *intervalJoinOp) advance(w int64) error {
 			s.table.Expire(w, nil)
 			continue
 		}
+		// Padded rows go downstream a batch at a time from inside the
+		// expiry (downstream operators have stores of their own), so
+		// expiring a large spilled side never holds its output whole.
 		s.table.Expire(w, func(_ []byte, r *state.Record) {
-			if r.Flags&flagMatched == 0 {
+			if r.Flags&flagMatched == 0 && perr == nil {
 				l, rr := pair(i, r.Vals, nil)
 				o.emit(changelogmode.Insert, l, rr)
+				if len(o.buf) >= fireBatch {
+					perr = o.flush()
+					clear(o.buf)
+					o.buf = o.buf[:0]
+				}
 			}
 		})
+	}
+	if perr != nil {
+		return perr
 	}
 	if err := o.store.Err(); err != nil {
 		return fmt.Errorf("state: %w", err)
