@@ -84,7 +84,11 @@
 // carries that value's record count n and latest expiry: Expire without a
 // callback deletes a key with n = 1 whose latest expiry is due without
 // reading it (a record-level blind delete: the interval join's inner
-// sides, where most keys hold one row).
+// sides, where most keys hold one row). An Expire without callback past
+// the latest expiry ever written to Badger, in a table that never wrote a
+// record without expiry there (the watermark at +inf at the end of a
+// bounded input), drops the table's Badger data whole with one
+// DropPrefix instead.
 //
 // # Badger layout and durability
 //
@@ -94,8 +98,11 @@
 // Badger runs small: 4 MB memtables (2), 2 MB tables at every level, no
 // block cache, no compression, one version, no fsync per write, its logger
 // silenced. Its tables are memory-mapped, so the pages of tables it wrote
-// or read count in the process's resident set (as file pages the kernel
-// can drop), beside the heap.
+// or read count in the process's resident set (as file pages), beside the
+// heap: on Linux a store gives them back with madvise(MADV_PAGEOUT), at
+// most every 250 ms, after Badger writes or reads (resident_linux.go), so
+// the files add what Badger touched since, not the whole spilled state;
+// a page given back is read from the file again when Badger needs it.
 //
 // What is durable: Badger holds what was spilled and what Flush wrote.
 // Flush writes every changed hot key and pending delete, then syncs, so

@@ -192,3 +192,61 @@ func TestExpireColdBlind(t *testing.T) {
 		t.Fatalf("final Expire saw %d, Len %d", seen, tab.Len())
 	}
 }
+
+// An expiry without callback past every expiry Badger holds drops the
+// table's Badger data whole; hot keys that Badger also held keep their
+// later records and write them again when they spill; a record without
+// expiry in Badger keeps the per-record path.
+func TestExpireColdDropsTableWhole(t *testing.T) {
+	s, err := Open("", Options{MemoryBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	other := s.Table("u", TableOptions{})
+	for i := 0; i < 500; i++ {
+		k := []byte(fmt.Sprint(i % 200)) // keys of one to three records
+		tab.Append(k, Record{Vals: []row.Value{row.IntValue(int64(i))}, Expiry: int64(i)})
+		other.Append(k, Record{Vals: []row.Value{row.IntValue(int64(i))}, Expiry: int64(i)})
+	}
+	// Key "7" comes back hot (Scan loads it) with a record due later than
+	// anything in Badger; the budget keeps only what the scan touched.
+	s.budget = 1 << 20
+	tab.Scan([]byte("7"), func(*Record) (bool, bool) { return true, false })
+	tab.Append([]byte("7"), Record{Vals: []row.Value{row.IntValue(-7)}, Expiry: 10_000})
+	if n := tab.Expire(600, nil); n != 500 || tab.Len() != 1 {
+		t.Fatalf("Expire(600, nil) removed %d, Len %d; want 500 and 1", n, tab.Len())
+	}
+	if st := s.Stats(); st.ColdDropped != 497 {
+		t.Fatalf("stats %+v: want the 497 records Badger alone held dropped whole", st)
+	}
+	// The other table's Badger data is untouched.
+	var seen []int64
+	if !other.Scan([]byte("7"), func(r *Record) (bool, bool) { seen = append(seen, r.Vals[0].Int()); return true, false }) ||
+		fmt.Sprint(seen) != "[7 207 407]" {
+		t.Fatalf("the other table's key 7 holds %v, want [7 207 407]", seen)
+	}
+	// Key "7" spills again and comes back with its one live record only.
+	s.budget = 1
+	s.maybeSpill()
+	if tab.HotKeys() != 0 {
+		t.Fatalf("%d hot keys after a spill to a 1-byte budget", tab.HotKeys())
+	}
+	seen = nil
+	tab.Scan([]byte("7"), func(r *Record) (bool, bool) { seen = append(seen, r.Vals[0].Int()); return true, false })
+	if fmt.Sprint(seen) != "[-7]" {
+		t.Fatalf("key 7 read back %v, want [-7]", seen)
+	}
+	if tab.Scan([]byte("8"), func(*Record) (bool, bool) { return true, false }) {
+		t.Fatal("key 8 is still in Badger after the drop")
+	}
+	// With a record without expiry in Badger, nothing is dropped whole.
+	tab.Append([]byte("never"), Record{Expiry: NoExpiry})
+	tab.Append([]byte("soon"), Record{Expiry: 20_000})
+	s.maybeSpill()
+	dropped := s.Stats().ColdDropped
+	if n := tab.Expire(math.MaxInt64, nil); n != 2 || tab.Len() != 1 || s.Stats().ColdDropped != dropped {
+		t.Fatalf("Expire(max, nil) removed %d, Len %d, dropped %d more; want 2, 1, 0", n, tab.Len(), s.Stats().ColdDropped-dropped)
+	}
+}

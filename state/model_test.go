@@ -166,6 +166,9 @@ func runModel(t *testing.T, seed uint64, budget int64, steps int, reopen bool) S
 	randExp := func() int64 {
 		switch rng.IntN(8) {
 		case 0:
+			if modelAllExpire {
+				return now + 1000
+			}
 			return NoExpiry
 		case 1:
 			return now - int64(rng.IntN(5)) // already due
@@ -346,6 +349,7 @@ func runModel(t *testing.T, seed uint64, budget int64, steps int, reopen bool) S
 				stats.Spilled += st.Spilled
 				stats.Loaded += st.Loaded
 				stats.ColdExpired += st.ColdExpired
+				stats.ColdDropped += st.ColdDropped
 				if err := s.Close(); err != nil {
 					t.Fatal(err)
 				}
@@ -380,6 +384,7 @@ func runModel(t *testing.T, seed uint64, budget int64, steps int, reopen bool) S
 	stats.Spilled += st.Spilled
 	stats.Loaded += st.Loaded
 	stats.ColdExpired += st.ColdExpired
+	stats.ColdDropped += st.ColdDropped
 	return stats
 }
 
@@ -398,6 +403,29 @@ func TestTableAgainstModel(t *testing.T) {
 		}
 		if budget < 0 && total.Spilled != 0 {
 			t.Errorf("unlimited budget spilled: %+v", total)
+		}
+	}
+}
+
+// modelAllExpire makes the model give every record an expiry (so an
+// expiry without callback past all of them drops the cold tier whole,
+// see dropCold).
+var modelAllExpire bool
+
+// TestTableAgainstModelAllExpire runs the model with an expiry on every
+// record, and checks that the whole-table drop ran.
+func TestTableAgainstModelAllExpire(t *testing.T) {
+	defer func() { modelAllExpire = false }()
+	modelAllExpire = true
+	for _, budget := range []int64{1} {
+		var total Stats
+		for seed := uint64(40); seed < 52; seed++ {
+			st := runModel(t, seed, budget, 1500, false)
+			total.ColdDropped += st.ColdDropped
+			total.ColdExpired += st.ColdExpired
+		}
+		if total.ColdExpired == 0 || total.ColdDropped == 0 {
+			t.Errorf("budget %d: the cold tier was never dropped whole: %+v", budget, total)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"hash/maphash"
 	"math"
 	"os"
+	"path/filepath"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -52,6 +54,11 @@ type Store struct {
 	tables map[string]*Table
 	tlist  []*Table // by Table.idx
 
+	// pageDir is the directory's absolute path as /proc/self/maps shows
+	// it; pagedOut is when its mapped pages were last given back.
+	pageDir  string
+	pagedOut time.Time
+
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
 	closed     bool
@@ -68,6 +75,7 @@ type Stats struct {
 	Loaded      int64 // keys read back from Badger into the hot tier
 	ColdExpired int64 // records expired straight from Badger
 	ColdBlind   int64 // of those, records whose key was deleted unread (see Table.Expire)
+	ColdDropped int64 // of those, records dropped with their whole table's Badger data (see dropCold)
 }
 
 // Open opens (or creates) the state in dir. With dir "" the state lives in
@@ -150,7 +158,32 @@ func (s *Store) openDB() error {
 		return fmt.Errorf("state: %s: %w", dir, err)
 	}
 	s.db = db
+	s.pageDir = dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		s.pageDir = abs
+	}
 	return nil
+}
+
+// pageOutEvery is how often, at most, a store gives back the resident
+// pages of Badger's memory-mapped files (see pageOutMappings): the pages
+// Badger touched since then (tables written by spills and compactions,
+// tables read) are what its files add to the resident set.
+const pageOutEvery = 250 * time.Millisecond
+
+// maybePageOut gives back the mapped pages of Badger's files when it has
+// not done so for pageOutEvery. It runs after Badger writes and reads.
+func (s *Store) maybePageOut() {
+	if s.db == nil {
+		return
+	}
+	if now := time.Now(); now.Sub(s.pagedOut) >= pageOutEvery {
+		pageOutMappings(s.pageDir)
+		s.pagedOut = now
+	}
 }
 
 // formatKey holds the layout version of a state directory (see "key
@@ -353,6 +386,7 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 		pendingDel: map[string]struct{}{},
 		codec:      c,
 		coldMinExp: math.MaxInt64,
+		coldMaxExp: math.MinInt64,
 	}
 	t.buckets.init(shift)
 	t.reopen()
@@ -433,6 +467,7 @@ func (s *Store) del(b *batch, k []byte) {
 func (s *Store) commit(b *batch) {
 	if b.wb != nil {
 		s.fail(b.wb.Flush())
+		s.maybePageOut()
 	}
 	s.arena.reset()
 }

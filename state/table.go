@@ -71,6 +71,12 @@ type Table struct {
 	coldKeys   int64
 	pendingDel map[string]struct{} // keys whose Badger data is to be deleted
 	coldMinExp int64               // no cold index entry expires before this
+	// coldMaxExp bounds every expiry ever written to Badger, and
+	// coldNoExp says a record without expiry may be there: when neither
+	// stands in the way, an Expire without callback that passes
+	// coldMaxExp drops the table's Badger data whole (see dropCold).
+	coldMaxExp int64
+	coldNoExp  bool
 
 	epoch     uint32
 	kbuf      []byte
@@ -281,6 +287,7 @@ func (t *Table) load(key []byte) *entry {
 		t.s.fail(err)
 		return nil
 	}
+	t.s.maybePageOut()
 	if !found {
 		return nil
 	}
@@ -396,8 +403,12 @@ func (t *Table) writeEntry(wb *batch, e *entry) {
 		if r := &e.recs[i]; !r.dead {
 			n++
 			maxExp = max(maxExp, r.expiry)
+			if r.expiry == NoExpiry {
+				t.coldNoExp = true
+			}
 		}
 	}
+	t.coldMaxExp = max(t.coldMaxExp, maxExp)
 	t.blob = binary.BigEndian.AppendUint64(t.blob[:0], uint64(maxExp))
 	t.blob = binary.AppendUvarint(t.blob, uint64(n))
 	t.blob = append(t.blob, e.key...)
@@ -514,6 +525,7 @@ func (t *Table) reopen() {
 				}
 				t.rows += int64(n)
 				t.seq = max(t.seq, maxSeq+1)
+				t.coldNoExp = true // not known: never drop the table whole
 				return nil
 			})
 			if err != nil {
@@ -835,6 +847,9 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 	}
 	n := len(hot)
 	i := 0
+	if t.coldKeys > 0 && fnRec == nil && fnObj == nil && !t.coldNoExp && upTo >= t.coldMaxExp {
+		n += t.dropCold()
+	}
 	if t.coldKeys > 0 && upTo >= t.coldMinExp {
 		from := slices.Clone(t.indexKey(t.coldMinExp, 0)) // indexKey's buffer is reused
 		for {
@@ -901,6 +916,42 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 	clear(touched)
 	t.due, t.touched = keepSmall(hot), keepSmall(touched)
 	return n
+}
+
+// dropCold removes every record the table has in Badger, for an expiry
+// without callback that every one of them is due for (no record without
+// expiry was ever written, and the latest expiry written is passed): one
+// DropPrefix instead of reading the index and deleting each key, which
+// at the end of a bounded input (the watermark at +inf) was most of the
+// cost of expiring a large spilled state. Hot keys keep their records;
+// those Badger also had are marked dirty, so they are written again if
+// they spill. It returns the number of records removed.
+func (t *Table) dropCold() int {
+	s := t.s
+	if err := s.db.DropPrefix(t.dpre, t.xpre); err != nil {
+		s.fail(err)
+		return 0
+	}
+	var hotRows int64
+	for _, e := range t.hot {
+		hotRows += int64(len(e.recs)) // due ones included: expire counts them off
+		if e.inBadger {
+			e.inBadger, e.dirty = false, true
+		}
+		for i := range e.recs {
+			e.recs[i].indexed = false
+		}
+	}
+	n := t.rows - hotRows
+	t.rows = hotRows
+	clear(t.cold)
+	t.coldKeys = 0
+	clear(t.pendingDel)
+	t.idxDel = keepSmall(t.idxDel)
+	t.coldMinExp, t.coldMaxExp = math.MaxInt64, math.MinInt64
+	s.stats.ColdExpired += n
+	s.stats.ColdDropped += n
+	return int(n)
 }
 
 // keepSmall empties a scratch slice for reuse, dropping it when it is
