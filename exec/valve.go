@@ -17,14 +17,25 @@ import "fmt"
 // its own watermark reaches the combined one. When every input has ended
 // it is MaxWatermark.
 //
-// Where Flink differs: Flink ignores a watermark that comes while its input
-// (or every input) is idle; the valve records it, because a source sends
-// one while idle exactly when all its splits have gone idle and time moves
-// to the largest of theirs (sourceRunner.emitWM). Flink flushes to the
-// largest watermark when the last active input goes idle only if that
-// input held the minimum; the valve takes the largest of the idle inputs
-// whenever all are idle, which comes to the same when watermarks only rise.
-// testdata/valve shows each case.
+// Where Flink differs (testdata/valve shows each case; TestValveAgainstFlink
+// runs both on random inputs and allows only these):
+//   - Flink ignores a watermark that comes while its input (or every input)
+//     is idle; the valve records it, because a source sends one while idle
+//     exactly when all its splits have gone idle and time moves to the
+//     largest of theirs (sourceRunner.emitWM).
+//   - When the last active input goes idle while behind, Flink keeps its
+//     output; the valve moves to the largest watermark, as it does whenever
+//     all inputs are idle.
+//   - An input back from idleness at or above the combined watermark joins
+//     the minimum at once, which may advance it; Flink waits for the next
+//     watermark.
+//   - An ended input is out of the valve; in Flink it is an active input at
+//     +inf. So once the inputs that have not ended are all idle or behind,
+//     Flink is at +inf while the valve holds (inputs behind) or takes the
+//     largest watermark of the idle ones — unless they went idle before the
+//     end, when the ended input's +inf was the minimum of those not idle.
+//     This keeps rows of an idle input that comes back in time, at the cost
+//     of depending on the order.
 type valve struct {
 	in     []int64
 	ended  []bool
