@@ -7,6 +7,7 @@ package civil
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/streamsql/streamsql/row"
 )
@@ -345,4 +346,120 @@ func formatTimestampBefore(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is beyond year 9999", clip(s))
 	}
 	return ms, nil
+}
+
+// --- eval's writers (CAST to STRING) ---
+
+func evAppendPad(b []byte, v int64, width int) []byte {
+	if v < 0 {
+		b = append(b, '-')
+		v = -v
+	}
+	var tmp [20]byte
+	d := strconv.AppendInt(tmp[:0], v, 10)
+	for i := len(d); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, d...)
+}
+
+func evalAppendDateBefore(b []byte, days int64) []byte {
+	y, m, d := FromDays(days)
+	b = evAppendPad(b, y, 4)
+	b = append(b, '-')
+	b = evAppendPad(b, m, 2)
+	b = append(b, '-')
+	return evAppendPad(b, d, 2)
+}
+
+func evalAppendTimeBefore(b []byte, ms int64, precision int) []byte {
+	b = evAppendPad(b, ms/MsPerHour, 2)
+	b = append(b, ':')
+	b = evAppendPad(b, ms/MsPerMinute%60, 2)
+	b = append(b, ':')
+	b = evAppendPad(b, ms/MsPerSecond%60, 2)
+	if precision > 0 {
+		b = append(b, '.')
+		frac := ms % 1000
+		digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+		for i := 0; i < precision; i++ {
+			if i < 3 {
+				b = append(b, digits[i])
+			} else {
+				b = append(b, '0')
+			}
+		}
+	}
+	return b
+}
+
+func evalAppendTimestampBefore(b []byte, ms int64, precision int) []byte {
+	days := floorDiv(ms, MsPerDay)
+	b = evalAppendDateBefore(b, days)
+	b = append(b, ' ')
+	return evalAppendTimeBefore(b, ms-days*MsPerDay, precision)
+}
+
+// --- format's writers (json, csv, print) ---
+
+// formatAppendDateBefore appends days since the epoch as 'yyyy-MM-dd'.
+func formatAppendDateBefore(b []byte, days int64) []byte {
+	y, m, d := FromDays(days)
+	if y < 0 {
+		b = append(b, '-')
+		y = -y
+	}
+	switch {
+	case y < 10:
+		b = append(b, "000"...)
+	case y < 100:
+		b = append(b, "00"...)
+	case y < 1000:
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, y, 10)
+	b = append(b, '-')
+	b = append2(b, m)
+	b = append(b, '-')
+	return append2(b, d)
+}
+
+// formatAppendTimeBefore appends milliseconds of the day as 'HH:mm:ss' with precision
+// fraction digits (at most milliseconds are known; further digits are 0).
+func formatAppendTimeBefore(b []byte, ms int64, precision int) []byte {
+	ms %= MsPerDay
+	if ms < 0 {
+		ms += MsPerDay
+	}
+	b = append2(b, ms/MsPerHour)
+	b = append(b, ':')
+	b = append2(b, ms/MsPerMinute%60)
+	b = append(b, ':')
+	b = append2(b, ms/MsPerSecond%60)
+	if precision > 0 {
+		frac := ms % MsPerSecond
+		b = append(b, '.')
+		digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+		for k := 0; k < precision; k++ {
+			if k < 3 {
+				b = append(b, digits[k])
+			} else {
+				b = append(b, '0')
+			}
+		}
+	}
+	return b
+}
+
+// formatAppendTimestampBefore appends milliseconds since the epoch as
+// 'yyyy-MM-dd HH:mm:ss[.fff]' with precision fraction digits; sep is the
+// separator between date and time (' ' or 'T').
+func formatAppendTimestampBefore(b []byte, ms int64, precision int, sep byte) []byte {
+	days := ms / MsPerDay
+	if ms%MsPerDay < 0 {
+		days--
+	}
+	b = formatAppendDateBefore(b, days)
+	b = append(b, sep)
+	return formatAppendTimeBefore(b, ms-days*MsPerDay, precision)
 }

@@ -1,5 +1,6 @@
-// Package civil is streamsql's one calendar and its one reader of dates and
-// times as text. Values use the row encoding: a DATE is days since
+// Package civil is streamsql's one calendar and its one reader and writer of
+// dates and times as text (AppendDate, AppendTime, AppendTimestamp write
+// what CAST to STRING, the formats and the print connector show). Values use the row encoding: a DATE is days since
 // 1970-01-01, a TIME milliseconds of the day, a TIMESTAMP milliseconds since
 // 1970-01-01 00:00 UTC, all on the proleptic Gregorian calendar.
 //
@@ -22,6 +23,8 @@
 // fraction digits, truncated to milliseconds. Years have four digits, and
 // a result outside years 1 to 9999 (row.MinMillis..row.MaxMillis) is an
 // error: no format could write it, and event time would overflow.
+//
+// What AppendTimestamp writes for years 1..9999, ParseTimestamp reads back.
 //
 // Errors say what was expected and quote the text (cut to 64 bytes); they
 // never name a column or a type: callers wrap them.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"github.com/streamsql/streamsql/civil"
 	"math"
 	"strconv"
 	"strings"
@@ -47,11 +48,11 @@ func FormatValue(v row.Value, t types.T) string {
 	case types.Decimal:
 		return formatDecimal(n, t.Scale)
 	case types.Date:
-		b = appendDate(b, n)
+		b = civil.AppendDate(b, n)
 	case types.Time:
-		b = appendTimeOfDay(b, floorMod(n, msPerDay), t.Precision)
+		b = civil.AppendTime(b, n, t.Precision)
 	case types.Timestamp, types.TimestampLTZ:
-		b = appendTimestamp(b, n, t.Precision)
+		b = civil.AppendTimestamp(b, n, t.Precision, ' ')
 	case types.Interval:
 		if n < 0 {
 			b = append(b, '-')
@@ -61,7 +62,7 @@ func FormatValue(v row.Value, t types.T) string {
 		}
 		b = strconv.AppendInt(b, n/msPerDay, 10)
 		b = append(b, ' ')
-		b = appendTimeOfDay(b, n%msPerDay, 3)
+		b = civil.AppendTime(b, n%msPerDay, 3)
 	case types.IntervalYM:
 		if n < 0 {
 			b = append(b, '-')

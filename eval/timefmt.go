@@ -63,45 +63,6 @@ func appendPad(b []byte, v int64, width int) []byte {
 	return append(b, d...)
 }
 
-func appendDate(b []byte, days int64) []byte {
-	y, m, d := civil.FromDays(days)
-	b = appendPad(b, y, 4)
-	b = append(b, '-')
-	b = appendPad(b, m, 2)
-	b = append(b, '-')
-	return appendPad(b, d, 2)
-}
-
-// appendTimeOfDay renders milliseconds of the day as HH:mm:ss with
-// precision fractional digits (beyond 3 they are zeros).
-func appendTimeOfDay(b []byte, ms int64, precision int) []byte {
-	b = appendPad(b, ms/msPerHour, 2)
-	b = append(b, ':')
-	b = appendPad(b, ms/msPerMinute%60, 2)
-	b = append(b, ':')
-	b = appendPad(b, ms/msPerSecond%60, 2)
-	if precision > 0 {
-		b = append(b, '.')
-		frac := ms % 1000
-		digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
-		for i := 0; i < precision; i++ {
-			if i < 3 {
-				b = append(b, digits[i])
-			} else {
-				b = append(b, '0')
-			}
-		}
-	}
-	return b
-}
-
-func appendTimestamp(b []byte, ms int64, precision int) []byte {
-	days := floorDiv(ms, msPerDay)
-	b = appendDate(b, days)
-	b = append(b, ' ')
-	return appendTimeOfDay(b, ms-days*msPerDay, precision)
-}
-
 // scanner reads digits from a string.
 type scanner struct {
 	s string

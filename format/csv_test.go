@@ -305,20 +305,20 @@ func TestText(t *testing.T) {
 	}
 	// Dates across the whole range round-trip through text.
 	for days := int64(-719162); days <= 2932896; days += 997 {
-		txt := AppendDate(nil, days)
+		txt := civil.AppendDate(nil, days)
 		back, err := civil.ParseDate(string(txt), civil.Strict)
 		if err != nil || back != days {
 			t.Fatalf("%d -> %s -> %d, %v", days, txt, back, err)
 		}
 	}
 	for _, m := range []int64{MinMillis, -1, 0, 1, 86399999, MaxMillis} {
-		txt := AppendTimestamp(nil, m, 3, ' ')
+		txt := civil.AppendTimestamp(nil, m, 3, ' ')
 		back, err := civil.ParseTimestamp(string(txt), civil.Strict)
 		if err != nil || back != m {
 			t.Errorf("%d -> %s -> %d, %v", m, txt, back, err)
 		}
 	}
-	if got := string(AppendTimestamp(nil, MinMillis, 0, 'T')); got != "0001-01-01T00:00:00" {
+	if got := string(civil.AppendTimestamp(nil, MinMillis, 0, 'T')); got != "0001-01-01T00:00:00" {
 		t.Errorf("MinMillis: %s", got)
 	}
 	if v, err := ParseText(types.New(types.Null), "x"); err == nil {

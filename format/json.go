@@ -3,6 +3,7 @@ package format
 import (
 	"errors"
 	"fmt"
+	"github.com/streamsql/streamsql/civil"
 	"math"
 	"strconv"
 	"strings"
@@ -622,12 +623,12 @@ func (f *jsonFields) appendValue(b []byte, t types.T, v row.Value) []byte {
 	case types.Timestamp, types.TimestampLTZ:
 		b = append(b, '"')
 		if f.iso {
-			b = AppendTimestamp(b, v.Int(), t.Precision, 'T')
+			b = civil.AppendTimestamp(b, v.Int(), t.Precision, 'T')
 			if t.Kind == types.TimestampLTZ {
 				b = append(b, 'Z')
 			}
 		} else {
-			b = AppendTimestamp(b, v.Int(), t.Precision, ' ')
+			b = civil.AppendTimestamp(b, v.Int(), t.Precision, ' ')
 		}
 		return append(b, '"')
 	default: // dates, times, bytes: their text, as a string

@@ -244,70 +244,6 @@ func AppendDecimal(b []byte, u int64, scale int) []byte {
 	return append(b, digits[len(digits)-scale:]...)
 }
 
-func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
-
-// AppendDate appends days since the epoch as 'yyyy-MM-dd'.
-func AppendDate(b []byte, days int64) []byte {
-	y, m, d := civil.FromDays(days)
-	if y < 0 {
-		b = append(b, '-')
-		y = -y
-	}
-	switch {
-	case y < 10:
-		b = append(b, "000"...)
-	case y < 100:
-		b = append(b, "00"...)
-	case y < 1000:
-		b = append(b, '0')
-	}
-	b = strconv.AppendInt(b, y, 10)
-	b = append(b, '-')
-	b = append2(b, m)
-	b = append(b, '-')
-	return append2(b, d)
-}
-
-// AppendTime appends milliseconds of the day as 'HH:mm:ss' with precision
-// fraction digits (at most milliseconds are known; further digits are 0).
-func AppendTime(b []byte, ms int64, precision int) []byte {
-	ms %= msPerDay
-	if ms < 0 {
-		ms += msPerDay
-	}
-	b = append2(b, ms/msPerHour)
-	b = append(b, ':')
-	b = append2(b, ms/msPerMinute%60)
-	b = append(b, ':')
-	b = append2(b, ms/msPerSecond%60)
-	if precision > 0 {
-		frac := ms % msPerSecond
-		b = append(b, '.')
-		digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
-		for k := 0; k < precision; k++ {
-			if k < 3 {
-				b = append(b, digits[k])
-			} else {
-				b = append(b, '0')
-			}
-		}
-	}
-	return b
-}
-
-// AppendTimestamp appends milliseconds since the epoch as
-// 'yyyy-MM-dd HH:mm:ss[.fff]' with precision fraction digits; sep is the
-// separator between date and time (' ' or 'T').
-func AppendTimestamp(b []byte, ms int64, precision int, sep byte) []byte {
-	days := ms / msPerDay
-	if ms%msPerDay < 0 {
-		days--
-	}
-	b = AppendDate(b, days)
-	b = append(b, sep)
-	return AppendTime(b, ms-days*msPerDay, precision)
-}
-
 // AppendText appends the text form of v, a value of type t (NULL appends
 // nothing: callers choose how to show NULL). It is the inverse of
 // ParseText.
@@ -329,11 +265,11 @@ func AppendText(b []byte, t types.T, v row.Value) []byte {
 	case types.Decimal:
 		return AppendDecimal(b, v.Int(), t.Scale)
 	case types.Date:
-		return AppendDate(b, v.Int())
+		return civil.AppendDate(b, v.Int())
 	case types.Time:
-		return AppendTime(b, v.Int(), t.Precision)
+		return civil.AppendTime(b, v.Int(), t.Precision)
 	case types.Timestamp, types.TimestampLTZ:
-		return AppendTimestamp(b, v.Int(), t.Precision, ' ')
+		return civil.AppendTimestamp(b, v.Int(), t.Precision, ' ')
 	default:
 		switch v.Kind() {
 		case row.Float:

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/streamsql/streamsql/civil"
 	"io"
 	"os"
 	"path/filepath"
@@ -106,7 +107,7 @@ func (s *Source) Open(context.Context) error {
 			m.v = textOrInt(m.t, strconv.FormatInt(info.Size(), 10), info.Size())
 		case "file.modification-time":
 			ms := info.ModTime().UnixMilli()
-			m.v = textOrInt(m.t, string(format.AppendTimestamp(nil, ms, 3, ' ')), ms)
+			m.v = textOrInt(m.t, string(civil.AppendTimestamp(nil, ms, 3, ' ')), ms)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/streamsql/streamsql/civil"
 	"io"
 	"slices"
 	"strconv"
@@ -789,7 +790,7 @@ func metaValue(m metaCol, r *kgo.Record) row.Value {
 	case "timestamp":
 		ms := r.Timestamp.UnixMilli()
 		if m.t.IsString() {
-			return row.StrValue(string(format.AppendTimestamp(nil, ms, 3, ' ')))
+			return row.StrValue(string(civil.AppendTimestamp(nil, ms, 3, ' ')))
 		}
 		return row.IntValue(ms)
 	case "timestamp-type":
