@@ -122,6 +122,10 @@ func (s *settings) open() (*sql.DB, error) {
 		cfg.User, cfg.Passwd = s.user, s.password
 		cfg.Timeout = connect
 		cfg.InterpolateParams = true
+		// The driver logs a lost connection to stderr itself; the error
+		// also comes back to the sink, which retries and, when the retries
+		// are spent, fails the job with it.
+		cfg.Logger = &mysql.NopLogger{}
 		cfg.Params = map[string]string{"time_zone": "'+00:00'", "sql_mode": "'TRADITIONAL'"}
 		conn, err := mysql.NewConnector(cfg)
 		if err != nil {

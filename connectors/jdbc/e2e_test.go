@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/connectors/jdbc"
 	"github.com/streamsql/streamsql/connectors/jdbc/jdbctest"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
@@ -17,7 +19,6 @@ import (
 	"github.com/streamsql/streamsql/planner"
 
 	_ "github.com/streamsql/streamsql/connectors/filesystem"
-	_ "github.com/streamsql/streamsql/connectors/jdbc"
 )
 
 // runJob checks sql as `streamsql run` does and runs it to the end at
@@ -217,6 +218,45 @@ func TestDocsExample(t *testing.T) {
 			want := shop(t, dir, 200)
 			runJob(t, dir, job, 1)
 			compareLedger(t, table(t, db.SQL, "ledger"), want)
+		})
+	}
+}
+
+// TestLedgerConnectionLost runs the ledger job with its database behind a
+// proxy that cuts every connection in the middle of the job (after 50 kB
+// sent) and refuses new ones until the sink's first retry: the flush that
+// was cut is retried on a new connection, and the table still ends as the
+// ledger, every change acknowledged.
+func TestLedgerConnectionLost(t *testing.T) {
+	const n = 3000
+	for _, dialect := range jdbctest.Dialects {
+		t.Run(dialect, func(t *testing.T) {
+			db := jdbctest.Open(t, dialect)
+			db.Exec(t, "CREATE TABLE ledger (order_id BIGINT NOT NULL PRIMARY KEY, amount BIGINT, ship_id VARCHAR(20))")
+			p := jdbctest.NewProxy(t, db.Addr)
+			var retries atomic.Int32
+			old := jdbc.Backoff
+			jdbc.Backoff = func(int) time.Duration {
+				retries.Add(1)
+				p.Refuse(false)
+				return 10 * time.Millisecond
+			}
+			t.Cleanup(func() { jdbc.Backoff = old })
+			p.CutAfter(50_000)
+			dir := t.TempDir()
+			want := shop(t, dir, n)
+			_, job := runJob(t, dir, shopTables+`
+CREATE TABLE ledger (order_id BIGINT, amount BIGINT, ship_id STRING, PRIMARY KEY (order_id) NOT ENFORCED)
+  WITH (`+db.With(p.Addr, "ledger")+`, 'sink.buffer-flush.max-rows' = '64', 'sink.buffer-flush.interval' = '0');
+INSERT INTO ledger SELECT o.order_id, o.amount, s.ship_id FROM orders o LEFT JOIN shipments s ON o.order_id = s.order_id;
+`, 1)
+			if retries.Load() == 0 {
+				t.Fatal("no flush was retried: the connection was not cut during the job")
+			}
+			compareLedger(t, table(t, db.SQL, "ledger"), want)
+			if sk := job.Sinks[0]; sk.Out.Load() != sk.In.Load() {
+				t.Errorf("the sink took %d changes but %d were acknowledged", sk.In.Load(), sk.Out.Load())
+			}
 		})
 	}
 }
