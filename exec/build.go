@@ -82,6 +82,9 @@ type builder struct {
 	id   string
 	// drifts are the drift warnings of multi-input operators (watchDrift).
 	drifts map[operator]*driftCheck
+	// sides names the inputs of multi-input operators (their tables), for
+	// the metrics of each input's watermark.
+	sides map[operator][]string
 }
 
 type lateOf struct {
@@ -115,6 +118,7 @@ func (b *builder) driftSetting() error {
 // (bound: an interval join's time bound). The operator's driver (drive)
 // checks it.
 func (b *builder) watchDrift(op operator, bound int64, names [2]string) {
+	b.nameSides(op, names[:])
 	if b.drift <= 0 {
 		return
 	}

@@ -114,6 +114,7 @@ type sinkOp struct {
 func (o *sinkOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	out := make(row.Batch, 0, len(b))
+	var kinds [len(o.c.Kinds)]int64 // counted here, added once per batch
 	for _, r := range b {
 		if r.Kind == changelogmode.UpdateBefore {
 			if o.dropBefore {
@@ -137,12 +138,23 @@ func (o *sinkOp) process(_ int, b row.Batch) error {
 			}
 			r = row.Row{Kind: r.Kind, Vals: vals}
 		}
+		if int(r.Kind) < len(kinds) {
+			kinds[r.Kind]++
+		}
 		out = append(out, r)
+	}
+	for k, n := range kinds {
+		if n > 0 {
+			o.c.Kinds[k].Add(n)
+		}
 	}
 	if len(out) == 0 {
 		return nil
 	}
 	err := o.sink.Write(o.ctx, out)
+	if err != nil {
+		o.c.WriteErrors.Add(1)
+	}
 	if ack, ok := o.sink.(connector.Acknowledger); ok {
 		o.c.Out.Store(ack.Acknowledged())
 	} else if err == nil {

@@ -169,6 +169,9 @@ func (e *exchange) end() error {
 func (b *builder) drive(op operator, ports int, out collector) *driver {
 	d := newDriver(op, ports, out)
 	d.v.drift = b.drifts[op]
+	if ports > 1 {
+		op.counters().Inputs = d.v.publish(b.sides[op], ports)
+	}
 	d.span, d.src = b.span, b.opts.Source
 	b.job.drivers = append(b.job.drivers, d)
 	return d
@@ -218,9 +221,13 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 	for part := 0; part < p; part++ {
 		st := b.newStage()
 		toMerge := chanCollector{st: mergeStage, dest: merge.port(part)}
+		first := len(b.job.Operators)
 		op, err := mk(toMerge)
 		if err != nil {
 			return err
+		}
+		for _, c := range b.job.Operators[first:] {
+			c.Subtask = part
 		}
 		d := b.drive(op, len(inputs), toMerge)
 		for i := range inputs {

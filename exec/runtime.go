@@ -74,6 +74,17 @@ type Counters struct {
 	Drift  atomic.Int64
 	// Group is the source's alignment group ("" for none).
 	Group string
+	// Operators only: Inputs are the watermarks of a multi-input
+	// operator's inputs (nil for one input); Subtask is the partition an
+	// instance of a keyed operator runs (0 for the first or only one).
+	Inputs  []*InputWatermark
+	Subtask int
+	// Sources only: the watermark of each split (see Splits).
+	splits atomic.Pointer[[]*SplitWatermark]
+	// Sinks only: Kinds counts the rows handed to the sink by change kind
+	// (indexed by changelogmode.Kind), WriteErrors the writes that failed.
+	Kinds       [4]atomic.Int64
+	WriteErrors atomic.Int64
 }
 
 func (c *Counters) setState(n int64) {
@@ -194,6 +205,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 		r.now = time.Now
 	}
 	w := newSplitWatermarks(max(r.src.Splits(), 1), r.now())
+	splits := r.counters.publishSplits(r.src, w.n())
 	pauser, _ := r.src.(connector.SplitPauser)
 	cur := MinWatermark
 	idle := false // reported downstream
@@ -285,6 +297,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 					}
 				}
 				w.wm[split] = maxT
+				splits[split].WM.Store(maxT)
 			}
 			if !setIdle(false) { // active again: say so before the rows
 				return

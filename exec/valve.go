@@ -46,6 +46,9 @@ type valve struct {
 	outIdle bool
 	// drift, when set, warns once when one input runs far ahead of another.
 	drift *driftCheck
+	// pub, when set, publishes each input's watermark for readers outside
+	// the operator's goroutine (metrics, the web UI): see Counters.Inputs.
+	pub []*InputWatermark
 }
 
 func newValve(n int) *valve {
@@ -70,6 +73,9 @@ func (v *valve) inputWatermark(port int) int64 { return v.in[port] }
 func (v *valve) update(port int, wm int64) (int64, bool) {
 	if wm > v.in[port] {
 		v.in[port] = wm
+		if v.pub != nil {
+			v.pub[port].WM.Store(wm)
+		}
 	}
 	if v.behind[port] && v.in[port] >= v.cur {
 		v.behind[port] = false // caught up: aligned again

@@ -117,6 +117,13 @@ func positiveInt(v string) string {
 
 func anyValue(string) string { return "" }
 
+func portSetting(v string) string {
+	if n, err := strconv.Atoi(v); err != nil || n < 0 || n > 65535 {
+		return "expected a port number from 0 to 65535"
+	}
+	return ""
+}
+
 // Settings streamsql knows. Unknown keys are accepted with a warning, since
 // Flink jobs carry keys for Flink's own runtime.
 var settings = map[string]settingSpec{
@@ -138,6 +145,8 @@ var settings = map[string]settingSpec{
 	"table.exec.mini-batch.size":              {positiveInt, "accepted for Flink compatibility"},
 	"state.memory-budget":                     {anyValue, "memory for hot state before it spills to Badger, e.g. '128mb'"},
 	"execution.checkpointing.interval":        {durationSetting, "accepted for Flink compatibility"},
+	"rest.address":                            {anyValue, "serve metrics and the web UI on this host (127.0.0.1 unless given; 0.0.0.0: every interface)"},
+	"rest.port":                               {portSetting, "serve metrics and the web UI on this port (default 8081 when rest.address is set; 0: any free port)"},
 }
 
 // CheckSetting tells whether key is a setting streamsql knows and, if its

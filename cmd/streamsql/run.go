@@ -22,7 +22,9 @@ import (
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/metrics"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/web"
 
 	// Connector runtimes register themselves.
 	_ "github.com/streamsql/streamsql/connectors/blackhole"
@@ -37,7 +39,7 @@ import (
 var runCmd = &command{
 	name:    "run",
 	summary: "execute a job; bounded jobs exit 0 when done",
-	help: `usage: streamsql run [--state-dir DIR] [--set key=value]... FILE.sql
+	help: `usage: streamsql run [--state-dir DIR] [--http ADDR] [--set key=value]... FILE.sql
 
 Run plans the job in FILE.sql and executes it: it reads the sources, keeps
 operator state (joins, aggregations), and writes every INSERT INTO to its
@@ -63,6 +65,12 @@ Flags:
                       new or empty: restarting from saved state is not built
                       yet, so a directory an earlier run used is refused
                       (remove it to start over)
+  --http ADDR         serve Prometheus metrics at /metrics and a web UI at /
+                      on ADDR (HOST:PORT, or PORT alone for 127.0.0.1:PORT;
+                      port 0 picks a free one); SET 'rest.address' and
+                      'rest.port' do the same. It listens on every interface
+                      only when asked to (0.0.0.0:PORT). docs/metrics.md
+                      lists the metrics
   --set key=value     a configuration setting, as SET 'key' = 'value' at the
                       top of the file would make it; repeat for several
 
@@ -87,6 +95,7 @@ Examples (from the repository's root):
 func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(c)
 	stateDir := fs.String("state-dir", "", "directory for durable operator state")
+	httpAddr := fs.String("http", "", "serve metrics and the web UI at `HOST:PORT`")
 	var sets setFlag
 	fs.Var(&sets, "set", "configuration `key=value`; repeatable")
 	file, exit, done := oneFile(c, fs, args, stdout, stderr)
@@ -95,6 +104,12 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	if *stateDir == "" && given(fs, "state-dir") {
 		return usageError(c, stderr, "--state-dir needs a directory")
+	}
+	if *httpAddr == "" && given(fs, "http") {
+		return usageError(c, stderr, "--http needs an address, such as 127.0.0.1:8081")
+	}
+	if _, err := web.Address(*httpAddr, nil); err != nil {
+		return usageError(c, stderr, err.Error())
 	}
 	settings := map[string]string{}
 	for _, kv := range sets {
@@ -146,6 +161,25 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	for k, v := range j.Session.Settings {
 		settings[k] = v
+	}
+	// The server listens before the job opens anything: a port in use
+	// stops the run before any source is read.
+	reg := &metrics.Registry{}
+	addr, err := web.Address(*httpAddr, settings)
+	if err != nil {
+		release()
+		fmt.Fprintf(stderr, "streamsql run: %v\n", err)
+		return exitError
+	}
+	if addr != "" {
+		srv, err := web.Start(addr, reg, web.Options{})
+		if err != nil {
+			release()
+			fmt.Fprintf(stderr, "streamsql run: %v\n", err)
+			return exitError
+		}
+		defer func() { _ = srv.Close() }()
+		fmt.Fprintf(stderr, "streamsql run: web UI at %s, Prometheus metrics at %smetrics\n", srv.URL(), srv.URL())
 	}
 	out := &syncWriter{w: bufio.NewWriter(stdout)}
 	defer out.flush()
@@ -202,6 +236,12 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	start := time.Now()
+	watched := &metrics.Job{Name: jobName(file, settings), Exec: job, Start: start}
+	for _, p := range plans {
+		watched.Plans = append(watched.Plans, p.ExplainText())
+		watched.Statements = append(watched.Statements, statementText(src, p))
+	}
+	reg.Add(watched)
 	done2 := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -213,6 +253,14 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		v.start(job)
 	}
 	err = job.Run(ctx)
+	switch {
+	case stopped() != nil:
+		watched.SetState(metrics.Canceled)
+	case err != nil:
+		watched.SetState(metrics.Failed)
+	default:
+		watched.SetState(metrics.Finished)
+	}
 	close(done2)
 	wg.Wait()
 	for _, v := range views {
@@ -338,6 +386,23 @@ func sourceProgress(s *exec.Counters) string {
 		text += " (" + strings.Join(notes, ", ") + ")"
 	}
 	return text
+}
+
+// jobName is 'pipeline.name', or the job file's name.
+func jobName(file string, settings map[string]string) string {
+	if n := settings["pipeline.name"]; n != "" {
+		return n
+	}
+	return filepath.Base(file)
+}
+
+// statementText is the SQL of p's statement, as written.
+func statementText(src *diag.Source, p *planner.Plan) string {
+	sp := p.Stmt.Span()
+	if sp.Start.IsValid() && sp.End.IsValid() && int(sp.End) <= len(src.Text) && sp.Start < sp.End {
+		return src.Text[sp.Start:sp.End]
+	}
+	return ""
 }
 
 // selectQuery is a SELECT of the job file: its first line and its text on

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,16 +33,19 @@ import (
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/metrics"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/secret"
+	"github.com/streamsql/streamsql/web"
 )
 
 var shellCmd = &command{
 	name:    "shell",
 	summary: "interactive SQL: build tables, watch queries, run jobs",
-	help: `usage: streamsql shell [-f FILE.sql]
+	help: `usage: streamsql shell [-f FILE.sql] [--http ADDR]
 
 Shell reads SQL statements interactively. CREATE TABLE and CREATE VIEW build
 up a catalog that lasts for the session; a SELECT runs continuously and shows
@@ -68,6 +72,10 @@ SET 'sql-client.execution.result-mode' picks how a SELECT is shown:
 
 Flags:
   -f FILE.sql   run the statements of FILE.sql first, then read more
+  --http ADDR   serve Prometheus metrics at /metrics and a web UI at / on
+                ADDR (HOST:PORT, or PORT alone for 127.0.0.1:PORT), showing
+                every background job and the running query; SET
+                'rest.address' or 'rest.port' starts it at the next job
 
 When standard input is not a terminal, shell runs the statements it reads
 and exits when they are done: a SELECT runs until its bounded sources end (a
@@ -107,6 +115,7 @@ const (
 func runShell(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(c)
 	file := fs.String("f", "", "a file of statements to run first")
+	httpAddr := fs.String("http", "", "serve metrics and the web UI at `HOST:PORT`")
 	pos, exit, done := parseArgs(c, fs, args, stdout, stderr)
 	if done {
 		return exit
@@ -116,6 +125,13 @@ func runShell(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	if *file == "" && given(fs, "f") {
 		return usageError(c, stderr, "-f needs a file")
+	}
+	if *httpAddr == "" && given(fs, "http") {
+		return usageError(c, stderr, "--http needs an address, such as 127.0.0.1:8081")
+	}
+	addr, err := web.Address(*httpAddr, nil)
+	if err != nil {
+		return usageError(c, stderr, err.Error())
 	}
 	var init []byte
 	if *file != "" {
@@ -128,6 +144,9 @@ func runShell(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	sh := newShell(stdout, stderr)
 	defer sh.close()
+	if addr != "" && !sh.serve(addr) {
+		return exitError
+	}
 	if f, ok := shellStdin.(*os.File); ok && readline.IsTerminal(int(f.Fd())) {
 		sh.interactive = true
 	}
@@ -170,6 +189,12 @@ type shell struct {
 	sigs    chan os.Signal
 	failed  atomic.Bool // a statement or job failed (the exit status when piped)
 	closing sync.Once
+
+	// watched are the jobs the web UI and /metrics show; srv serves them
+	// (nil until --http or 'rest.address'/'rest.port' asks for it).
+	watched metrics.Registry
+	srv     *web.Server
+	queries int // SELECTs run so far
 }
 
 func newShell(stdout, stderr io.Writer) *shell {
@@ -208,7 +233,49 @@ func (sh *shell) close() {
 		if sh.rl != nil {
 			_ = sh.rl.Close()
 		}
+		if sh.srv != nil {
+			_ = sh.srv.Close()
+		}
 	})
+}
+
+// serve starts the web UI and /metrics at addr; false when it cannot.
+func (sh *shell) serve(addr string) bool {
+	srv, err := web.Start(addr, &sh.watched, web.Options{})
+	if err != nil {
+		fmt.Fprintf(sh.stderr, "[ERROR] %v\n", err)
+		return false
+	}
+	sh.srv = srv
+	fmt.Fprintf(sh.stdout, "[INFO] Web UI at %s, Prometheus metrics at %smetrics\n", srv.URL(), srv.URL())
+	return true
+}
+
+// watch shows a job in the web UI and /metrics, starting the server when
+// the session's 'rest.address' or 'rest.port' asks for one. id is the
+// job's id in SHOW JOBS; "" for a SELECT, which gets query-1, query-2, ….
+func (sh *shell) watch(id string, job *exec.Job, plans []*planner.Plan, stmt string) *metrics.Job {
+	if sh.srv == nil {
+		addr, err := web.Address("", sh.sess.Settings)
+		if err != nil {
+			fmt.Fprintf(sh.stderr, "[ERROR] %v\n", err)
+		} else if addr != "" {
+			sh.serve(addr)
+		}
+	}
+	if id == "" {
+		sh.queries++
+		id = "query-" + strconv.Itoa(sh.queries)
+	}
+	w := &metrics.Job{ID: id, Name: shorten(strings.Join(strings.Fields(stmt), " "), 80), Exec: job, Statements: []string{stmt}}
+	if n := sh.sess.Settings["pipeline.name"]; n != "" {
+		w.Name = n
+	}
+	for _, p := range plans {
+		w.Plans = append(w.Plans, p.ExplainText())
+	}
+	sh.watched.Add(w)
+	return w
 }
 
 // historyPath is $STREAMSQL_HISTORY, or ~/.streamsql_history.
@@ -599,7 +666,7 @@ func (sh *shell) exec(st ast.Stmt, src *diag.Source) bool {
 			fmt.Fprint(sh.stdout, p.ExplainText())
 		}
 	case *ast.QueryStmt:
-		return sh.runQuery(plans, src)
+		return sh.runQuery(plans, stmtText(src, st), src)
 	case *ast.Insert, *ast.StatementSet:
 		return sh.submit(plans, stmtText(src, st), src)
 	}

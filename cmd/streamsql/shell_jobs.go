@@ -18,6 +18,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/metrics"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -46,7 +47,8 @@ func (sh *shell) options() exec.Options {
 // runQuery runs a SELECT in the foreground until its bounded sources end,
 // it fails, or Ctrl-C stops it. src is the session's text, which the
 // plans' spans point into (a runtime error says where).
-func (sh *shell) runQuery(plans []*planner.Plan, src *diag.Source) bool {
+// stmt is the SELECT's text, shown in the web UI.
+func (sh *shell) runQuery(plans []*planner.Plan, stmt string, src *diag.Source) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	v := newView(sh.stdout, sh.resultMode(), sh.interactive)
@@ -60,9 +62,18 @@ func (sh *shell) runQuery(plans []*planner.Plan, src *diag.Source) bool {
 	}
 	sh.fg.Store(&cancel)
 	defer sh.fg.Store(nil)
+	watched := sh.watch("", job, plans, stmt)
 	v.start(job)
 	err = job.Run(ctx)
 	stopped := ctx.Err() != nil
+	switch {
+	case stopped:
+		watched.SetState(metrics.Canceled)
+	case err != nil:
+		watched.SetState(metrics.Failed)
+	default:
+		watched.SetState(metrics.Finished)
+	}
 	werr := v.finish(stopped)
 	if err != nil && (!stopped || !errors.Is(err, context.Canceled)) {
 		fmt.Fprintf(sh.stderr, "[ERROR] The query failed: %v\n", err)
@@ -231,6 +242,7 @@ func (sh *shell) submit(plans []*planner.Plan, stmt string, src *diag.Source) bo
 	}
 	j := &bgJob{stmt: stmt, job: job, cancel: cancel, done: make(chan struct{}), start: time.Now(), state: jobRunning}
 	sh.jobs.add(j)
+	watched := sh.watch(j.id, job, plans, stmt)
 	go func() {
 		defer close(j.done)
 		err := job.Run(ctx)
@@ -245,6 +257,7 @@ func (sh *shell) submit(plans []*planner.Plan, stmt string, src *diag.Source) bo
 		}
 		state := j.state
 		j.mu.Unlock()
+		watched.SetState(state) // the shell's states are Flink's, as the registry's
 		cancel()
 		switch state {
 		case jobFailed:

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// rewoundClicks is the case the engine was built around: impressions join
+// clicks, and one partition of clicks was rewound three days. t0 is the
+// newest event time; every record is produced before the job starts.
+type rewoundClicks struct {
+	addr string
+	t0   time.Time
+}
+
+const rewind = 72 * time.Hour
+
+// startRewoundClicks starts a development broker with topics impressions
+// (one partition) and clicks (two), and produces ten impressions and ten
+// clicks per partition, one a second up to t0; partition 1 of clicks holds
+// the same ten seconds three days earlier.
+func startRewoundClicks(t *testing.T) rewoundClicks {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "impressions"), kfake.SeedTopics(2, "clicks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addr := c.ListenAddrs()[0]
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	t0 := time.Date(2026, 11, 20, 12, 0, 9, 0, time.UTC)
+	rec := func(topic string, part int32, ad int, ts time.Time) *kgo.Record {
+		return &kgo.Record{Topic: topic, Partition: part,
+			Value: fmt.Appendf(nil, `{"ad_id": %d, "ts": "%s"}`, ad, ts.Format("2006-01-02 15:04:05.000"))}
+	}
+	var recs []*kgo.Record
+	for i := range 10 {
+		ts := t0.Add(time.Duration(i-9) * time.Second)
+		recs = append(recs, rec("impressions", 0, i, ts), rec("clicks", 0, i, ts), rec("clicks", 1, i, ts.Add(-rewind)))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	return rewoundClicks{addr: addr, t0: t0}
+}
+
+// job is the attribution job over the broker: an interval join of the two
+// topics, unbounded, into a blackhole. extra goes into both tables' WITH.
+func (r rewoundClicks) job(t *testing.T, extra string) string {
+	table := func(name string) string {
+		return fmt.Sprintf(`CREATE TABLE %[1]s (ad_id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+WITH ('connector' = 'kafka', 'topic' = '%[1]s', 'properties.bootstrap.servers' = '%[2]s', 'format' = 'json',
+  'scan.startup.mode' = 'earliest-offset'%[3]s);
+`, name, r.addr, extra)
+	}
+	return writeJob(t, "attribution.sql", table("impressions")+table("clicks")+`CREATE TABLE attributed (ad_id BIGINT, shown TIMESTAMP(3), clicked TIMESTAMP(3))
+WITH ('connector' = 'blackhole');
+INSERT INTO attributed
+SELECT i.ad_id, i.ts, c.ts FROM impressions i JOIN clicks c
+  ON i.ad_id = c.ad_id AND c.ts BETWEEN i.ts AND i.ts + INTERVAL '1' HOUR;
+`)
+}
+
+var serving = regexp.MustCompile(`(?i)web UI at (http://[0-9.:\[\]]+/)`)
+
+// serveURL waits for a run's stderr to say where it serves and returns it.
+func serveURL(t *testing.T, stderr *syncBuffer) string {
+	t.Helper()
+	var url string
+	waitFor(t, "the address of the web UI on stderr", func() bool {
+		m := serving.FindStringSubmatch(stderr.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	})
+	return url
+}
+
+// scrape fetches and parses url's /metrics.
+func scrape(t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
+	t.Helper()
+	resp, err := http.Get(url + "metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %s: %s", resp.Status, body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatalf("the scrape does not parse: %v\n%s", err, body)
+	}
+	return fams, string(body)
+}
+
+// sample returns the value of the sample of family name whose labels
+// include want, and whether there is one.
+func sample(fams map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+next:
+	for _, m := range f.GetMetric() {
+		have := map[string]string{}
+		for _, l := range m.GetLabel() {
+			have[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if have[k] != v {
+				continue next
+			}
+		}
+		switch {
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue(), true
+		case m.Counter != nil:
+			return m.GetCounter().GetValue(), true
+		case m.Untyped != nil:
+			return m.GetUntyped().GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+// TestMetricsRewoundClicks: `streamsql run --http` of the attribution job
+// over the development broker, one partition of clicks rewound three
+// days. Scraped /metrics shows, computed here from the records produced:
+// clicks' event-time gap is three days and five seconds (max event time
+// t0, watermark the rewound partition's t0 - 3 d - 5 s), impressions' is
+// the five seconds of its watermark delay; the join's two input
+// watermarks are three days apart; and every row was read. promtool, when
+// installed (.ci/run installs it), accepts the scrape.
+func TestMetricsRewoundClicks(t *testing.T) {
+	r := startRewoundClicks(t)
+	job := r.job(t, "")
+	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", job)
+	url := serveURL(t, stderr)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("serving at %s, not on the loopback address asked for", url)
+	}
+	t0 := float64(r.t0.UnixMilli()) / 1000
+	delay, days := 5.0, rewind.Seconds()
+	src := func(table string) map[string]string { return map[string]string{"table": table} }
+	want := []struct {
+		name   string
+		labels map[string]string
+		value  float64
+	}{
+		{"streamsql_source_rows_read_total", src("impressions"), 10},
+		{"streamsql_source_rows_read_total", src("clicks"), 20},
+		{"streamsql_source_watermark_seconds", src("clicks"), t0 - days - delay},
+		{"streamsql_source_watermark_seconds", src("impressions"), t0 - delay},
+		{"streamsql_source_max_event_time_seconds", src("clicks"), t0},
+		{"streamsql_source_event_time_gap_seconds", src("clicks"), days + delay},
+		{"streamsql_source_event_time_gap_seconds", src("impressions"), delay},
+		{"streamsql_source_split_watermark_seconds", map[string]string{"table": "clicks", "split": "clicks-0"}, t0 - delay},
+		{"streamsql_source_split_watermark_seconds", map[string]string{"table": "clicks", "split": "clicks-1"}, t0 - days - delay},
+		{"streamsql_operator_input_watermark_seconds", map[string]string{"input_name": "i"}, t0 - delay},
+		{"streamsql_operator_input_watermark_seconds", map[string]string{"input_name": "c"}, t0 - days - delay},
+		{"streamsql_operator_watermark_seconds", map[string]string{"name": "IntervalJoin INNER(i, c)"}, t0 - days - delay},
+		{"streamsql_operator_input_drift_seconds", map[string]string{"name": "IntervalJoin INNER(i, c)"}, days},
+		{"streamsql_source_bad_rows_total", src("clicks"), 0},
+		{"streamsql_job_info", map[string]string{"job_name": "attribution.sql", "state": "RUNNING"}, 1},
+	}
+	// The values settle as the rows and watermarks travel from the sources
+	// to the join: scrape until they all hold, and report those that never
+	// do.
+	var fams map[string]*dto.MetricFamily
+	var body string
+	var wrong []string
+	for end := time.Now().Add(60 * time.Second); ; {
+		fams, body = scrape(t, url)
+		wrong = wrong[:0]
+		for _, w := range want {
+			got, ok := sample(fams, w.name, w.labels)
+			if !ok || math.Abs(got-w.value) > 1e-6 {
+				wrong = append(wrong, fmt.Sprintf("%s%v = %v (present %v), want %v", w.name, w.labels, got, ok, w.value))
+			}
+		}
+		if lag, ok := sample(fams, "streamsql_source_watermark_lag_seconds", src("clicks")); !ok || lag < days {
+			wrong = append(wrong, fmt.Sprintf("clicks' watermark lag is %v (present %v), want at least three days", lag, ok))
+		}
+		if len(wrong) == 0 || time.Now().After(end) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // between scrapes; the loop waits on the values above
+	}
+	if len(wrong) > 0 {
+		t.Errorf("after 60 s:\n%s\nscrape:\n%s", strings.Join(wrong, "\n"), body)
+	}
+	promtoolCheck(t, body)
+
+	// The API gives the join's input watermarks as Flink names them.
+	var detail struct {
+		Vertices []struct{ ID, Name string }
+	}
+	getJSON(t, url+"api/jobs/1", &detail)
+	join := ""
+	for _, v := range detail.Vertices {
+		if v.Name == "IntervalJoin INNER(i, c)" {
+			join = v.ID
+		}
+	}
+	if join == "" {
+		t.Fatalf("GET /api/jobs/1 lists no vertex IntervalJoin INNER(i, c): %+v", detail.Vertices)
+	}
+	var wms []struct{ ID, Value string }
+	getJSON(t, url+"api/jobs/1/vertices/"+join+"/watermarks", &wms)
+	ms := func(d time.Duration) string { return strconv.FormatInt(r.t0.Add(d).UnixMilli(), 10) }
+	wantWM := []struct{ ID, Value string }{
+		{"0.currentInputWatermark", ms(-rewind - 5*time.Second)},
+		{"0.currentInput1Watermark", ms(-5 * time.Second)},
+		{"0.currentInput2Watermark", ms(-rewind - 5*time.Second)},
+	}
+	if !slices.Equal(wms, wantWM) {
+		t.Errorf("GET /api/jobs/1/vertices/%s/watermarks = %v, want %v", join, wms, wantWM)
+	}
+}
+
+// TestShellServesItsJobs: `streamsql shell --http` shows a background
+// INSERT in /metrics under its SHOW JOBS id, and the API lists it.
+func TestShellServesItsJobs(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "shell", "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+	cmd.Stdin = strings.NewReader(`CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT id FROM gen;
+`)
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	url := serveURL(t, &stdout)
+	waitFor(t, "the background job's rows in /metrics", func() bool {
+		fams, _ := scrape(t, url)
+		n, _ := sample(fams, "streamsql_sink_rows_written_total", map[string]string{"job_id": "1", "table": "sink"})
+		return n > 0
+	})
+	var jobs struct{ Jobs []struct{ ID, Status string } }
+	getJSON(t, url+"api/jobs", &jobs)
+	if len(jobs.Jobs) != 1 || jobs.Jobs[0].ID != "1" || jobs.Jobs[0].Status != "RUNNING" {
+		t.Errorf("GET /api/jobs = %+v, want job 1 RUNNING\nstdout:\n%s\nstderr:\n%s", jobs, stdout.String(), stderr.String())
+	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %s", url, resp.Status, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v\n%s", url, err, body)
+	}
+}
+
+// promtoolCheck runs `promtool check metrics` on a scrape. .ci/run
+// installs promtool (Debian's prometheus package); without it the check
+// is skipped outside CI and fails in CI.
+func promtoolCheck(t *testing.T, body string) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if ciRun() {
+			t.Fatal("promtool is missing in CI: .ci/run installs it (Debian's prometheus package)")
+		}
+		t.Log("promtool is not installed: the scrape was not checked by it")
+		return
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+func ciRun() bool { return os.Getenv("CI") != "" }
+
+// TestRunPortInUse: a run whose --http address is taken exits 1 saying
+// so, and one whose port is not a number is a usage error.
+func TestRunPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	job := writeJob(t, "busy.sql", `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT id FROM gen;
+`)
+	r := invoke("run", "--http", ln.Addr().String(), job)
+	if r.code != 1 || !strings.Contains(r.stderr, "cannot serve metrics and the web UI at "+ln.Addr().String()) {
+		t.Errorf("streamsql run --http <a port in use>: %s", r)
+	}
+	if r := invoke("run", "--http", "127.0.0.1:port", job); r.code != 2 || !strings.Contains(r.stderr, `port "port"`) {
+		t.Errorf("streamsql run --http 127.0.0.1:port: %s", r)
+	}
+}

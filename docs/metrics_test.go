@@ -1,0 +1,147 @@
+package docs_test
+
+// docs/metrics.md is checked against the metrics package:
+//
+//	```prometheus          an example scrape: it parses as Prometheus's text
+//	                       format, holds every streamsql_ metric the engine
+//	                       exports with the engine's HELP, TYPE and labels
+//	                       (and no other), and promtool check metrics
+//	                       accepts it
+//
+// and its table documents every metric, with its type and labels.
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/streamsql/streamsql/metrics"
+)
+
+// metricsDoc is docs/metrics.md.
+const metricsDoc = "metrics.md"
+
+// TestMetricsDocumented: every metric the engine exports has a row in the
+// table of docs/metrics.md with its type and its labels beyond job_id and
+// job_name; and every streamsql_ metric the table names exists.
+func TestMetricsDocumented(t *testing.T) {
+	data, err := os.ReadFile(metricsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "| `streamsql_") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows[strings.Trim(cells[0], "`")] = cells
+	}
+	known := map[string]bool{}
+	for _, f := range metrics.Families() {
+		known[f.Name] = true
+		cells, ok := rows[f.Name]
+		if !ok {
+			t.Errorf("%s: %s is exported but has no row in the table", metricsDoc, f.Name)
+			continue
+		}
+		if len(cells) < 4 {
+			t.Errorf("%s: the row of %s has %d cells, want 4 (metric, type, labels, meaning)", metricsDoc, f.Name, len(cells))
+			continue
+		}
+		if cells[1] != f.Type {
+			t.Errorf("%s: %s is a %s, the table says %q", metricsDoc, f.Name, f.Type, cells[1])
+		}
+		if want := strings.Join(f.Labels[2:], ", "); cells[2] != want {
+			t.Errorf("%s: %s has labels job_id, job_name and %q; the table says %q", metricsDoc, f.Name, want, cells[2])
+		}
+		if cells[3] == "" {
+			t.Errorf("%s: %s has no meaning in the table", metricsDoc, f.Name)
+		}
+	}
+	for name := range rows {
+		if !known[name] {
+			t.Errorf("%s: the table documents %s, which the engine does not export", metricsDoc, name)
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no metric table found", metricsDoc)
+	}
+}
+
+// TestMetricsExampleScrape: the ```prometheus blocks of docs/metrics.md
+// are scrapes the engine could have served.
+func TestMetricsExampleScrape(t *testing.T) {
+	var blocks int
+	for _, f := range fences(t, metricsDoc) {
+		if f.lang() != "prometheus" {
+			continue
+		}
+		blocks++
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(strings.NewReader(f.text))
+		if err != nil {
+			t.Errorf("%s: the scrape does not parse: %v", f.where(), err)
+			continue
+		}
+		for _, want := range metrics.Families() {
+			got := fams[want.Name]
+			if got == nil {
+				t.Errorf("%s: the example scrape lacks %s", f.where(), want.Name)
+				continue
+			}
+			if got.GetHelp() != want.Help {
+				t.Errorf("%s: %s's HELP is %q in the docs, %q in the engine", f.where(), want.Name, got.GetHelp(), want.Help)
+			}
+			if typ := strings.ToLower(got.GetType().String()); typ != want.Type {
+				t.Errorf("%s: %s is a %s in the docs, a %s in the engine", f.where(), want.Name, typ, want.Type)
+			}
+			for _, m := range got.GetMetric() {
+				var labels []string
+				for _, l := range m.GetLabel() {
+					labels = append(labels, l.GetName())
+				}
+				if w := slices.Sorted(slices.Values(want.Labels)); !slices.Equal(labels, w) {
+					t.Errorf("%s: a sample of %s has labels %v, the engine gives %v", f.where(), want.Name, labels, w)
+				}
+			}
+		}
+		for name := range fams {
+			if strings.HasPrefix(name, "streamsql_") && !slices.ContainsFunc(metrics.Families(), func(f metrics.Family) bool { return f.Name == name }) {
+				t.Errorf("%s: the example scrape has %s, which the engine does not export", f.where(), name)
+			}
+		}
+		promtool(t, f.where(), f.text, "check", "metrics")
+	}
+	if blocks == 0 {
+		t.Fatalf("%s has no ```prometheus example scrape", metricsDoc)
+	}
+}
+
+// promtool runs promtool with args on input. .ci/run installs it (Debian's
+// prometheus package): in CI a missing promtool fails the test, elsewhere
+// the check is skipped with a note.
+func promtool(t *testing.T, where, input string, args ...string) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("promtool is missing in CI: .ci/run installs it (Debian's prometheus package)")
+		}
+		t.Logf("%s: promtool is not installed; promtool %s skipped", where, strings.Join(args, " "))
+		return
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdin = strings.NewReader(input)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%s: promtool %s: %v\n%s", where, strings.Join(args, " "), err, out)
+	}
+}

@@ -1,0 +1,82 @@
+package exec
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	"github.com/streamsql/streamsql/connector"
+)
+
+// Read-only views of a running job for observers (metrics, the web UI).
+// Everything here is read from atomics the runtime updates anyway, so that
+// watching a job adds no work to its rows' path.
+
+// InputWatermark is the watermark of one input of a multi-input operator,
+// published by its operator's valve as the input's watermark advances.
+type InputWatermark struct {
+	// Name is the input's table (its alias in the query), or "…" when the
+	// input is not one table.
+	Name string
+	WM   atomic.Int64
+}
+
+// publish makes v publish its inputs' watermarks under names (by number
+// from 1 where names has none) and returns them.
+func (v *valve) publish(names []string, n int) []*InputWatermark {
+	v.pub = make([]*InputWatermark, n)
+	for i := range v.pub {
+		name := strconv.Itoa(i + 1)
+		if i < len(names) {
+			name = names[i]
+		}
+		w := &InputWatermark{Name: name}
+		w.WM.Store(v.in[i])
+		v.pub[i] = w
+	}
+	return v.pub
+}
+
+// nameSides records the names of op's inputs (their tables' aliases).
+func (b *builder) nameSides(op operator, names []string) {
+	if b.sides == nil {
+		b.sides = map[operator][]string{}
+	}
+	b.sides[op] = names
+}
+
+// SplitWatermark is the watermark of one split of a source (a Kafka
+// partition, a file), published as the split's rows arrive.
+type SplitWatermark struct {
+	// Name is the split's name: "topic-partition" for Kafka, else its
+	// number from 0.
+	Name string
+	WM   atomic.Int64
+}
+
+// Splits returns the watermarks of a source's splits (nil before it
+// opened).
+func (c *Counters) Splits() []*SplitWatermark {
+	if p := c.splits.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// publishSplits makes the n splits of src visible through c.Splits.
+func (c *Counters) publishSplits(src connector.Source, n int) []*SplitWatermark {
+	named, _ := src.(interface {
+		Partition(split int) (string, int32)
+	})
+	out := make([]*SplitWatermark, n)
+	for i := range out {
+		name := strconv.Itoa(i)
+		if named != nil && src.Splits() == n {
+			topic, part := named.Partition(i)
+			name = topic + "-" + strconv.Itoa(int(part))
+		}
+		out[i] = &SplitWatermark{Name: name}
+		out[i].WM.Store(MinWatermark)
+	}
+	c.splits.Store(&out)
+	return out
+}

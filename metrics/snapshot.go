@@ -1,0 +1,129 @@
+package metrics
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/streamsql/streamsql/exec"
+)
+
+// Snapshot is where a job stands at one moment, read from its counters.
+// Times are milliseconds since the epoch; exec.MinWatermark means "not
+// known yet" and exec.MaxWatermark "ended".
+type Snapshot struct {
+	At        time.Time
+	Sources   []Source
+	Operators []Operator
+	Sinks     []Sink
+}
+
+// Source is one table read by the job.
+type Source struct {
+	ID            string // the physical plan's id (EXPLAIN's Source[source-cd6d50d4])
+	Table         string
+	RowsRead      int64
+	BadRows, Late int64
+	NoTime        int64
+	Watermark     int64
+	MaxEventTime  int64
+	Idle, Paused  bool
+	Drift         int64 // ms ahead of its alignment group
+	Group         string
+	Splits        []Split
+}
+
+// Split is the watermark of one split of a source (a Kafka partition).
+type Split struct {
+	Name      string
+	Watermark int64
+}
+
+// Gap is max event time minus watermark in ms, and whether both are known
+// (and the input has not ended).
+func (s Source) Gap() (int64, bool) {
+	if !known(s.Watermark) || !known(s.MaxEventTime) {
+		return 0, false
+	}
+	return s.MaxEventTime - s.Watermark, true
+}
+
+// Operator is one instance (subtask) of an operator.
+type Operator struct {
+	// ID is the physical plan's operator id (EXPLAIN's
+	// Join[join-7be2160a]), or, for a job built without one, "op-N"
+	// numbering the operators in the order exec built them; the subtasks
+	// of a partitioned operator share it.
+	ID        string
+	Subtask   int
+	Name      string
+	In, Out   int64
+	Late      int64
+	NoTime    int64
+	StateRows int64
+	PeakState int64
+	Spilled   int64
+	Watermark int64
+	Inputs    []Input
+}
+
+// Input is the watermark of one input of a multi-input operator.
+type Input struct {
+	Name      string
+	Watermark int64
+}
+
+// Sink is one table (or SELECT) the job writes.
+type Sink struct {
+	ID          string
+	Table       string
+	In          int64    // rows handed to the sink's operator
+	Written     int64    // rows the sink has written (acknowledged, for Kafka)
+	Kinds       [4]int64 // by change kind: +I, -U, +U, -D
+	WriteErrors int64
+	Watermark   int64
+}
+
+// known reports whether an event time or watermark is a real instant.
+func known(t int64) bool { return t != exec.MinWatermark && t != exec.MaxWatermark }
+
+// Take reads job's counters.
+func Take(job *exec.Job, at time.Time) Snapshot {
+	s := Snapshot{At: at}
+	for _, c := range job.Sources {
+		s.Sources = append(s.Sources, Source{ID: c.ID, Table: c.Name, RowsRead: c.In.Load(), BadRows: c.Bad.Load(),
+			Late: c.Late.Load(), NoTime: c.NoTime.Load(), Watermark: c.Watermark.Load(), MaxEventTime: c.MaxTime.Load(),
+			Idle: c.Idle.Load(), Paused: c.Paused.Load(), Drift: c.Drift.Load(), Group: c.Group})
+		for _, sp := range c.Splits() {
+			src := &s.Sources[len(s.Sources)-1]
+			src.Splits = append(src.Splits, Split{Name: sp.Name, Watermark: sp.WM.Load()})
+		}
+	}
+	n := 0
+	for i, c := range job.Operators {
+		// The subtasks of one partitioned operator are built one after
+		// the other, numbered from 0: subtask 0 starts a new operator.
+		if c.Subtask == 0 || i == 0 || job.Operators[i-1].Name != c.Name {
+			n++
+		}
+		id := c.ID
+		if id == "" {
+			id = "op-" + strconv.Itoa(n)
+		}
+		o := Operator{ID: id, Subtask: c.Subtask, Name: c.Name, In: c.In.Load(), Out: c.Out.Load(), Late: c.Late.Load(),
+			NoTime: c.NoTime.Load(), StateRows: c.StateRows.Load(), PeakState: c.PeakState.Load(),
+			Spilled: c.Spilled.Load(), Watermark: c.Watermark.Load()}
+		for _, in := range c.Inputs {
+			o.Inputs = append(o.Inputs, Input{Name: in.Name, Watermark: in.WM.Load()})
+		}
+		s.Operators = append(s.Operators, o)
+	}
+	for _, c := range job.Sinks {
+		k := Sink{ID: c.ID, Table: c.Name, In: c.In.Load(), Written: c.Out.Load(), WriteErrors: c.WriteErrors.Load(),
+			Watermark: c.Watermark.Load()}
+		for i := range k.Kinds {
+			k.Kinds[i] = c.Kinds[i].Load()
+		}
+		s.Sinks = append(s.Sinks, k)
+	}
+	return s
+}

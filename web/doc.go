@@ -1,0 +1,15 @@
+// Package web serves running jobs over HTTP: Prometheus metrics at
+// /metrics, a web UI at /, and a JSON API under /api/ shaped like Flink's
+// REST API (/api/jobs, /api/jobs/{id}, /api/jobs/{id}/vertices/{vid}/watermarks).
+//
+// Promises:
+//   - It listens where it is told and nowhere else: Address turns --http or
+//     'rest.address'/'rest.port' into an address, 127.0.0.1 when no host is
+//     given; every interface only when asked for with 0.0.0.0 or [::].
+//   - The UI works offline: HTML and SVG drawn on the server, the stylesheet
+//     and the little script that refreshes the page inline; nothing is
+//     fetched from anywhere else.
+//   - It only reads: the jobs' numbers come from package metrics, which
+//     reads the counters exec keeps; serving costs the jobs nothing on their
+//     rows' path.
+package web

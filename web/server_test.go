@@ -1,0 +1,40 @@
+package web
+
+import "testing"
+
+func TestAddress(t *testing.T) {
+	cases := []struct {
+		flag     string
+		settings map[string]string
+		want     string
+		bad      bool
+	}{
+		{flag: "", want: ""},
+		{flag: "127.0.0.1:8081", want: "127.0.0.1:8081"},
+		{flag: "8081", want: "127.0.0.1:8081"},
+		{flag: ":8081", want: "127.0.0.1:8081"}, // no host: loopback, not every interface
+		{flag: "0.0.0.0:9000", want: "0.0.0.0:9000"},
+		{flag: "[::1]:0", want: "[::1]:0"},
+		{flag: "localhost:1", want: "localhost:1"},
+		{settings: map[string]string{"rest.port": "9999"}, want: "127.0.0.1:9999"},
+		{settings: map[string]string{"rest.address": "127.0.0.2"}, want: "127.0.0.2:8081"},
+		{settings: map[string]string{"rest.address": "0.0.0.0", "rest.port": "0"}, want: "0.0.0.0:0"},
+		{flag: "127.0.0.1:7000", settings: map[string]string{"rest.port": "9999"}, want: "127.0.0.1:7000"}, // the flag wins
+		{flag: "127.0.0.1:http", bad: true},
+		{flag: "70000", bad: true},
+		{flag: "1:2:3", bad: true},
+		{settings: map[string]string{"rest.port": "-1"}, bad: true},
+	}
+	for _, c := range cases {
+		got, err := Address(c.flag, c.settings)
+		if c.bad {
+			if err == nil {
+				t.Errorf("Address(%q, %v) = %q, want an error", c.flag, c.settings, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("Address(%q, %v) = %q, %v; want %q", c.flag, c.settings, got, err, c.want)
+		}
+	}
+}
