@@ -42,7 +42,7 @@ the two per key: the sink's PRIMARY KEY, or for a table without one the
 whole row (counted: a row the table holds twice is one too many). Nothing
 is written: the INSERT runs into memory only.
 
-It prints each key that differs, with the rows on both sides:
+It prints each key that differs, in key order, with the rows on both sides:
 
   missing     the job computes the key, the table does not have it
   unexpected  the table has the key, the job does not compute it
@@ -342,8 +342,9 @@ type keyDiff struct {
 }
 
 // compareTables compares what the job computes (want) with what the
-// table holds (got), key by key, in the order the job computed them (keys
-// only the table has after).
+// table holds (got), key by key; the differences are listed in key order
+// (values compared as row.Value.Compare does, NULL first), so that a
+// report does not depend on the order the job's partitions ran in.
 func compareTables(name, conn string, cols []connector.Column, keyCols []int, want, got *tableState) *reconcileReport {
 	rep := &reconcileReport{Table: name, Connector: conn, cols: cols, keyCols: keyCols, Computed: len(want.rows), Held: len(got.rows)}
 	keyOf := func(rows []row.Row) []row.Value {
@@ -381,6 +382,14 @@ func compareTables(name, conn string, cols []connector.Column, keyCols []int, wa
 		rep.Unexpected++
 		rep.diffs = append(rep.diffs, keyDiff{kind: "unexpected", key: keyOf(g), got: g})
 	}
+	slices.SortStableFunc(rep.diffs, func(a, b keyDiff) int {
+		for i := range min(len(a.key), len(b.key)) {
+			if c := a.key[i].Compare(b.key[i]); c != 0 {
+				return c
+			}
+		}
+		return len(a.key) - len(b.key)
+	})
 	return rep
 }
 

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/streamsql/streamsql/connectors/jdbc/jdbctest"
 )
 
@@ -67,8 +70,8 @@ func TestReconcileExample(t *testing.T) {
 	}
 	r = invoke("reconcile", job)
 	want := `reconcile ledger (filesystem), by key (order_id): the job computes 20 keys, the table holds 20
-missing     order_id=5: computed [5, 25.85, S-005]
 different   order_id=2: computed [2, 16.74, S-002], held [2, 16.74, S-002] [2, 16.74, NULL]
+missing     order_id=5: computed [5, 25.85, S-005]
 unexpected  order_id=99: held [99, 1.00, NULL]
 18 equal, 1 missing, 1 unexpected, 1 different
 `
@@ -89,7 +92,7 @@ unexpected  order_id=99: held [99, 1.00, NULL]
 		t.Fatalf("--format json: %v\n%s", err, r)
 	}
 	if rep.Equal != 18 || rep.Missing != 1 || rep.Unexpected != 1 || rep.Different != 1 || len(rep.Differences) != 3 ||
-		rep.Differences[1].Key["order_id"] != "2" || len(rep.Differences[1].Held) != 2 || rep.Differences[1].Computed[0]["ship_id"] != "S-002" {
+		rep.Differences[0].Key["order_id"] != "2" || len(rep.Differences[0].Held) != 2 || rep.Differences[0].Computed[0]["ship_id"] != "S-002" {
 		t.Errorf("--format json: %+v", rep)
 	}
 }
@@ -197,4 +200,68 @@ INSERT INTO p SELECT order_id FROM orders;
 	if r := invoke("reconcile", "--sink", "b", two); r.code != 0 || !strings.Contains(r.stdout, "reconcile b (filesystem), by whole row") {
 		t.Errorf("--sink b:\n%s", r)
 	}
+}
+
+// TestReconcileUpsertKafka: the ledger into an upsert-kafka topic (on an
+// in-memory broker), read back to its end ('scan.bounded.mode'), is equal
+// to what the job computes; a tombstone and a wrong value produced to the
+// topic afterwards are named by key.
+func TestReconcileUpsertKafka(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "ledger"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	addr := cluster.ListenAddrs()[0]
+	dir := t.TempDir()
+	const n = 60
+	ledgerInputs(t, dir, n)
+	job := writeJobIn(t, dir, "ledger.sql", ledgerInputTables+fmt.Sprintf(`
+CREATE TABLE ledger (order_id BIGINT, amount BIGINT, ship_id STRING, PRIMARY KEY (order_id) NOT ENFORCED)
+  WITH ('connector' = 'upsert-kafka', 'topic' = 'ledger', 'properties.bootstrap.servers' = '%s',
+        'key.format' = 'json', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');
+`, addr)+ledgerInsert)
+	if r := invoke("run", job); r.code != 0 {
+		t.Fatalf("run: %s", r)
+	}
+	r := invoke("reconcile", job)
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d equal, 0 missing, 0 unexpected, 0 different", n)) {
+		t.Fatalf("reconcile after run:\n%s", r)
+	}
+	// A tombstone for order 4 and a wrong ship for order 5, in the
+	// partitions the sink wrote those keys to.
+	var recs []*kgo.Record
+	for _, rec := range consumeWalk(t, addr, "ledger") {
+		switch string(rec.Key) {
+		case `{"order_id":4}`:
+			recs = append(recs, &kgo.Record{Topic: "ledger", Partition: rec.Partition, Key: rec.Key})
+		case `{"order_id":5}`:
+			recs = append(recs, &kgo.Record{Topic: "ledger", Partition: rec.Partition, Key: rec.Key,
+				Value: []byte(`{"order_id":5,"amount":105,"ship_id":"wrong"}`)})
+		}
+	}
+	produceWalk(t, addr, dedupRecords(recs))
+	r = invoke("reconcile", job)
+	for _, want := range []string{
+		"missing     order_id=4: computed [4, 104, s4]\n",
+		"different   order_id=5: computed [5, 105, s5], held [5, 105, wrong]\n",
+		fmt.Sprintf("%d equal, 1 missing, 0 unexpected, 1 different\n", n-2),
+	} {
+		if r.code != 1 || !strings.Contains(r.stdout, want) {
+			t.Errorf("the report does not say %q (want exit 1):\n%s", want, r)
+		}
+	}
+}
+
+// dedupRecords keeps the first record of each key.
+func dedupRecords(recs []*kgo.Record) []*kgo.Record {
+	seen := map[string]bool{}
+	var out []*kgo.Record
+	for _, r := range recs {
+		if !seen[string(r.Key)] {
+			seen[string(r.Key)] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
