@@ -128,6 +128,9 @@ func (noLifecycle) close() error                       { return nil }
 type RuntimeError struct {
 	// Op is the operator's name, e.g. "Join INNER(o, c)".
 	Op string
+	// ID is the operator's stable id in the physical plan ("" when not
+	// known), as its Counters carry it.
+	ID string
 	// Pos is FILE:LINE:COL of the SQL the operator comes from; "" when
 	// not known.
 	Pos string
@@ -188,7 +191,7 @@ func (d *driver) wrap(err error) error {
 		// failure.
 		return err
 	}
-	e := &RuntimeError{Op: d.name, Err: err}
+	e := &RuntimeError{Op: d.name, ID: d.op.counters().ID, Err: err}
 	if d.src != nil && d.span.IsValid() {
 		line, col := d.src.Position(d.span.Start)
 		e.Pos = fmt.Sprintf("%s:%d:%d", d.src.Name, line, col)

@@ -305,14 +305,15 @@ func (o *failOp) counters() *Counters { return o.c }
 func TestDriverErrors(t *testing.T) {
 	for _, panics := range []bool{false, true} {
 		op := &failOp{panics: panics, c: newCounters("Join INNER(a, b)")}
+		op.c.ID = "join-7"
 		d := newDriver(op, 2, &recOut{})
 		if err := d.open(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		err := d.process(0, row.Batch{row.Insert(row.IntValue(1))})
 		var re *RuntimeError
-		if !errors.As(err, &re) || re.Op != "Join INNER(a, b)" {
-			t.Fatalf("panics=%v: got %v, want a RuntimeError of Join INNER(a, b)", panics, err)
+		if !errors.As(err, &re) || re.Op != "Join INNER(a, b)" || re.ID != "join-7" {
+			t.Fatalf("panics=%v: got %#v, want a RuntimeError of Join INNER(a, b), join-7", panics, err)
 		}
 		want := "runtime error in Join INNER(a, b): boom"
 		if panics {
