@@ -1,8 +1,9 @@
 // Package civil is streamsql's one calendar and its one reader and writer of
-// dates and times as text (AppendDate, AppendTime, AppendTimestamp write
-// what CAST to STRING, the formats and the print connector show). Values use the row encoding: a DATE is days since
-// 1970-01-01, a TIME milliseconds of the day, a TIMESTAMP milliseconds since
-// 1970-01-01 00:00 UTC, all on the proleptic Gregorian calendar.
+// dates and times as text (AppendDate, AppendTime and AppendTimestamp write
+// what CAST to STRING, the formats and the print connector show). Values
+// use the row encoding: a DATE is days since 1970-01-01, a TIME milliseconds
+// of the day, a TIMESTAMP milliseconds since 1970-01-01 00:00 UTC, all on
+// the proleptic Gregorian calendar.
 //
 //	DaysFromCivil(2024, 2, 29) = 19782        FromDays(19782) = 2024, 2, 29
 //	ParseTimestamp("2024-01-01T00:00:00.123Z", Strict) = 1704067200123

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 )
 
 // evPow10 holds 10^0 .. 10^18.
@@ -279,3 +280,58 @@ var fmPow10 = func() [20]uint64 {
 	}
 	return p
 }()
+
+func evalAppendBefore(b []byte, v int64, s int) []byte {
+	if s <= 0 {
+		return strconv.AppendInt(b, v, 10)
+	}
+	if v < 0 {
+		b = append(b, '-')
+	}
+	var digits [24]byte
+	d := strconv.AppendUint(digits[:0], evAbs64(v), 10)
+	if len(d) <= s {
+		b = append(b, '0', '.')
+		for i := len(d); i < s; i++ {
+			b = append(b, '0')
+		}
+		return append(b, d...)
+	}
+	b = append(b, d[:len(d)-s]...)
+	b = append(b, '.')
+	return append(b, d[len(d)-s:]...)
+}
+
+func evAbs64(v int64) uint64 {
+	if v < 0 {
+		return uint64(-v) // also right for MinInt64
+	}
+	return uint64(v)
+}
+
+// formatAppendBefore appended the unscaled value u at scale as a plain decimal
+// number: 1230 at scale 2 is "12.30".
+func formatAppendBefore(b []byte, u int64, scale int) []byte {
+	if u < 0 {
+		b = append(b, '-')
+	}
+	mag := uint64(u)
+	if u < 0 {
+		mag = uint64(-(u + 1)) + 1
+	}
+	var tmp [24]byte
+	digits := strconv.AppendUint(tmp[:0], mag, 10)
+	if scale <= 0 {
+		return append(b, digits...)
+	}
+	if len(digits) <= scale {
+		b = append(b, '0', '.')
+		for k := len(digits); k < scale; k++ {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
+	}
+	b = append(b, digits[:len(digits)-scale]...)
+	b = append(b, '.')
+	return append(b, digits[len(digits)-scale:]...)
+}

@@ -2,6 +2,7 @@ package decimal
 
 import (
 	"errors"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"regexp"
@@ -278,4 +279,39 @@ func BenchmarkParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAppend checks Append against eval's and format's writers it
+// replaced, and that Parse reads back what it writes.
+func TestAppend(t *testing.T) {
+	for _, c := range []struct {
+		u     int64
+		scale int
+		want  string
+	}{
+		{1230, 2, "12.30"}, {5, 2, "0.05"}, {-5, 2, "-0.05"}, {0, 3, "0.000"}, {-12, 0, "-12"},
+		{math.MinInt64, 4, "-922337203685477.5808"}, {math.MaxInt64, 19, "0.9223372036854775807"},
+	} {
+		if got := string(Append(nil, c.u, c.scale)); got != c.want {
+			t.Errorf("Append(%d, %d) = %s, want %s", c.u, c.scale, got, c.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 9))
+	for range 100_000 {
+		u := int64(r.Uint64())
+		if r.IntN(2) == 0 {
+			u >>= r.IntN(63)
+		}
+		scale := r.IntN(25)
+		got := string(Append(nil, u, scale))
+		if e := string(evalAppendBefore(nil, u, scale)); e != got {
+			t.Fatalf("Append(%d, %d) = %s; eval's said %s", u, scale, got, e)
+		}
+		if f := string(formatAppendBefore(nil, u, scale)); f != got {
+			t.Fatalf("Append(%d, %d) = %s; format's said %s", u, scale, got, f)
+		}
+		if back, err := Parse(got, 38, scale); scale <= 38 && (err != nil || back != u) {
+			t.Fatalf("Parse(Append(%d, %d) = %s) = %d, %v", u, scale, got, back, err)
+		}
+	}
 }

@@ -13,4 +13,7 @@
 // the precision allows, or than 64 bits hold, is an error (ErrRange), never
 // a truncation. Malformed text is ErrSyntax. Nothing in it allocates unless
 // it fails.
+//
+// Append writes the plain text of a value ("12.30" for 1230 at scale 2)
+// for CAST to STRING and the formats alike; Parse reads it back.
 package decimal

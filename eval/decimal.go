@@ -291,28 +291,7 @@ func decimalFromString(s string, scale int) (v int64, ok, bad bool) {
 // 5 at scale 2 is "0.05", -5 is "-0.05".
 func formatDecimal(v int64, s int) string {
 	var buf [48]byte
-	return string(appendDecimal(buf[:0], v, s))
-}
-
-func appendDecimal(b []byte, v int64, s int) []byte {
-	if s <= 0 {
-		return strconv.AppendInt(b, v, 10)
-	}
-	if v < 0 {
-		b = append(b, '-')
-	}
-	var digits [24]byte
-	d := strconv.AppendUint(digits[:0], abs64(v), 10)
-	if len(d) <= s {
-		b = append(b, '0', '.')
-		for i := len(d); i < s; i++ {
-			b = append(b, '0')
-		}
-		return append(b, d...)
-	}
-	b = append(b, d[:len(d)-s]...)
-	b = append(b, '.')
-	return append(b, d[len(d)-s:]...)
+	return string(decimal.Append(buf[:0], v, s))
 }
 
 // decToFloat converts unscaled v at scale s to a float64, correctly rounded

@@ -288,8 +288,8 @@ func TestText(t *testing.T) {
 		want  string
 	}{{0, 0, "0"}, {0, 2, "0.00"}, {5, 3, "0.005"}, {-5, 3, "-0.005"}, {1230, 2, "12.30"}, {-9223372036854775808, 2, "-92233720368547758.08"}, {7, 0, "7"}}
 	for _, c := range dec {
-		if got := string(AppendDecimal(nil, c.u, c.scale)); got != c.want {
-			t.Errorf("AppendDecimal(%d, %d) = %s, want %s", c.u, c.scale, got, c.want)
+		if got := string(decimal.Append(nil, c.u, c.scale)); got != c.want {
+			t.Errorf("decimal.Append(%d, %d) = %s, want %s", c.u, c.scale, got, c.want)
 		}
 		if c.u != -9223372036854775808 {
 			if back, err := decimal.Parse(c.want, 18, c.scale); err != nil || back != c.u {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/streamsql/streamsql/civil"
+	"github.com/streamsql/streamsql/decimal"
 	"math"
 	"strconv"
 	"strings"
@@ -610,7 +611,7 @@ func (f *jsonFields) appendValue(b []byte, t types.T, v row.Value) []byte {
 	case types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Interval, types.IntervalYM:
 		return strconv.AppendInt(b, v.Int(), 10)
 	case types.Decimal:
-		return AppendDecimal(b, v.Int(), t.Scale)
+		return decimal.Append(b, v.Int(), t.Scale)
 	case types.Float, types.Double:
 		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
 			// NaN and infinities have no JSON number: write them as

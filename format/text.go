@@ -217,33 +217,6 @@ func parseFloat(t types.T, s string) (row.Value, error) {
 	return row.FloatValue(f), nil
 }
 
-// AppendDecimal appends the unscaled value u at scale as a plain decimal
-// number: 1230 at scale 2 is "12.30".
-func AppendDecimal(b []byte, u int64, scale int) []byte {
-	if u < 0 {
-		b = append(b, '-')
-	}
-	mag := uint64(u)
-	if u < 0 {
-		mag = uint64(-(u + 1)) + 1
-	}
-	var tmp [24]byte
-	digits := strconv.AppendUint(tmp[:0], mag, 10)
-	if scale <= 0 {
-		return append(b, digits...)
-	}
-	if len(digits) <= scale {
-		b = append(b, '0', '.')
-		for k := len(digits); k < scale; k++ {
-			b = append(b, '0')
-		}
-		return append(b, digits...)
-	}
-	b = append(b, digits[:len(digits)-scale]...)
-	b = append(b, '.')
-	return append(b, digits[len(digits)-scale:]...)
-}
-
 // AppendText appends the text form of v, a value of type t (NULL appends
 // nothing: callers choose how to show NULL). It is the inverse of
 // ParseText.
@@ -263,7 +236,7 @@ func AppendText(b []byte, t types.T, v row.Value) []byte {
 	case types.Double:
 		return appendFloat(b, v.Float(), 64)
 	case types.Decimal:
-		return AppendDecimal(b, v.Int(), t.Scale)
+		return decimal.Append(b, v.Int(), t.Scale)
 	case types.Date:
 		return civil.AppendDate(b, v.Int())
 	case types.Time:
