@@ -11,7 +11,7 @@ REWRITE_PKGS   ?= ./parser/... ./catalog/... ./planner/... ./docs
 
 .DEFAULT_GOAL := build
 
-.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-go tidy-check oracle
+.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-go tidy-check oracle crash
 
 help: ## List targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -56,6 +56,12 @@ rewrite: ## Regenerate datadriven golden files (-rewrite); review the diff like 
 # The PostgreSQL oracle (oracle/doc.go): `make test` runs a short fixed set of
 # its cases; this runs ORACLE_CASES from a fresh seed (printed, reusable with
 # -oracle.seed). Needs PostgreSQL at 127.0.0.1:5432 (or ORACLE_PG).
+# The fault-injection test (cmd/streamsql/crash_test.go) with CRASH_KILLS
+# SIGKILLs at random moments (make test runs 4).
+CRASH_KILLS    ?= 20
+crash: ## Kill a checkpointed job CRASH_KILLS (20) times at random; its output must be the clean run's.
+	STREAMSQL_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 0 -v -run 'TestCrashResumeExactlyOnce$$' ./cmd/streamsql
+
 oracle: ## Compare streamsql with PostgreSQL on ORACLE_CASES (20000) random queries.
 	ORACLE_CASES=$(ORACLE_CASES) $(GO) test -count=1 -timeout 0 -v -run 'TestOracle$$' ./oracle
 

@@ -210,6 +210,8 @@ func TestIdleTimeout(t *testing.T) {
 			kinds = append(kinds, "wm")
 		case msgEnd, msgErr:
 			kinds = append(kinds, "end")
+		case msgBarrier:
+			kinds = append(kinds, "barrier")
 		}
 	}
 	want := []string{"rows", "wm", "idle", "active", "rows"}

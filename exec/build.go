@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/diag"
@@ -44,6 +45,8 @@ type Options struct {
 	// counters give it: "query 1" for the first SELECT, "query 2" for the
 	// second (INSERTs are not counted).
 	QuerySink func(name string, cols []connector.Column) connector.Sink
+	// Checkpoint configures checkpoints (checkpoint.go); nil: none.
+	Checkpoint *Checkpointing
 	// Source is the job's SQL text, which the plans' spans point into: a
 	// runtime error then says where its operator comes from
 	// ("job.sql:12:3: runtime error in Join …"). nil: it names the
@@ -85,6 +88,10 @@ type builder struct {
 	// sides names the inputs of multi-input operators (their tables), for
 	// the metrics of each input's watermark.
 	sides map[operator][]string
+	// curID and curPart name the operator instance being built (its
+	// physical ID and partition), for its driver and state in checkpoints.
+	curID   string
+	curPart int
 }
 
 type lateOf struct {
@@ -148,6 +155,13 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 	if err := b.driftSetting(); err != nil {
 		return nil, err
 	}
+	if c := opts.Checkpoint; c != nil && c.Restore != nil {
+		// A job whose operators are not the checkpoint's is refused before
+		// anything is opened (checkpoint.ComparePlan says what changed).
+		if err := checkpoint.ComparePlan(c.Restore, opts.StateDir, checkpointPlan(plans)); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range plans {
 		if err := b.sink(p.Root); err != nil {
 			return nil, err
@@ -155,6 +169,18 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 	}
 	for _, l := range b.late {
 		l.w.src = b.scans[l.source]
+	}
+	b.job.parallelism = max(opts.Parallelism, 1)
+	if c := opts.Checkpoint; c != nil {
+		b.job.cp = &cpState{cfg: c, endc: make(chan struct{}), off: b.job.CheckpointsOff()}
+		b.job.cpOps = checkpointPlan(plans)
+		if c.Restore != nil && b.job.cp.off != "" {
+			b.job.Close()
+			return nil, fmt.Errorf("cannot resume from checkpoint %d in %s: %s", c.Restore.ID, opts.StateDir, b.job.cp.off)
+		}
+		for _, r := range b.job.sources {
+			r.cp.reqs = make(chan *barrier, 2)
+		}
 	}
 	return b.job, nil
 }
@@ -231,6 +257,7 @@ func (b *builder) sink(s *physical.Sink) error {
 		name = "sink " + s.Name
 	}
 	b.span = s.Span
+	b.curID, b.curPart = s.ID, 0
 	return b.node(s.Input, b.driveSink(op, name))
 }
 
@@ -247,6 +274,7 @@ func columnKeys(key []int, cols []physical.Column) []expr.Expr {
 // inputs.
 func (b *builder) node(n physical.Node, out collector) error {
 	b.span, b.id = n.Base().Span, n.Base().ID
+	b.curID, b.curPart = n.Base().ID, 0
 	switch x := n.(type) {
 	case *physical.Source:
 		return b.source(x, out)
@@ -334,7 +362,7 @@ func (b *builder) source(s *physical.Source, out collector) error {
 	}
 	r := &sourceRunner{idx: len(b.job.sources), name: s.Name, src: src, prepare: prep, timeCol: -1,
 		counters: b.counters(s.Name, &b.job.Sources), warn: b.job.warn, future: b.future,
-		idleTimeout: s.IdleTimeout, bounded: s.Bounded, skipBad: s.SkipBad}
+		idleTimeout: s.IdleTimeout, bounded: s.Bounded, skipBad: s.SkipBad, cp: &srcCP{id: s.ID}}
 	b.scans[s.ID] = r.counters
 	if s.Watermark != nil {
 		r.timeCol, r.delay = s.Watermark.Col, s.Watermark.Delay
@@ -380,6 +408,15 @@ func (f *fanOut) watermark(wm int64) error {
 func (f *fanOut) idle(idle bool) error {
 	for _, o := range f.outs {
 		if err := o.idle(idle); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fanOut) barrier(b *barrier) error {
+	for _, o := range f.outs {
+		if err := o.barrier(b); err != nil {
 			return err
 		}
 	}
@@ -598,7 +635,13 @@ func (b *builder) openState() (*state.Store, error) {
 			return nil, err
 		}
 	}
-	st, err := state.Open(dir, state.Options{MemoryBudget: b.budgetShare()})
+	var st *state.Store
+	var err error
+	if c := b.opts.Checkpoint; c != nil && c.Restore != nil && dir != "" {
+		st, err = b.restoreState(c.Restore, dir)
+	} else {
+		st, err = state.Open(dir, state.Options{MemoryBudget: b.budgetShare()})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ func (c *matCollect) push(b row.Batch) error { c.rows = append(c.rows, b...); re
 func (c *matCollect) watermark(int64) error  { return nil }
 func (c *matCollect) idle(bool) error        { return nil }
 func (c *matCollect) end() error             { return nil }
+func (c *matCollect) barrier(*barrier) error { return nil }
 
 func newMaterializeOp(t *testing.T, upsertKey []int, out collector) *materializeOp {
 	t.Helper()

@@ -27,9 +27,10 @@ import (
 // ended (and after advance(MaxWatermark)); it is skipped when the job
 // stops first — cancelled, or failed anywhere. close comes last and once,
 // whether or not open or finish came or succeeded; nothing is called after
-// it. (Checkpoints will add snapshot, between any two calls after open and
-// before finish, and restore, right after open and before the first
-// process.)
+// it. Checkpoints (checkpoint.go) need nothing more of an operator than
+// its state store (checkpointable): its driver snapshots the store between
+// two calls, once a barrier has come on every input, and a resumed job
+// opens the operator on its restored store.
 //
 // Calls come from one goroutine and never overlap: each returns before the
 // next is made, and there is no re-entry — what an operator emits goes
@@ -166,6 +167,11 @@ type driver struct {
 	src    *diag.Source
 	failed bool
 	closed bool
+	// id and part name the operator instance in checkpoints; al holds
+	// inputs while a barrier is aligned (checkpoint.go).
+	id   string
+	part int
+	al   aligner
 }
 
 func newDriver(op operator, ports int, out collector) *driver {
@@ -232,6 +238,9 @@ func (d *driver) process(port int, b row.Batch) (err error) {
 	if d.failed {
 		return d.wrap(errFailed)
 	}
+	if d.al.holds(port) {
+		return d.al.enqueue(queued{port: port, kind: msgBatch, batch: b})
+	}
 	defer d.recovered(&err)
 	return d.wrap(d.op.process(port, b))
 }
@@ -239,6 +248,9 @@ func (d *driver) process(port int, b row.Batch) (err error) {
 func (d *driver) watermark(port int, wm int64) (err error) {
 	if d.failed {
 		return d.wrap(errFailed)
+	}
+	if d.al.holds(port) {
+		return d.al.enqueue(queued{port: port, kind: msgWatermark, wm: wm})
 	}
 	defer d.recovered(&err)
 	if w, ok := d.v.update(port, wm); ok {
@@ -267,6 +279,9 @@ func (d *driver) idle(port int, idle bool) (err error) {
 	if d.failed {
 		return d.wrap(errFailed)
 	}
+	if d.al.holds(port) {
+		return d.al.enqueue(queued{port: port, kind: msgIdle, idle: idle})
+	}
 	defer d.recovered(&err)
 	if w, ok := d.v.setIdle(port, idle); ok {
 		if err := d.advance(w); err != nil {
@@ -287,8 +302,16 @@ func (d *driver) end(port int) (err error) {
 	if d.failed {
 		return d.wrap(errFailed)
 	}
+	if d.al.holds(port) {
+		return d.al.enqueue(queued{port: port, kind: msgEnd})
+	}
 	defer d.recovered(&err)
 	w, advanced, all := d.v.end(port)
+	// An ended input no longer holds a barrier's alignment: it goes on
+	// before the end does.
+	if err := d.aligned(); err != nil {
+		return err
+	}
 	if advanced {
 		if err := d.advance(w); err != nil {
 			return err
@@ -319,3 +342,4 @@ func (p portOf) push(b row.Batch) error   { return p.d.process(p.port, b) }
 func (p portOf) watermark(wm int64) error { return p.d.watermark(p.port, wm) }
 func (p portOf) idle(idle bool) error     { return p.d.idle(p.port, idle) }
 func (p portOf) end() error               { return p.d.end(p.port) }
+func (p portOf) barrier(b *barrier) error { return p.d.barrier(p.port, b) }

@@ -109,6 +109,9 @@ type sinkOp struct {
 	dropBefore, beforeAsDelete bool
 	// done is signalled once, at the end of the sink's input.
 	done chan struct{}
+	// resume is the sink's state in the checkpoint the job resumes from
+	// (nil: none): open resumes the sink from it instead of opening it.
+	resume []byte
 }
 
 func (o *sinkOp) process(_ int, b row.Batch) error {
@@ -181,6 +184,9 @@ func (o *sinkOp) close() error {
 
 func (o *sinkOp) open(ctx context.Context, _ inputs) error {
 	o.ctx = ctx
+	if o.resume != nil {
+		return o.sink.(connector.SinkCheckpointer).Resume(ctx, o.resume)
+	}
 	return o.sink.Open(ctx)
 }
 

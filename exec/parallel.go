@@ -34,6 +34,7 @@ type stageMsg struct {
 	batch row.Batch
 	wm    int64
 	idle  bool
+	bar   *barrier
 }
 
 func (s *stage) run(ctx context.Context, errc chan<- error) {
@@ -58,6 +59,8 @@ func (s *stage) run(ctx context.Context, errc chan<- error) {
 				err = m.dest.idle(m.idle)
 			case msgEnd:
 				err = m.dest.end()
+			case msgBarrier:
+				err = m.dest.barrier(m.bar)
 			case msgErr:
 			}
 			if err != nil {
@@ -101,6 +104,9 @@ func (c chanCollector) idle(idle bool) error {
 	return c.send(stageMsg{dest: c.dest, kind: msgIdle, idle: idle})
 }
 func (c chanCollector) end() error { return c.send(stageMsg{dest: c.dest, kind: msgEnd}) }
+func (c chanCollector) barrier(b *barrier) error {
+	return c.send(stageMsg{dest: c.dest, kind: msgBarrier, bar: b})
+}
 
 // exchange splits batches by key hash among partitions.
 type exchange struct {
@@ -154,6 +160,15 @@ func (e *exchange) idle(idle bool) error {
 	return nil
 }
 
+func (e *exchange) barrier(b *barrier) error {
+	for _, p := range e.parts {
+		if err := p.barrier(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (e *exchange) end() error {
 	for _, p := range e.parts {
 		if err := p.end(); err != nil {
@@ -168,6 +183,7 @@ func (e *exchange) end() error {
 // Its runtime errors point at the SQL of the node being built.
 func (b *builder) drive(op operator, ports int, out collector) *driver {
 	d := newDriver(op, ports, out)
+	d.id, d.part = b.curID, b.curPart
 	d.v.drift = b.drifts[op]
 	if ports > 1 {
 		op.counters().Inputs = d.v.publish(b.sides[op], ports)
@@ -208,7 +224,10 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 		}
 		return b.fanIn(inputs, op, out)
 	}
+	id := b.curID
+	b.curID = id + ".merge"
 	merge := b.drive(&unionOp{out: out, c: newCounters("merge")}, p, out)
+	b.curID = id
 	mergeStage := b.newStage()
 	exchanges := make([]*exchange, len(inputs))
 	for i := range inputs {
@@ -222,6 +241,7 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 		st := b.newStage()
 		toMerge := chanCollector{st: mergeStage, dest: merge.port(part)}
 		first := len(b.job.Operators)
+		b.curPart = part
 		op, err := mk(toMerge)
 		if err != nil {
 			return err
@@ -230,6 +250,7 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 			c.Subtask = part
 		}
 		d := b.drive(op, len(inputs), toMerge)
+		b.curPart = 0
 		for i := range inputs {
 			exchanges[i].parts = append(exchanges[i].parts, chanCollector{st: st, dest: d.port(i)})
 		}
@@ -292,3 +313,4 @@ func (r *relay) push(b row.Batch) error   { return r.to.push(b) }
 func (r *relay) watermark(wm int64) error { return r.to.watermark(wm) }
 func (r *relay) idle(idle bool) error     { return r.to.idle(idle) }
 func (r *relay) end() error               { return r.to.end() }
+func (r *relay) barrier(b *barrier) error { return r.to.barrier(b) }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/streamsql/streamsql/connector"
 	"io"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/streamsql/streamsql/checkpoint"
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -39,6 +40,9 @@ type collector interface {
 	// end says nothing more comes; a final watermark (MaxWatermark) comes
 	// before it.
 	end() error
+	// barrier says that everything before it belongs to checkpoint b and
+	// everything after it to the next (checkpoint.go).
+	barrier(b *barrier) error
 }
 
 // Counters are a job's live numbers, safe to read while it runs.
@@ -109,6 +113,7 @@ type msg struct {
 	kind  msgKind
 	idle  bool
 	err   error
+	bar   *barrier
 }
 
 type msgKind uint8
@@ -119,6 +124,7 @@ const (
 	msgEnd
 	msgErr
 	msgIdle
+	msgBarrier
 )
 
 // sourceRunner reads one source in its own goroutine.
@@ -143,6 +149,8 @@ type sourceRunner struct {
 	// (once per source); future is how far is far (0: never).
 	warn   func(key, msg string)
 	future time.Duration
+	// cp is the runner's side of checkpoints (checkpoint.go).
+	cp *srcCP
 }
 
 // checkFuture warns once when a row's event time t is more than r.future
@@ -181,6 +189,9 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			}
 		}
 	}()
+	if r.cp == nil {
+		r.cp = &srcCP{} // no checkpoints
+	}
 	if r.align != nil {
 		// However the source stops, it no longer holds its group back.
 		defer r.align.leave()
@@ -208,6 +219,12 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 	splits := r.counters.publishSplits(r.src, w.n())
 	pauser, _ := r.src.(connector.SplitPauser)
 	cur := MinWatermark
+	if r.cp.restore != nil {
+		if err := r.seek(w, &cur); err != nil {
+			fail(err)
+			return
+		}
+	}
 	idle := false // reported downstream
 	// setIdle reports a change of the source's idleness downstream, to the
 	// counters and to the alignment group.
@@ -250,6 +267,14 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 	}
 	tick := r.tick()
 	for {
+		// A checkpoint barrier goes after the rows sent so far.
+		select {
+		case b := <-r.cp.reqs:
+			if !r.inject(b, w, cur, send) {
+				return
+			}
+		default:
+		}
 		// Watermark alignment: a source ahead of its group by more than the
 		// allowed drift stops reading (or, when it can, stops fetching the
 		// splits that are ahead) until the group catches up.
@@ -347,6 +372,20 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 // wakes up on a quiet input to check idleness and alignment; a deadline
 // that passes is not an error.
 func (r *sourceRunner) read(ctx context.Context, tick time.Duration) (int, row.Batch, error) {
+	if r.cp.reqs != nil {
+		// A barrier request wakes a Read waiting for input.
+		bctx, done := r.cp.readCtx(ctx)
+		defer done()
+		split, rows, err := r.readTick(bctx, tick)
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(bctx), errBarrier) {
+			err = nil
+		}
+		return split, rows, err
+	}
+	return r.readTick(ctx, tick)
+}
+
+func (r *sourceRunner) readTick(ctx context.Context, tick time.Duration) (int, row.Batch, error) {
 	if tick <= 0 {
 		return r.src.Read(ctx)
 	}
@@ -449,6 +488,11 @@ type Job struct {
 	warned   map[string]bool
 	warnings []string
 	warnTo   func(string)
+	// Checkpoints (checkpoint.go): nil without them.
+	cp          *cpState
+	lastCP      atomic.Pointer[checkpoint.Checkpoint]
+	cpOps       []checkpoint.Operator
+	parallelism int
 }
 
 // warn reports msg once per key (an operator's partitions share its name).
@@ -520,6 +564,12 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			err = cerr
 		}
 	}()
+	checkpoints := j.cp != nil && j.cp.off == "" && j.cp.cfg.Interval > 0
+	if j.cp != nil && j.cp.cfg.Restore != nil {
+		if err := j.restoreAll(); err != nil {
+			return err
+		}
+	}
 	if err := j.open(ctx, sinkCtx); err != nil {
 		return err
 	}
@@ -559,6 +609,13 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			s.run(ctx, own[i])
 		}()
 	}
+	if checkpoints {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.coordinate(ctx)
+		}()
+	}
 	defer func() {
 		cancel() // stops the stages, which wait for their next message
 		wg.Wait()
@@ -595,7 +652,12 @@ func (j *Job) Run(ctx context.Context) (err error) {
 		case msgEnd:
 			remaining--
 			ended[m.src] = true
+			if j.cp != nil {
+				j.cp.sourceEnded()
+			}
 			err = j.entry[m.src].end()
+		case msgBarrier:
+			err = j.entry[m.src].barrier(m.bar)
 		case msgErr:
 			err = m.err
 		}

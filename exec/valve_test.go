@@ -280,6 +280,8 @@ func (o *recOut) idle(idle bool) error {
 }
 func (o *recOut) end() error { return o.add("end") }
 
+func (o *recOut) barrier(b *barrier) error { return o.add(fmt.Sprintf("barrier %d", b.id)) }
+
 // failOp fails or panics at its first batch.
 type failOp struct {
 	noLifecycle
@@ -343,3 +345,5 @@ func (f failing) watermark(int64) error {
 }
 func (f failing) idle(bool) error { return nil }
 func (f failing) end() error      { return nil }
+
+func (f failing) barrier(*barrier) error { return nil }

@@ -144,7 +144,9 @@ var settings = map[string]settingSpec{
 	"table.exec.mini-batch.allow-latency":     {durationSetting, "accepted for Flink compatibility"},
 	"table.exec.mini-batch.size":              {positiveInt, "accepted for Flink compatibility"},
 	"state.memory-budget":                     {anyValue, "memory for hot state before it spills to Badger, e.g. '128mb'"},
-	"execution.checkpointing.interval":        {durationSetting, "accepted for Flink compatibility"},
+	"execution.checkpointing.interval":        {durationSetting, "time between checkpoints under --state-dir (default 10 s; 0: none)"},
+	"execution.checkpointing.timeout":         {durationSetting, "a checkpoint taking longer fails (default 10 min)"},
+	"state.checkpoints.num-retained":          {positiveInt, "complete checkpoints kept under --state-dir (default 1)"},
 	"rest.address":                            {anyValue, "serve metrics and the web UI on this host (127.0.0.1 unless given; 0.0.0.0: every interface)"},
 	"rest.port":                               {portSetting, "serve metrics and the web UI on this port (default 8081 when rest.address is set; 0: any free port)"},
 }

@@ -88,7 +88,8 @@
 // the latest expiry ever written to Badger, in a table that never wrote a
 // record without expiry there (the watermark at +inf at the end of a
 // bounded input), drops the table's Badger data whole with one
-// DropPrefix instead.
+// DropPrefix instead — unless a snapshot is being written: DropPrefix
+// removes data an open read transaction still reads.
 //
 // # Badger layout and durability
 //

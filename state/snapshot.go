@@ -33,6 +33,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -46,10 +47,28 @@ const snapshotVersion = 1
 const maxSnapshotField = 1 << 30
 
 // snapshots counts a store's snapshots still being written: Close waits
-// for them before closing Badger.
-type snapshots struct{ wg sync.WaitGroup }
+// for them before closing Badger, and a table does not drop its Badger
+// data whole (DropPrefix, which removes data an open read transaction
+// still sees) while one is (idle).
+type snapshots struct {
+	wg sync.WaitGroup
+	n  atomic.Int32
+}
 
 func (s *snapshots) wait() { s.wg.Wait() }
+
+func (s *snapshots) add() {
+	s.n.Add(1)
+	s.wg.Add(1)
+}
+
+func (s *snapshots) done() {
+	s.n.Add(-1)
+	s.wg.Done()
+}
+
+// idle reports whether no snapshot is being written.
+func (s *snapshots) idle() bool { return s.n.Load() == 0 }
 
 // Snapshot is a consistent view of a store's tables as they were when
 // Store.Snapshot returned. It is written once, by WriteTo (or given up by
@@ -78,7 +97,7 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	s.snaps.wg.Add(1)
+	s.snaps.add()
 	return &Snapshot{s: s, txn: s.db.NewTransaction(false)}, nil
 }
 
@@ -87,7 +106,7 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 func (sn *Snapshot) Release() {
 	sn.once.Do(func() {
 		sn.txn.Discard()
-		sn.s.snaps.wg.Done()
+		sn.s.snaps.done()
 	})
 }
 

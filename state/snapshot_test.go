@@ -377,3 +377,37 @@ func TestKeyGroups(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot being written sees the state as it was, even when an expiry
+// then removes every record from Badger (which it would otherwise do with
+// one DropPrefix, removing data the snapshot's view still reads).
+func TestSnapshotSurvivesExpiry(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	for i := range 500 {
+		tab.Append([]byte(fmt.Sprint("k", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 2))), Expiry: 10})
+	}
+	sn, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tab.Expire(100, nil); n != 500 {
+		t.Fatalf("expired %d of 500", n)
+	}
+	var buf bytes.Buffer
+	if _, err := sn.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore("", Options{}, []SnapshotPart{{Name: "x", R: &buf}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n := r.Table("t", TableOptions{}).Len(); n != 500 {
+		t.Fatalf("the snapshot holds %d of the 500 records", n)
+	}
+}

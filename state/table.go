@@ -847,7 +847,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 	}
 	n := len(hot)
 	i := 0
-	if t.coldKeys > 0 && fnRec == nil && fnObj == nil && !t.coldNoExp && upTo >= t.coldMaxExp {
+	if t.coldKeys > 0 && fnRec == nil && fnObj == nil && !t.coldNoExp && upTo >= t.coldMaxExp && t.s.snaps.idle() {
 		n += t.dropCold()
 	}
 	if t.coldKeys > 0 && upTo >= t.coldMinExp {

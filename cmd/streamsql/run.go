@@ -58,13 +58,14 @@ printed, and run says "stopped"; a second Ctrl-C stops at once, without
 flushing.
 
 Flags:
-  --state-dir DIR     directory for operator state (interval and regular joins
-                      keep their rows there when they exceed 'state.memory-budget',
-                      default 1gb; without it, a temporary directory is used
-                      only if state spills, and removed at exit). It must be
-                      new or empty: restarting from saved state is not built
-                      yet, so a directory an earlier run used is refused
-                      (remove it to start over)
+  --state-dir DIR     directory for operator state and checkpoints (state
+                      beyond 'state.memory-budget', default 1gb, spills there;
+                      without it, a temporary directory is used only if state
+                      spills, and no checkpoints are taken). The job checkpoints
+                      into DIR every 'execution.checkpointing.interval' (10s),
+                      and a run on a DIR this job used resumes from its latest
+                      complete checkpoint; Ctrl-C takes a last one. Another
+                      job's DIR is refused (remove it to start over)
   --http ADDR         serve Prometheus metrics at /metrics and a web UI at /
                       on ADDR (HOST:PORT, or PORT alone for 127.0.0.1:PORT;
                       port 0 picks a free one); SET 'rest.address' and
@@ -151,16 +152,27 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "streamsql run: %s has no INSERT INTO or SELECT to run\n", file)
 		return 0
 	}
+	for k, v := range j.Session.Settings {
+		settings[k] = v
+	}
 	release := func() {}
+	var cp *exec.Checkpointing
 	if *stateDir != "" {
-		// A directory that holds state already is refused (statedir.go).
-		if release, err = claimStateDir(*stateDir, file, plans); err != nil {
+		// A new directory is claimed, this job's is resumed, another's is
+		// refused (statedir.go).
+		var note string
+		if cp, release, note, err = prepareStateDir(*stateDir, file, plans, settings); err != nil {
 			fmt.Fprintf(stderr, "streamsql run: %v\n", err)
 			return exitError
 		}
-	}
-	for k, v := range j.Session.Settings {
-		settings[k] = v
+		for _, l := range strings.Split(strings.TrimSuffix(note, "\n"), "\n") {
+			if l != "" {
+				fmt.Fprintf(stderr, "streamsql run: %s\n", l)
+			}
+		}
+		cp.Failed = func(id int64, err error) {
+			fmt.Fprintf(stderr, "streamsql run: warning: checkpoint %d failed: %v\n", id, err)
+		}
 	}
 	// The server listens before the job opens anything: a port in use
 	// stops the run before any source is read.
@@ -183,7 +195,12 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	out := &syncWriter{w: bufio.NewWriter(stdout)}
 	defer out.flush()
-	ctx, stopped := onSignal(stderr)
+	var finalCheckpoint func()
+	ctx, stopped := onSignalThen(stderr, func() {
+		if finalCheckpoint != nil {
+			finalCheckpoint()
+		}
+	})
 	defer stopped()
 	console := &lockedWriter{w: out}
 	var views []*view
@@ -209,6 +226,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		Stderr:      stderr,
 		Parallelism: parallelism,
 		StateDir:    *stateDir,
+		Checkpoint:  cp,
 		Source:      src,
 		Warn:        func(msg string) { fmt.Fprintf(stderr, "streamsql run: warning: %s\n", msg) },
 		QuerySink: func(name string, cols []connector.Column) connector.Sink {
@@ -234,6 +252,23 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		release() // nothing ran: the state directory is as it was
 		fmt.Fprintf(stderr, "streamsql run: %v\n", err)
 		return exitError
+	}
+	if cp != nil {
+		if off := job.CheckpointsOff(); off != "" {
+			fmt.Fprintf(stderr, "streamsql run: warning: no checkpoints are taken in %s, so a stopped run starts over: %s\n", *stateDir, off)
+		} else {
+			// Ctrl-C takes a last checkpoint, so that the next run resumes
+			// where this one stopped.
+			finalCheckpoint = func() {
+				cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				if c, err := job.CheckpointNow(cctx); err != nil {
+					fmt.Fprintf(stderr, "streamsql run: no final checkpoint: %v\n", err)
+				} else if c != nil {
+					fmt.Fprintf(stderr, "streamsql run: checkpoint %d taken: the next run with --state-dir %s resumes from it\n", c.ID, *stateDir)
+				}
+			}
+		}
 	}
 	start := time.Now()
 	watched := &metrics.Job{Name: jobName(file, settings), Exec: job, Start: start}
@@ -292,6 +327,12 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 // summary is printed); once it has come, the signals' default actions are
 // back, so a second one ends the process at once.
 func onSignal(stderr io.Writer) (context.Context, func() os.Signal) {
+	return onSignalThen(stderr, func() {})
+}
+
+// onSignalThen is onSignal, calling first when the first signal comes,
+// before the context is cancelled (run's last checkpoint).
+func onSignalThen(stderr io.Writer, first func()) (context.Context, func() os.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
@@ -306,6 +347,7 @@ func onSignal(stderr io.Writer) (context.Context, func() os.Signal) {
 			got = sig
 			mu.Unlock()
 			fmt.Fprintln(stderr, "streamsql run: stopping: flushing the sinks (Ctrl-C again stops at once, without flushing)")
+			first()
 			cancel()
 		case <-done:
 		}
@@ -349,8 +391,13 @@ func progress(job *exec.Job, w io.Writer, start time.Time, done <-chan struct{})
 			for _, s := range job.Sinks {
 				out += s.Out.Load()
 			}
-			fmt.Fprintf(w, "streamsql run: %s: %d rows in, %d out; watermarks %s\n",
-				time.Since(start).Round(time.Second), in, out, strings.Join(wms, ", "))
+			var cps string
+			if c := job.LastCheckpoint(); c != nil {
+				cps = fmt.Sprintf("; checkpoint %d (%s ago, %s, %d ms)", c.ID, time.Since(c.Completed).Round(time.Second),
+					humanBytes(c.Size()), c.DurationMS)
+			}
+			fmt.Fprintf(w, "streamsql run: %s: %d rows in, %d out; watermarks %s%s\n",
+				time.Since(start).Round(time.Second), in, out, strings.Join(wms, ", "), cps)
 		}
 	}
 }
@@ -470,6 +517,10 @@ func (p *linePrefixer) Write(b []byte) (int, error) {
 // count is of the changes printed.
 func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]string) {
 	fmt.Fprintf(w, "streamsql run: %s\n", took.Round(time.Millisecond))
+	if c := job.LastCheckpoint(); c != nil {
+		fmt.Fprintf(w, "  last checkpoint %d: %s, taken in %d ms, %s ago\n", c.ID, humanBytes(c.Size()), c.DurationMS,
+			time.Since(c.Completed).Round(time.Second))
+	}
 	for _, s := range job.Sources {
 		fmt.Fprintf(w, "  source %-28s %8d rows  watermark %s  max event time %s", s.Name, s.In.Load(),
 			exec.FormatMillis(s.Watermark.Load()), exec.FormatMillis(s.MaxTime.Load()))
@@ -576,4 +627,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// humanBytes is n in B, KB, MB or GB (powers of 1024), e.g. "1.2 MB".
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n)/unit, 0
+	for f >= unit && i < 2 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %cB", f, "KMG"[i])
 }

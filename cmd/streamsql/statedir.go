@@ -1,19 +1,18 @@
 package main
 
-// --state-dir: a directory that already holds state is refused.
+// --state-dir: checkpoints and resuming from them.
 //
-// Operator state under --state-dir outlives the run (Badger's files in
-// DIR/op1, DIR/op2, ...), but nothing restarts from it yet: the sources of a
-// second run start from the beginning again while the joins and aggregates
-// open the first run's state, so a join repeats its rows and an aggregate
-// counts twice. Until restart from a checkpoint exists, a run takes a state
-// directory only when it is new or empty, and writes a marker into it
-// first (stateMarkerName: the job file, when the run started, a
-// fingerprint of the plan's state layout). A second run finds the marker
-// (after a clean end, a failure or a kill -9 alike) and stops before
-// opening anything, saying whose state is there, whether its layout is
-// this job's, and how to start over. State is therefore never read as
-// another job's types.
+// A new or empty directory is claimed for the job: a marker is written into
+// it first (stateMarkerName: the job file, when the run started, a
+// fingerprint of the plan's state layout), and the run checkpoints into it
+// (package checkpoint, every 'execution.checkpointing.interval', default
+// 10 s). A directory holding this job's marker is resumed: from its latest
+// complete checkpoint when it has one (exec.Build refuses it, saying what
+// changed, when the job's operators are no longer the checkpoint's), and
+// otherwise from the beginning, its live state emptied (a run that never
+// completed a checkpoint is started over, which is what a clean run does).
+// A directory holding another job's state, or anything else, is refused
+// before anything is opened, saying whose it is and how to start over.
 
 import (
 	"crypto/sha256"
@@ -25,9 +24,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/checkpoint"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -48,16 +51,101 @@ type stateMarker struct {
 	PID     int    `json:"pid"`
 }
 
-// claimStateDir takes dir for this run: it creates it (and its marker)
-// when it does not exist or is empty, and refuses it, with what is there
-// and how to start over, otherwise. release undoes the claim when the job
-// could not be built, before anything ran: the directory is emptied again.
-func claimStateDir(dir, job string, plans []*planner.Plan) (release func(), err error) {
+// prepareStateDir takes dir for this run: it claims a new or empty one
+// (claimStateDir), or opens this job's, finding the checkpoint to resume
+// from (nil: start from the beginning). release undoes a claim when the job
+// could not be built, before anything ran.
+func prepareStateDir(dir, job string, plans []*planner.Plan, settings map[string]string) (cp *exec.Checkpointing, release func(), note string, err error) {
+	cp = &exec.Checkpointing{Interval: 10 * time.Second, Job: absPath(job)}
+	retained := 1
+	for key, dst := range map[string]*time.Duration{"execution.checkpointing.interval": &cp.Interval, "execution.checkpointing.timeout": &cp.Timeout} {
+		if v, ok := settings[key]; ok {
+			d, err := connectors.ParseDuration(v)
+			if err != nil {
+				return nil, nil, "", fmt.Errorf("setting '%s': %w", key, err)
+			}
+			*dst = d
+		}
+	}
+	if v, ok := settings["state.checkpoints.num-retained"]; ok {
+		if retained, err = strconv.Atoi(v); err != nil || retained < 1 {
+			return nil, nil, "", fmt.Errorf("setting 'state.checkpoints.num-retained': '%s' is not a positive whole number", v)
+		}
+	}
 	m := stateMarker{Layout: stateLayoutVersion, Job: absPath(job), Plan: planFingerprint(plans),
 		Started: time.Now().UTC().Format(time.RFC3339), PID: os.Getpid()}
+	release = func() {}
 	if err := refuseUsedStateDir(dir, m); err != nil {
-		return nil, err
+		if !errors.Is(err, errOwnState) {
+			return nil, nil, "", err
+		}
+		// This job's directory: resume.
+		d, err := checkpoint.Open(dir, checkpoint.Options{Retained: retained})
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("--state-dir: %w", err)
+		}
+		cp.Dir = d
+		latest, skipped, err := d.Latest()
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("--state-dir %s: %w", dir, err)
+		}
+		if n := len(skipped); n > 0 {
+			note += fmt.Sprintf("%s in %s incomplete (the run stopped while writing it): skipped\n",
+				map[bool]string{true: fmt.Sprintf("checkpoint %d is", skipped[0].ID), false: fmt.Sprintf("%d checkpoints (%d to %d) are", n, skipped[n-1].ID, skipped[0].ID)}[n == 1], d.Root())
+		}
+		if latest == nil {
+			if err := emptyLiveState(dir); err != nil {
+				return nil, nil, "", err
+			}
+			note += fmt.Sprintf("%s holds no complete checkpoint of this job: starting from the beginning\n", dir)
+			return cp, release, note, nil
+		}
+		if err := latest.Verify(); err != nil {
+			return nil, nil, "", fmt.Errorf("--state-dir %s: %w", dir, err)
+		}
+		cp.Restore = latest
+		note += fmt.Sprintf("resuming from checkpoint %d in %s (completed %s, %s ago)\n", latest.ID, dir,
+			latest.Completed.Local().Format("2006-01-02 15:04:05"), time.Since(latest.Completed).Round(time.Second))
+		return cp, release, note, nil
 	}
+	if release, err = claimStateDir(dir, m); err != nil {
+		return nil, nil, "", err
+	}
+	d, err := checkpoint.Open(dir, checkpoint.Options{Retained: retained})
+	if err != nil {
+		release()
+		return nil, nil, "", fmt.Errorf("--state-dir: %w", err)
+	}
+	cp.Dir = d
+	return cp, release, "", nil
+}
+
+// emptyLiveState removes what a run that completed no checkpoint left in
+// dir, but the marker.
+func emptyLiveState(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("--state-dir: %w", err)
+	}
+	for _, e := range entries {
+		if e.Name() == stateMarkerName {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("--state-dir: %w", err)
+		}
+	}
+	return nil
+}
+
+// errOwnState is what refuseUsedStateDir says of a directory holding this
+// job's state in this layout: resume it.
+var errOwnState = errors.New("the state of this job")
+
+// claimStateDir creates dir (and its marker m) for this run when it does
+// not exist or is empty. release undoes the claim when the job could not
+// be built, before anything ran: the directory is emptied again.
+func claimStateDir(dir string, m stateMarker) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--state-dir: %w", err)
 	}
@@ -67,7 +155,7 @@ func claimStateDir(dir, job string, plans []*planner.Plan) (release func(), err 
 	f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, refuseUsedStateDir(dir, m)
+			return nil, fmt.Errorf("--state-dir %s was claimed by another run just now", dir)
 		}
 		return nil, fmt.Errorf("--state-dir: %w", err)
 	}
@@ -100,8 +188,7 @@ func refuseUsedStateDir(dir string, now stateMarker) error {
 		return nil
 	}
 	startOver := fmt.Sprintf("to start over, remove it (rm -r %s) or give another --state-dir", shellQuote(dir))
-	const why = "streamsql cannot restart from saved state yet: the sources would be read again from the start " +
-		"while the operators keep the old state (a join would repeat its rows, an aggregate count them twice)"
+	const why = "a state directory belongs to one job: its checkpoints hold that job's positions and state"
 	b, err := os.ReadFile(filepath.Join(dir, stateMarkerName))
 	if err != nil {
 		var names []string
@@ -132,6 +219,10 @@ func refuseUsedStateDir(dir string, now stateMarker) error {
 	switch {
 	case old.Layout != now.Layout:
 		layout = fmt.Sprintf(", in state layout %d (this streamsql writes layout %d)", old.Layout, now.Layout)
+	case old.Job == now.Job:
+		// Resumed: a changed plan is refused against the checkpoint's
+		// operators, saying what changed (exec.Build).
+		return errOwnState
 	case old.Plan != now.Plan:
 		layout = ", whose operators or column types differ from this job's (its state would not even be this job's types)"
 	}

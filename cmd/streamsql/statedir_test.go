@@ -36,13 +36,14 @@ func lineCount(t *testing.T, path string) int {
 	return strings.Count(string(b), "\n")
 }
 
-// TestStateDirReuseRefused: a second run with the same --state-dir used to
-// open the first run's join state while reading the sources from the start
-// again: o.json had 2 rows, then 6, then 10. Until restart from a
-// checkpoint exists, a directory that holds state is refused before
-// anything is opened, saying whose state it is and how to start over; a
-// removed directory starts over cleanly.
-func TestStateDirReuseRefused(t *testing.T) {
+// TestStateDirRerun: a second run with the same --state-dir used to open
+// the first run's join state while reading the sources from the start
+// again (o.json had 2 rows, then 6, then 10). Now a run resumes from the
+// directory's latest complete checkpoint, or, having none (this job ends
+// before its first), starts from the beginning with the live state emptied:
+// o.json has the clean run's 2 rows after every run. Another job's
+// directory is refused, saying whose it is and how to start over.
+func TestStateDirRerun(t *testing.T) {
 	dir := t.TempDir()
 	writeFilesIn(t, dir, map[string]string{
 		"l.json":  `{"k":"a","v":1}` + "\n" + `{"k":"b","v":2}` + "\n",
@@ -57,17 +58,17 @@ func TestStateDirReuseRefused(t *testing.T) {
 		t.Fatalf("first run wrote %d rows, want 2", n)
 	}
 	r := invoke("run", "--state-dir", st, job)
-	if r.code != 1 || !strings.Contains(r.stderr, "already holds the state of a run of this job") ||
-		!strings.Contains(r.stderr, "rm -r "+st) {
-		t.Errorf("second run: want exit 1 saying the state is this job's and how to start over, got:\n%s", r)
+	if r.code != 0 || !strings.Contains(r.stderr, "no complete checkpoint of this job: starting from the beginning") {
+		t.Errorf("second run: want a run from the beginning, got:\n%s", r)
 	}
 	if n := lineCount(t, out); n != 2 {
-		t.Errorf("after the refused run o.json has %d rows, want the first run's 2", n)
+		t.Errorf("after the second run o.json has %d rows, want the clean run's 2", n)
 	}
-	// Another job (other columns) on the same directory: its layout differs.
+	// Another job (other columns) on the same directory: refused.
 	writeFilesIn(t, dir, map[string]string{"other.sql": strings.ReplaceAll(joinJob, "v INT", "v BIGINT")})
 	r = invoke("run", "--state-dir", st, filepath.Join(dir, "other.sql"))
-	if r.code != 1 || !strings.Contains(r.stderr, "the job "+job) || !strings.Contains(r.stderr, "column types differ") {
+	if r.code != 1 || !strings.Contains(r.stderr, "the job "+job) || !strings.Contains(r.stderr, "column types differ") ||
+		!strings.Contains(r.stderr, "rm -r "+st) {
 		t.Errorf("another job: want exit 1 naming %s and a different layout, got:\n%s", job, r)
 	}
 	if err := os.RemoveAll(st); err != nil {
@@ -79,8 +80,8 @@ func TestStateDirReuseRefused(t *testing.T) {
 }
 
 // TestStateDirAfterAFailure: a run that failed (a bad row, after the join
-// had state) leaves its state; the next run is refused too. A directory
-// that is not empty and holds no state is refused.
+// had state) leaves its state; the next run starts over and fails the same
+// way. A directory that is not empty and holds no state is refused.
 func TestStateDirAfterAFailure(t *testing.T) {
 	dir := t.TempDir()
 	writeFilesIn(t, dir, map[string]string{
@@ -89,11 +90,10 @@ func TestStateDirAfterAFailure(t *testing.T) {
 		"job.sql": joinJob,
 	})
 	job, st := filepath.Join(dir, "job.sql"), filepath.Join(dir, "state")
-	if r := invoke("run", "--state-dir", st, job); r.code != 1 || !strings.Contains(r.stderr, "l.json:2") {
-		t.Fatalf("first run: want a failure at l.json:2, got:\n%s", r)
-	}
-	if r := invoke("run", "--state-dir", st, job); r.code != 1 || !strings.Contains(r.stderr, "already holds the state of a run of this job") {
-		t.Errorf("after a failure: want the state directory refused, got:\n%s", r)
+	for i := range 2 {
+		if r := invoke("run", "--state-dir", st, job); r.code != 1 || !strings.Contains(r.stderr, "l.json:2") {
+			t.Fatalf("run %d: want a failure at l.json:2, got:\n%s", i+1, r)
+		}
 	}
 
 	other := filepath.Join(dir, "other")
@@ -111,27 +111,30 @@ func TestStateDirAfterAFailure(t *testing.T) {
 // built, nothing ran) leaves the directory empty, to be taken again.
 func TestStateDirReleased(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "state")
-	release, err := claimStateDir(st, "job.sql", nil)
+	m := stateMarker{Layout: stateLayoutVersion, Job: "job.sql"}
+	release, err := claimStateDir(st, m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(st, stateMarkerName)); err != nil {
 		t.Fatalf("no marker after the claim: %v", err)
 	}
-	if _, err := claimStateDir(st, "job.sql", nil); err == nil {
+	if _, err := claimStateDir(st, m); err == nil {
 		t.Fatalf("a claimed directory was claimed again")
 	}
 	release()
 	if entries, err := os.ReadDir(st); err != nil || len(entries) != 0 {
 		t.Fatalf("after release the directory holds %v (%v), want nothing", entries, err)
 	}
-	if _, err := claimStateDir(st, "job.sql", nil); err != nil {
+	if _, err := claimStateDir(st, m); err != nil {
 		t.Fatalf("a released directory cannot be claimed: %v", err)
 	}
 }
 
 // TestStateDirAfterKill: a run killed with SIGKILL (no chance to clean up)
-// leaves its marker; the next run is refused.
+// leaves its marker. This job's print sink cannot cut its output back, so
+// it takes no checkpoints (and says so); the next run starts over, and
+// another job is refused the directory.
 func TestStateDirAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	// Unbounded: datagen without 'number-of-rows'; a GROUP BY keeps state.
@@ -140,29 +143,57 @@ func TestStateDirAfterKill(t *testing.T) {
 CREATE TABLE p (k INT, n BIGINT) WITH ('connector' = 'print', 'print-identifier' = 'p');
 INSERT INTO p SELECT k, COUNT(*) FROM g GROUP BY k;
 `
-	writeFilesIn(t, dir, map[string]string{"job.sql": job})
+	writeFilesIn(t, dir, map[string]string{"job.sql": job, "other.sql": strings.ReplaceAll(job, "n BIGINT", "m BIGINT")})
 	st := filepath.Join(dir, "state")
-	cmd := exec.Command(os.Args[0], "run", "--state-dir", st, filepath.Join(dir, "job.sql"))
-	cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	start := func() (*exec.Cmd, *bufio.Scanner, *bufio.Scanner) {
+		cmd := exec.Command(os.Args[0], "run", "--state-dir", st, filepath.Join(dir, "job.sql"))
+		cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd, bufio.NewScanner(stdout), bufio.NewScanner(stderr)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	cmd, out, errs := start()
 	// Wait until the job runs: its first row is printed.
-	sc := bufio.NewScanner(stdout)
-	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "p> ") {
-		t.Fatalf("the job printed no row: %q, %v", sc.Text(), sc.Err())
+	if !out.Scan() || !strings.HasPrefix(out.Text(), "p> ") {
+		t.Fatalf("the job printed no row: %q, %v", out.Text(), out.Err())
+	}
+	if l := scanFor(errs, "no checkpoints are taken"); !strings.Contains(l, "sink p cannot cut its output back") {
+		t.Errorf("want a warning that no checkpoints are taken, got %q", l)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	r := invoke("run", "--state-dir", st, filepath.Join(dir, "job.sql"))
-	if r.code != 1 || !strings.Contains(r.stderr, "already holds the state of a run of this job") {
-		t.Errorf("after kill -9: want the state directory refused, got:\n%s", r)
+	r := invoke("run", "--state-dir", st, filepath.Join(dir, "other.sql"))
+	if r.code != 1 || !strings.Contains(r.stderr, "the job "+filepath.Join(dir, "job.sql")) {
+		t.Errorf("another job after kill -9: want the state directory refused, got:\n%s", r)
 	}
+	cmd, _, errs = start()
+	if l := scanFor(errs, "starting from the beginning"); l == "" {
+		t.Errorf("the same job after kill -9: want it started over")
+	}
+	_ = cmd.Process.Kill()
+}
+
+// scanFor returns the first of the next few lines that holds what, or "".
+func scanFor(sc *bufio.Scanner, what string) string {
+	for range 20 {
+		if !sc.Scan() {
+			return ""
+		}
+		if strings.Contains(sc.Text(), what) {
+			return sc.Text()
+		}
+	}
+	return ""
 }

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The fault-injection test (#13): a job runs as a child process with
+// --state-dir and is killed with SIGKILL at random moments (while it reads,
+// joins, writes, or writes a checkpoint), then started again with the same
+// directory, until it finishes; its output must be the clean run's, line
+// for line as a multiset: nothing lost, nothing twice.
+//
+// `make test` runs a few kills; STREAMSQL_CRASH_KILLS=N (make crash) runs N.
+
+// crashJob joins two files with an interval join into a json file. The
+// watermark delay is longer than the files' disorder (none), so no row is
+// late however the two inputs interleave, and the join's output does not
+// depend on the interleaving, which differs between a clean run and one
+// resumed from a checkpoint.
+const crashJob = `SET 'execution.checkpointing.interval' = '%s';
+SET 'parallelism' = '2';
+CREATE TABLE a (id INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'a.json', 'format' = 'json');
+CREATE TABLE b (id INT, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'b.json', 'format' = 'json');
+CREATE TABLE o (id INT, v INT, w INT, ts TIMESTAMP(3))
+  WITH ('connector' = 'filesystem', 'path' = 'out/o.json', 'format' = 'json');
+INSERT INTO o SELECT a.id, v, w, a.ts FROM a JOIN b
+  ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND;
+`
+
+func crashInputs(t *testing.T, dir string, n int) {
+	t.Helper()
+	for _, side := range []struct {
+		name, col string
+		mul       int
+	}{{"a.json", "v", 1}, {"b.json", "w", 7}} {
+		var sb strings.Builder
+		for i := range n {
+			ms := int64(i) * 3
+			fmt.Fprintf(&sb, `{"id": %d, "%s": %d, "ts": "%s"}`+"\n", (i*side.mul)%997, side.col, i,
+				time.UnixMilli(1767225600000+ms).UTC().Format("2006-01-02 15:04:05.000"))
+		}
+		if err := os.WriteFile(filepath.Join(dir, side.name), []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func fileLinesSorted(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	slices.Sort(lines)
+	return lines
+}
+
+func TestCrashResumeExactlyOnce(t *testing.T) {
+	kills := 4
+	rows := 100000
+	if s := os.Getenv("STREAMSQL_CRASH_KILLS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kills, rows = n, 150000
+	}
+	if testing.Short() {
+		t.Skip("runs the job many times")
+	}
+	dir := t.TempDir()
+	crashInputs(t, dir, rows)
+	job := filepath.Join(dir, "job.sql")
+	if err := os.WriteFile(job, []byte(fmt.Sprintf(crashJob, "100ms")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out", "o.json")
+
+	// The clean run, without --state-dir; the kills come within 80% of
+	// its time (a resumed run has less to do and may finish first).
+	begun := time.Now()
+	if r := invoke("run", job); r.code != 0 {
+		t.Fatalf("clean run:\n%s", r)
+	}
+	span := max(time.Since(begun)*8/10, 300*time.Millisecond)
+	want := fileLinesSorted(t, out)
+	if len(want) < rows/2 {
+		t.Fatalf("the clean run wrote only %d rows", len(want))
+	}
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+
+	st := filepath.Join(dir, "state")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+	seed := rng.Uint64()
+	t.Logf("kill timing seed %d", seed)
+	rng = rand.New(rand.NewPCG(seed, 13))
+	killed, resumed, runs := 0, 0, 0
+	for attempt := 1; ; attempt++ {
+		killed, resumed, runs = crashRuns(t, rng, job, st, kills, span)
+		if resumed > 0 || attempt == 3 {
+			break
+		}
+		// The job ran to its end before a kill found a checkpoint to
+		// resume from (a fast machine): again, from the start.
+		t.Logf("attempt %d: %d runs, %d killed, none resumed: again", attempt, runs, killed)
+		if err := os.RemoveAll(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d runs, %d killed, %d resumed from a checkpoint", runs, killed, resumed)
+	got := fileLinesSorted(t, out)
+	if resumed == 0 {
+		t.Errorf("no run resumed from a checkpoint: the test did not exercise a restart")
+	}
+	if !slices.Equal(got, want) {
+		missing, extra := diffMultiset(want, got)
+		t.Fatalf("after %d kills the output differs from the clean run: %d rows, want %d; missing %d (e.g. %q), extra %d (e.g. %q)",
+			killed, len(got), len(want), len(missing), first(missing), len(extra), first(extra))
+	}
+}
+
+// crashRuns runs the job with --state-dir st until it finishes, killing
+// the first kills runs at random moments.
+func crashRuns(t *testing.T, rng *rand.Rand, job, st string, kills int, span time.Duration) (killed, resumed, runs int) {
+	for {
+		runs++
+		if runs > 4*kills+20 {
+			t.Fatalf("the job did not finish after %d runs (%d killed)", runs, killed)
+		}
+		cmd := exec.Command(os.Args[0], "run", "--state-dir", st, job)
+		cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		if killed < kills {
+			// A random moment: one run in three anywhere (restoring,
+			// reading, before any checkpoint); the others once a new
+			// checkpoint has completed, within 300 ms after it (joining,
+			// writing, writing the next checkpoint).
+			var at <-chan time.Time
+			if rng.IntN(3) == 0 {
+				at = time.After(50*time.Millisecond + time.Duration(rng.Int64N(int64(span))))
+			} else {
+				at = afterCheckpoint(st, latestComplete(st), time.Duration(rng.Int64N(int64(300*time.Millisecond))))
+			}
+			select {
+			case err = <-exited:
+			case <-at:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				err = <-exited
+				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					killed++
+					if strings.Contains(stderr.String(), "resuming from checkpoint") {
+						resumed++
+					}
+					continue
+				}
+			}
+		} else {
+			err = <-exited
+		}
+		if err != nil {
+			t.Fatalf("run %d failed: %v\n%s", runs, err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "resuming from checkpoint") {
+			resumed++
+		}
+		break
+	}
+	return killed, resumed, runs
+}
+
+func diffMultiset(want, got []string) (missing, extra []string) {
+	i, j := 0, 0
+	for i < len(want) || j < len(got) {
+		switch {
+		case j == len(got) || i < len(want) && want[i] < got[j]:
+			missing = append(missing, want[i])
+			i++
+		case i == len(want) || got[j] < want[i]:
+			extra = append(extra, got[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return missing, extra
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// latestComplete is the id of the newest complete checkpoint in the state
+// directory st (0: none).
+func latestComplete(st string) int {
+	matches, _ := filepath.Glob(filepath.Join(st, "checkpoints", "chk-*", "MANIFEST"))
+	best := 0
+	for _, m := range matches {
+		id, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(m)), "chk-"))
+		if err == nil && id > best {
+			best = id
+		}
+	}
+	return best
+}
+
+// afterCheckpoint fires extra after a checkpoint newer than id completes
+// in st (polling the directory: the condition is on disk, in another
+// process).
+func afterCheckpoint(st string, id int, extra time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	go func() {
+		deadline := time.Now().Add(time.Minute)
+		for latestComplete(st) <= id && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(extra)
+		ch <- time.Now()
+	}()
+	return ch
+}
+
+// TestStopResumeAndChangedPlan: SIGTERM takes a last checkpoint; the job
+// with another join bound is refused that directory, saying what changed;
+// the job itself resumes from it and writes the clean run's rows.
+func TestStopResumeAndChangedPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the job several times")
+	}
+	dir := t.TempDir()
+	crashInputs(t, dir, 300000)
+	job := filepath.Join(dir, "job.sql")
+	if err := os.WriteFile(job, []byte(fmt.Sprintf(crashJob, "100ms")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out", "o.json")
+	if r := invoke("run", job); r.code != 0 {
+		t.Fatalf("clean run:\n%s", r)
+	}
+	want := fileLinesSorted(t, out)
+
+	st := filepath.Join(dir, "state")
+	cmd := exec.Command(os.Args[0], "run", "--state-dir", st, job)
+	cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-afterCheckpoint(st, 0, 0):
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-exited; err == nil {
+			t.Error("the stopped job exited 0")
+		}
+	case err := <-exited:
+		t.Skipf("the job ended (%v) before its first checkpoint: nothing to stop", err)
+	}
+	if cmd.ProcessState.ExitCode() != 143 || !strings.Contains(stderr.String(), "the next run with --state-dir") {
+		t.Fatalf("SIGTERM: want exit 143 and a last checkpoint, got exit %d:\n%s", cmd.ProcessState.ExitCode(), stderr.String())
+	}
+
+	changed := filepath.Join(dir, "changed.sql")
+	if err := os.WriteFile(changed, []byte(strings.Replace(fmt.Sprintf(crashJob, "100ms"), "a.ts + INTERVAL '1' SECOND", "a.ts + INTERVAL '2' SECOND", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Same file name, other plan: move it into place.
+	orig, _ := os.ReadFile(job)
+	if err := os.Rename(changed, job); err != nil {
+		t.Fatal(err)
+	}
+	r := invoke("run", "--state-dir", st, job)
+	if r.code != 1 || !strings.Contains(r.stderr, "the job no longer matches checkpoint") || !strings.Contains(r.stderr, "is new (IntervalJoin") ||
+		!strings.Contains(r.stderr, "is no longer in the job") || !strings.Contains(r.stderr, "rm -r "+st) {
+		t.Fatalf("a changed join on the directory: want it refused with what changed, got:\n%s", r)
+	}
+	if err := os.WriteFile(job, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = invoke("run", "--state-dir", st, job)
+	if r.code != 0 || !strings.Contains(r.stderr, "resuming from checkpoint") {
+		t.Fatalf("the job again: want it resumed, got:\n%s", r)
+	}
+	if got := fileLinesSorted(t, out); !slices.Equal(got, want) {
+		t.Fatalf("stopped and resumed: %d rows, the clean run %d", len(got), len(want))
+	}
+}

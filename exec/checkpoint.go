@@ -1,0 +1,665 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamsql/streamsql/checkpoint"
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/physical"
+	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
+)
+
+// Checkpoints (#13): consistent cuts of a running job, as Flink takes them
+// (Chandy–Lamport with aligned barriers).
+//
+//	coordinator ──request──► source runner: Position, split watermarks ─► part <id>.src
+//	                          │ barrier, in order with its rows
+//	                          ▼
+//	task / stages ──► driver: aligns the barrier over its inputs (an input that
+//	                  delivered it is held, its messages queued, until every
+//	                  input has), then snapshots: valve and sink state ─► <id>.p<n>.meta,
+//	                  state store (a read view, written in the background) ─► <id>.p<n>.state;
+//	                  forwards the barrier; replays what it queued
+//	sink drivers ──ack──► coordinator: when every sink has acknowledged and every
+//	                  background write is done, the manifest is written (complete)
+//
+// A checkpoint is taken only while every source is running: once one has
+// ended (a bounded file read to its end), none are begun, and one in flight
+// fails; a crash after that resumes from the last one and reads the rest
+// again. The job's output is exactly-once for sinks that implement
+// connector.SinkCheckpointer (the filesystem sink truncates to its length
+// at the checkpoint on resume).
+
+// Checkpointing configures the checkpoints of a job (Options.Checkpoint).
+type Checkpointing struct {
+	// Dir is where checkpoints are written.
+	Dir *checkpoint.Dir
+	// Interval is the time between checkpoints
+	// ('execution.checkpointing.interval').
+	Interval time.Duration
+	// Timeout fails a checkpoint that takes longer
+	// ('execution.checkpointing.timeout'; 0: 10 minutes).
+	Timeout time.Duration
+	// Job names the job file in manifests.
+	Job string
+	// Restore is the checkpoint the job resumes from; nil: from the start.
+	Restore *checkpoint.Checkpoint
+	// Completed is called after each checkpoint completes; Failed when one
+	// fails (the job goes on). Both may be nil.
+	Completed func(c *checkpoint.Checkpoint)
+	Failed    func(id int64, err error)
+}
+
+// snapshotLayout is the version of what exec writes into a checkpoint for
+// each operator (the meta part and the state store's snapshot format).
+const snapshotLayout = 1
+
+// checkpointable is implemented by the operators whose whole state between
+// two calls is their state store (if any), their valve and, for some, a
+// copy of the combined watermark: those can be snapshotted by the driver.
+type checkpointable interface {
+	// stateStore is the operator's store, nil for none.
+	stateStore() *state.Store
+}
+
+func (o *calcOp) stateStore() *state.Store         { return nil }
+func (o *unionOp) stateStore() *state.Store        { return nil }
+func (o *windowOp) stateStore() *state.Store       { return nil }
+func (o *sinkOp) stateStore() *state.Store         { return nil }
+func (o *intervalJoinOp) stateStore() *state.Store { return o.store }
+func (o *joinOp) stateStore() *state.Store         { return o.store }
+func (o *windowJoinOp) stateStore() *state.Store   { return o.store }
+func (o *temporalJoinOp) stateStore() *state.Store { return o.store }
+func (o *normalizeOp) stateStore() *state.Store    { return o.store }
+func (o *materializeOp) stateStore() *state.Store  { return o.store }
+func (o *groupAggOp) stateStore() *state.Store     { return o.store }
+func (o *windowAggOp) stateStore() *state.Store    { return o.store }
+func (o *calcOp) restoreWatermark(wm int64)        { o.wm = wm }
+func (o *windowAggOp) restoreWatermark(wm int64)   { o.wm = wm }
+
+// barrier is checkpoint id flowing through the job.
+type barrier struct {
+	id  int64
+	run *cpRun
+}
+
+// cpRun is one checkpoint being taken.
+type cpRun struct {
+	id    int64
+	w     *checkpoint.Writer
+	acks  chan struct{} // one per sink driver
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	err   error
+	small map[string][]byte // parts written by the coordinator at the end
+	begun time.Time
+}
+
+func (r *cpRun) fail(err error) {
+	if err == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+}
+
+func (r *cpRun) failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// writePart keeps a small part for the coordinator to write once the
+// barrier has passed everywhere: no file is written, let alone synced, on
+// the pipeline's path.
+func (r *cpRun) writePart(name string, b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.small == nil {
+		r.small = map[string][]byte{}
+	}
+	r.small[name] = b
+}
+
+// flushSmall writes the small parts.
+func (r *cpRun) flushSmall() {
+	r.mu.Lock()
+	small := r.small
+	r.small = nil
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for name, b := range small {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.writeNow(name, b)
+		}()
+	}
+	wg.Wait()
+}
+
+func (r *cpRun) writeNow(name string, b []byte) {
+	p, err := r.w.Part(name)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	if _, err := p.Write(b); err != nil {
+		r.fail(err)
+	}
+	r.fail(p.Close())
+}
+
+// srcState is a source runner's part: the connector's position, and the
+// runner's watermarks at the barrier.
+type srcState struct {
+	Pos  json.RawMessage `json:"pos"`
+	WM   []int64         `json:"wm"`
+	Done []bool          `json:"done"`
+	Cur  int64           `json:"cur"`
+}
+
+// driverState is a driver's part: its valve and, for a sink, what the
+// connector's Checkpoint returned.
+type driverState struct {
+	In    []int64         `json:"in"`
+	Ended []bool          `json:"ended"`
+	Cur   int64           `json:"cur"`
+	Sink  json.RawMessage `json:"sink,omitempty"`
+	Store bool            `json:"store"`
+}
+
+// srcCP is a source runner's side of checkpoints.
+type srcCP struct {
+	id      string
+	reqs    chan *barrier
+	mu      sync.Mutex
+	cancel  context.CancelCauseFunc // the Read in progress
+	restore *srcState
+}
+
+var errBarrier = errors.New("checkpoint barrier")
+
+// request asks the runner to inject b before its next Read, waking a Read
+// that waits for input.
+func (c *srcCP) request(b *barrier) {
+	c.reqs <- b
+	c.mu.Lock()
+	if c.cancel != nil {
+		c.cancel(errBarrier)
+	}
+	c.mu.Unlock()
+}
+
+// readCtx is the context of one Read: cancelled by a barrier request.
+func (c *srcCP) readCtx(ctx context.Context) (context.Context, func()) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+	if len(c.reqs) > 0 {
+		cancel(errBarrier)
+	}
+	return rctx, func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// inject writes the source's part of b and sends b on with its rows.
+func (r *sourceRunner) inject(b *barrier, w *splitWatermarks, cur int64, send func(msg) bool) bool {
+	st := srcState{WM: w.wm, Done: w.done, Cur: cur}
+	pos, err := r.src.(connector.Positioner).Position()
+	if err != nil {
+		b.run.fail(fmt.Errorf("source %s: %w", r.name, err))
+	} else {
+		st.Pos = pos
+		data, _ := json.Marshal(st)
+		b.run.writePart(r.cp.id+".src", data)
+	}
+	return send(msg{src: r.idx, kind: msgBarrier, bar: b})
+}
+
+// seek restores the runner and its connector after Open.
+func (r *sourceRunner) seek(w *splitWatermarks, cur *int64) error {
+	st := r.cp.restore
+	if err := r.src.(connector.Positioner).Seek(st.Pos); err != nil {
+		return err
+	}
+	if len(st.WM) == w.n() {
+		copy(w.wm, st.WM)
+		copy(w.done, st.Done)
+	}
+	*cur = st.Cur
+	r.counters.Watermark.Store(st.Cur)
+	return nil
+}
+
+// aligner holds a driver's inputs while a barrier is aligned.
+type aligner struct {
+	cur   *barrier
+	got   []bool
+	queue []queued
+}
+
+type queued struct {
+	port  int
+	kind  msgKind
+	batch row.Batch
+	wm    int64
+	idle  bool
+	bar   *barrier
+}
+
+// holds reports whether port's messages wait for the alignment.
+func (a *aligner) holds(port int) bool { return a.cur != nil && a.got[port] }
+
+func (a *aligner) enqueue(q queued) error {
+	if q.kind == msgBatch {
+		q.batch = append(row.Batch(nil), q.batch...) // lent for the call only
+	}
+	a.queue = append(a.queue, q)
+	return nil
+}
+
+// barrier takes barrier b on port.
+func (d *driver) barrier(port int, b *barrier) (err error) {
+	if d.failed {
+		return d.wrap(errFailed)
+	}
+	if d.al.holds(port) {
+		return d.al.enqueue(queued{port: port, kind: msgBarrier, bar: b})
+	}
+	defer d.recovered(&err)
+	if d.al.cur == nil {
+		d.al.cur, d.al.got = b, make([]bool, len(d.v.in))
+	}
+	d.al.got[port] = true
+	return d.aligned()
+}
+
+// aligned completes the alignment when every input that has not ended has
+// delivered the barrier: snapshot, forward, replay what was held.
+func (d *driver) aligned() error {
+	a := &d.al
+	if a.cur == nil {
+		return nil
+	}
+	for i, g := range a.got {
+		if !g && !d.v.ended[i] {
+			return nil
+		}
+	}
+	b := a.cur
+	a.cur, a.got = nil, nil
+	d.snapshot(b)
+	if d.out != nil {
+		if err := d.out.barrier(b); err != nil {
+			return d.wrap(err)
+		}
+	} else {
+		b.run.acks <- struct{}{}
+	}
+	q := a.queue
+	a.queue = nil
+	for _, m := range q {
+		var err error
+		switch m.kind {
+		case msgBatch:
+			err = d.process(m.port, m.batch)
+		case msgWatermark:
+			err = d.watermark(m.port, m.wm)
+		case msgIdle:
+			err = d.idle(m.port, m.idle)
+		case msgEnd:
+			err = d.end(m.port)
+		case msgBarrier:
+			err = d.barrier(m.port, m.bar)
+		case msgErr:
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partName is the prefix of the driver's parts.
+func (d *driver) partName() string { return fmt.Sprintf("%s.p%d", d.id, d.part) }
+
+// snapshot writes the driver's parts of checkpoint b: its valve and sink
+// state now, its store's view in the background. A failure fails the
+// checkpoint, not the job (the store's own errors stop the job when the
+// operator next checks them).
+func (d *driver) snapshot(b *barrier) {
+	cp, ok := d.op.(checkpointable)
+	if !ok {
+		b.run.fail(fmt.Errorf("%s cannot be checkpointed", d.name))
+		return
+	}
+	st := driverState{In: d.v.in, Ended: d.v.ended, Cur: d.v.cur}
+	if so, ok := d.op.(*sinkOp); ok {
+		sc, ok := so.sink.(connector.SinkCheckpointer)
+		if !ok {
+			b.run.fail(fmt.Errorf("%s cannot be checkpointed", d.name))
+			return
+		}
+		s, err := sc.Checkpoint(so.ctx)
+		if err != nil {
+			b.run.fail(fmt.Errorf("%s: %w", d.name, err))
+			return
+		}
+		st.Sink = s
+	}
+	if store := cp.stateStore(); store != nil {
+		sn, err := store.Snapshot()
+		if err != nil {
+			b.run.fail(fmt.Errorf("%s: %w", d.name, err))
+			return
+		}
+		st.Store = true
+		name := d.partName() + ".state"
+		b.run.wg.Add(1)
+		go func() {
+			defer b.run.wg.Done()
+			p, err := b.run.w.Part(name)
+			if err != nil {
+				sn.Release()
+				b.run.fail(err)
+				return
+			}
+			if _, err := sn.WriteTo(p); err != nil {
+				b.run.fail(fmt.Errorf("%s: %w", d.name, err))
+			}
+			b.run.fail(p.Close())
+		}()
+	}
+	data, _ := json.Marshal(st)
+	b.run.writePart(d.partName()+".meta", data)
+}
+
+// restoreMeta reads the driver's meta part from c and applies the valve;
+// it returns the sink state, if any.
+func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
+	data, err := c.ReadPart(d.partName() + ".meta")
+	if err != nil {
+		return nil, err
+	}
+	var st driverState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("checkpoint file %s: %w", c.File(d.partName()+".meta"), err)
+	}
+	if len(st.In) != len(d.v.in) || len(st.Ended) != len(d.v.ended) {
+		return nil, fmt.Errorf("checkpoint file %s: %d inputs, the operator has %d", c.File(d.partName()+".meta"), len(st.In), len(d.v.in))
+	}
+	copy(d.v.in, st.In)
+	copy(d.v.ended, st.Ended)
+	d.v.cur = st.Cur
+	if st.Cur != MinWatermark {
+		d.op.counters().Watermark.Store(st.Cur)
+		if w, ok := d.op.(interface{ restoreWatermark(int64) }); ok {
+			w.restoreWatermark(st.Cur)
+		}
+	}
+	return &st, nil
+}
+
+// checkpointPlan lists the operators of plans as a checkpoint's manifest
+// records them (checkpoint.ComparePlan): every node, by its stable ID (which
+// covers what it does and its inputs) and kind.
+func checkpointPlan(plans []*physical.Plan) []checkpoint.Operator {
+	seen := map[string]bool{}
+	var ops []checkpoint.Operator
+	var walk func(n physical.Node)
+	walk = func(n physical.Node) {
+		o := n.Base()
+		if !seen[o.ID] {
+			seen[o.ID] = true
+			ops = append(ops, checkpoint.Operator{ID: o.ID, Kind: reflect.TypeOf(n).Elem().Name(), Layout: snapshotLayout, Describe: o.Name})
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	for _, p := range plans {
+		walk(p.Root)
+	}
+	sort.Slice(ops, func(a, b int) bool { return ops[a].ID < ops[b].ID })
+	return ops
+}
+
+// CheckpointsOff says why the job cannot be checkpointed ("" when it can):
+// a source that cannot resume from a position, an operator or a sink that
+// cannot be snapshotted.
+func (j *Job) CheckpointsOff() string {
+	var not []string
+	for _, r := range j.sources {
+		if _, ok := r.src.(connector.Positioner); !ok {
+			not = append(not, fmt.Sprintf("source %s cannot resume from a position", r.name))
+		}
+	}
+	for _, d := range j.drivers {
+		if _, ok := d.op.(checkpointable); !ok {
+			not = append(not, d.name+" cannot be checkpointed")
+		}
+		if so, ok := d.op.(*sinkOp); ok {
+			if _, ok := so.sink.(connector.SinkCheckpointer); !ok {
+				not = append(not, d.name+" cannot cut its output back to a checkpoint")
+			}
+		}
+	}
+	return strings.Join(not, "; ")
+}
+
+// LastCheckpoint is the last checkpoint that completed in this run (nil
+// before the first).
+func (j *Job) LastCheckpoint() *checkpoint.Checkpoint { return j.lastCP.Load() }
+
+// cpState is the job's checkpoint bookkeeping.
+type cpState struct {
+	mu      sync.Mutex // one checkpoint at a time: the periodic ones, CheckpointNow
+	cfg     *Checkpointing
+	off     string // why the job takes none ("" when it does)
+	ended   atomic.Bool
+	endOnce sync.Once
+	endc    chan struct{} // closed when the first source ends
+	running atomic.Pointer[cpRun]
+}
+
+// sourceEnded records that a source has ended: no checkpoint is begun
+// after it, and the one in flight fails.
+func (c *cpState) sourceEnded() {
+	c.endOnce.Do(func() {
+		c.ended.Store(true)
+		close(c.endc)
+	})
+}
+
+// restoreAll applies the checkpoint to the drivers and source runners
+// before anything opens.
+func (j *Job) restoreAll() error {
+	c := j.cp.cfg.Restore
+	for _, d := range j.drivers {
+		st, err := d.restoreMeta(c)
+		if err != nil {
+			return err
+		}
+		if so, ok := d.op.(*sinkOp); ok {
+			so.resume = st.Sink
+			if so.resume == nil {
+				return fmt.Errorf("checkpoint %d has no state for %s", c.ID, d.name)
+			}
+		}
+	}
+	for _, r := range j.sources {
+		data, err := c.ReadPart(r.cp.id + ".src")
+		if err != nil {
+			return err
+		}
+		var st srcState
+		if err := json.Unmarshal(data, &st); err != nil {
+			return fmt.Errorf("checkpoint file %s: %w", c.File(r.cp.id+".src"), err)
+		}
+		r.cp.restore = &st
+	}
+	return nil
+}
+
+// coordinate takes a checkpoint every interval until ctx ends.
+func (j *Job) coordinate(ctx context.Context) {
+	cfg := j.cp.cfg
+	t := time.NewTicker(cfg.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if j.cp.ended.Load() {
+			return // a source has ended: no more checkpoints
+		}
+		if err := j.takeCheckpoint(ctx); err != nil && ctx.Err() == nil && cfg.Failed != nil {
+			cfg.Failed(cfg.Dir.NextID()-1, err)
+		}
+	}
+}
+
+// CheckpointNow takes a checkpoint (after the one being taken, if any) and
+// waits for it: Ctrl-C's last checkpoint. It returns nil, nil when the job
+// takes no checkpoints or a source has already ended.
+func (j *Job) CheckpointNow(ctx context.Context) (*checkpoint.Checkpoint, error) {
+	if j.cp == nil || j.cp.off != "" || j.cp.ended.Load() {
+		return nil, nil
+	}
+	if err := j.takeCheckpoint(ctx); err != nil {
+		return nil, err
+	}
+	return j.LastCheckpoint(), nil
+}
+
+// takeCheckpoint takes one checkpoint and waits for it.
+func (j *Job) takeCheckpoint(ctx context.Context) error {
+	j.cp.mu.Lock()
+	defer j.cp.mu.Unlock()
+	if j.cp.ended.Load() {
+		return nil
+	}
+	cfg := j.cp.cfg
+	w, err := cfg.Dir.Begin()
+	if err != nil {
+		return err
+	}
+	run := &cpRun{id: w.ID(), w: w, acks: make(chan struct{}, len(j.sinks)), begun: time.Now()}
+	j.cp.running.Store(run)
+	defer j.cp.running.Store(nil)
+	b := &barrier{id: run.id, run: run}
+	for _, r := range j.sources {
+		r.cp.request(b)
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	tm := time.NewTimer(timeout)
+	defer tm.Stop()
+	for range j.sinks {
+		select {
+		case <-run.acks:
+		case <-tm.C:
+			w.Abort()
+			return fmt.Errorf("checkpoint %d timed out after %s ('execution.checkpointing.timeout')", run.id, timeout)
+		case <-j.cp.endc:
+			w.Abort()
+			return nil // not a failure: the job is ending
+		case <-ctx.Done():
+			w.Abort()
+			return ctx.Err()
+		}
+	}
+	run.flushSmall()
+	run.wg.Wait()
+	if err := run.failed(); err != nil {
+		w.Abort()
+		return fmt.Errorf("checkpoint %d: %w", run.id, err)
+	}
+	if j.cp.ended.Load() {
+		w.Abort()
+		return fmt.Errorf("checkpoint %d: a source ended while it was taken", run.id)
+	}
+	c, err := w.Commit(checkpoint.Meta{Job: cfg.Job, Operators: j.cpOps, Parallelism: j.parallelism})
+	if c != nil {
+		j.lastCP.Store(c)
+		if cfg.Completed != nil {
+			cfg.Completed(c)
+		}
+		j.notifySources(ctx, c)
+	}
+	return err
+}
+
+// notifySources tells sources that want to know (Kafka) that their
+// position in c is durable.
+func (j *Job) notifySources(ctx context.Context, c *checkpoint.Checkpoint) {
+	for _, r := range j.sources {
+		n, ok := r.src.(connector.CheckpointNotifier)
+		if !ok {
+			continue
+		}
+		data, err := c.ReadPart(r.cp.id + ".src")
+		if err != nil {
+			continue
+		}
+		var st srcState
+		if json.Unmarshal(data, &st) == nil {
+			if err := n.CheckpointComplete(ctx, st.Pos); err != nil {
+				j.warn("notify:"+r.name, fmt.Sprintf("source %s: after checkpoint %d: %v", r.name, c.ID, err))
+			}
+		}
+	}
+}
+
+// restoreState makes the store of the operator instance being built from
+// its snapshot in c, in dir (emptied first: it holds the state of the run
+// that stopped, newer than the checkpoint).
+func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Store, error) {
+	if c.Parallelism != 0 && c.Parallelism != b.job.parallelismOr(b.opts.Parallelism) {
+		return nil, fmt.Errorf("checkpoint %d was taken at parallelism %d and the job now runs at %d: "+
+			"restoring state at another parallelism is not supported yet; set 'parallelism' = '%d'",
+			c.ID, c.Parallelism, max(b.opts.Parallelism, 1), c.Parallelism)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("%s.p%d.state", b.curID, b.curPart)
+	var parts []state.SnapshotPart
+	if c.HasPart(name) {
+		r, err := c.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		parts = append(parts, state.SnapshotPart{Name: c.File(name), R: r})
+	} else {
+		return nil, fmt.Errorf("checkpoint %d has no state for operator %s (partition %d)", c.ID, b.curID, b.curPart)
+	}
+	return state.Restore(dir, state.Options{MemoryBudget: b.budgetShare()}, parts, nil)
+}
+
+func (j *Job) parallelismOr(p int) int { return max(p, 1) }
