@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"reflect"
 	"sort"
@@ -421,8 +422,11 @@ func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
 }
 
 // checkpointPlan lists the operators of plans as a checkpoint's manifest
-// records them (checkpoint.ComparePlan): every node, by its stable ID (which
-// covers what it does and its inputs) and kind.
+// records them (checkpoint.ComparePlan): every node, by its stable ID (its
+// kind, name and place in the plan), its kind, and a digest of the column
+// types of its inputs and output, which its state holds: a join whose
+// bounds changed resumes (as in Flink, state matches by ID), one whose rows
+// changed type is refused.
 func checkpointPlan(plans []*physical.Plan) []checkpoint.Operator {
 	seen := map[string]bool{}
 	var ops []checkpoint.Operator
@@ -431,7 +435,15 @@ func checkpointPlan(plans []*physical.Plan) []checkpoint.Operator {
 		o := n.Base()
 		if !seen[o.ID] {
 			seen[o.ID] = true
-			ops = append(ops, checkpoint.Operator{ID: o.ID, Kind: reflect.TypeOf(n).Elem().Name(), Layout: snapshotLayout, Describe: o.Name})
+			h := fnv.New64a()
+			for _, in := range append([]physical.Node{n}, n.Inputs()...) {
+				for _, c := range in.Base().Cols {
+					fmt.Fprintf(h, "%s %s,", c.Name, c.Type)
+				}
+				fmt.Fprint(h, ";")
+			}
+			ops = append(ops, checkpoint.Operator{ID: o.ID, Kind: reflect.TypeOf(n).Elem().Name(), Layout: snapshotLayout,
+				State: fmt.Sprintf("%016x", h.Sum64()), Describe: o.Name})
 		}
 		for _, in := range n.Inputs() {
 			walk(in)

@@ -157,18 +157,13 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	release := func() {}
 	var cp *exec.Checkpointing
+	var note string // said once the job is built
 	if *stateDir != "" {
 		// A new directory is claimed, this job's is resumed, another's is
 		// refused (statedir.go).
-		var note string
 		if cp, release, note, err = prepareStateDir(*stateDir, file, plans, settings); err != nil {
 			fmt.Fprintf(stderr, "streamsql run: %v\n", err)
 			return exitError
-		}
-		for _, l := range strings.Split(strings.TrimSuffix(note, "\n"), "\n") {
-			if l != "" {
-				fmt.Fprintf(stderr, "streamsql run: %s\n", l)
-			}
 		}
 		cp.Failed = func(id int64, err error) {
 			fmt.Fprintf(stderr, "streamsql run: warning: checkpoint %d failed: %v\n", id, err)
@@ -252,6 +247,11 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		release() // nothing ran: the state directory is as it was
 		fmt.Fprintf(stderr, "streamsql run: %v\n", err)
 		return exitError
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(note, "\n"), "\n") {
+		if l != "" {
+			fmt.Fprintf(stderr, "streamsql run: %s\n", l)
+		}
 	}
 	if cp != nil {
 		if off := job.CheckpointsOff(); off != "" {
