@@ -491,7 +491,12 @@ func walkSourceCase(t *testing.T, conn, f, addr string, newTopic func() string, 
 		cols += ", PRIMARY KEY (" + key + ") NOT ENFORCED"
 		with = fmt.Sprintf("'connector' = 'upsert-kafka', %s, 'key.format' = '%s', 'value.format' = '%s'", upsertKafkaOptions(addr, topic), f, f)
 	case "jdbc":
-		db := jdbctest.Open(t, "postgres")
+		db, err := jdbctest.TryOpen(t, "postgres")
+		if err != nil {
+			walkWithoutServer(t, what, err)
+			ran[conn+" source"] = true
+			return
+		}
 		db.Exec(t, "CREATE TABLE src (id INT, s VARCHAR(10))", "INSERT INTO src VALUES (1, 'a'), (2, 'b')")
 		with = db.With("", "src")
 	case "datagen":
@@ -557,7 +562,12 @@ func walkSinkCase(t *testing.T, conn, f, addr string, newTopic func() string, ra
 	case "print":
 		with = "'connector' = 'print', 'print-identifier' = 'w'"
 	case "jdbc":
-		db = jdbctest.Open(t, "mysql")
+		var err error
+		if db, err = jdbctest.TryOpen(t, "mysql"); err != nil {
+			walkWithoutServer(t, what, err)
+			ran[conn+" sink"] = true
+			return
+		}
 		db.Exec(t, "CREATE TABLE out_t (id INT, s VARCHAR(10))")
 		with = db.With("", "out_t")
 	case "blackhole":
@@ -630,6 +640,17 @@ INSERT INTO out SELECT %s FROM src;
 	}
 	ran[conn+" sink"] = true
 	ran["format "+f+" sink"] = true
+}
+
+// walkWithoutServer says that a case needing a database server did not
+// run; under CI, where .ci/run starts the servers, that fails the test.
+func walkWithoutServer(t *testing.T, what string, err error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Errorf("%s: %v", what, err)
+		return
+	}
+	t.Logf("%s: not run: %v", what, err)
 }
 
 func produceWalk(t *testing.T, addr string, recs []*kgo.Record) {

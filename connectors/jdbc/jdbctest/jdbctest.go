@@ -86,8 +86,23 @@ func addr(dialect string) string {
 }
 
 // Open makes a fresh database on the server of dialect and drops it when
-// the test ends.
+// the test ends. When the server cannot be reached the test is skipped, or
+// fails under CI.
 func Open(t testing.TB, dialect string) *DB {
+	t.Helper()
+	d, err := TryOpen(t, dialect)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return d
+}
+
+// TryOpen is Open, but returns the error when the server cannot be
+// reached, for a test that has other things to do without it.
+func TryOpen(t testing.TB, dialect string) (*DB, error) {
 	t.Helper()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -99,11 +114,10 @@ func Open(t testing.TB, dialect string) *DB {
 		cancel()
 	}
 	if err != nil {
-		msg := fmt.Sprintf("cannot reach the %s server at %s: %v (.ci/run starts it)", dialect, d.Addr, err)
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
+		if admin != nil {
+			admin.Close()
 		}
-		t.Skip(msg)
+		return nil, fmt.Errorf("cannot reach the %s server at %s: %w (.ci/run starts it)", dialect, d.Addr, err)
 	}
 	if _, err := admin.Exec("CREATE DATABASE " + d.Name); err != nil {
 		admin.Close()
@@ -123,7 +137,7 @@ func Open(t testing.TB, dialect string) *DB {
 		}
 		admin.Close()
 	})
-	return d
+	return d, nil
 }
 
 func connect(d *DB, database string) (*sql.DB, error) {
