@@ -2,12 +2,12 @@ package expr
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/civil"
 	"math"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/diag"
@@ -380,22 +380,26 @@ func (b *Binder) literal(e *ast.Literal) Expr {
 	case ast.StringLitKind:
 		return &Const{V: e.Raw, T: types.CharOf(max(len([]rune(e.Raw)), 1)).NotNull(), S: e.S}
 	case ast.TimestampLit:
-		p, ok := parseTemporal(e.Raw, "2006-01-02 15:04:05")
-		if !ok {
-			b.L.Errorf(diag.InvalidLiteral, e.S, "invalid TIMESTAMP literal '%s': expected 'yyyy-MM-dd HH:mm:ss[.fff]'", e.Raw)
+		p, why := parseTemporal(e.Raw, true)
+		if why != "" {
+			b.L.Errorf(diag.InvalidLiteral, e.S, "invalid TIMESTAMP literal '%s': %s", e.Raw, why)
 			return nullConst(e.S)
 		}
 		return &Const{V: e.Raw, T: types.TimestampOf(p).NotNull(), S: e.S}
 	case ast.DateLit:
-		if _, err := time.Parse("2006-01-02", e.Raw); err != nil {
-			b.L.Errorf(diag.InvalidLiteral, e.S, "invalid DATE literal '%s': expected 'yyyy-MM-dd'", e.Raw)
+		if _, err := civil.ParseDate(e.Raw, civil.Strict); err != nil {
+			why := "expected 'yyyy-MM-dd'"
+			if len(e.Raw) == len("yyyy-MM-dd") && !strings.HasPrefix(err.Error(), "expected") {
+				why = err.Error()
+			}
+			b.L.Errorf(diag.InvalidLiteral, e.S, "invalid DATE literal '%s': %s", e.Raw, why)
 			return nullConst(e.S)
 		}
 		return &Const{V: e.Raw, T: types.New(types.Date).NotNull(), S: e.S}
 	case ast.TimeLit:
-		p, ok := parseTemporal(e.Raw, "15:04:05")
-		if !ok {
-			b.L.Errorf(diag.InvalidLiteral, e.S, "invalid TIME literal '%s': expected 'HH:mm:ss[.fff]'", e.Raw)
+		p, why := parseTemporal(e.Raw, false)
+		if why != "" {
+			b.L.Errorf(diag.InvalidLiteral, e.S, "invalid TIME literal '%s': %s", e.Raw, why)
 			return nullConst(e.S)
 		}
 		return &Const{V: e.Raw, T: types.TimeOf(p).NotNull(), S: e.S}
@@ -407,27 +411,39 @@ func (b *Binder) literal(e *ast.Literal) Expr {
 	return nullConst(e.S)
 }
 
-// parseTemporal checks a timestamp or time literal and returns its
-// fractional-second precision.
-func parseTemporal(s, layout string) (int, bool) {
+// parseTemporal checks a TIMESTAMP (timestamp) or TIME literal and returns
+// its fractional-second precision, or why it is not one. The shape is
+// Flink's literal: 'yyyy-MM-dd HH:mm:ss[.f...]' (or with 'T'), 'HH:mm:ss[.f...]',
+// seconds written and no zone; the fields are checked as the formats
+// check them (civil.Strict), so a literal check accepts is one the runtime
+// reads.
+func parseTemporal(s string, timestamp bool) (int, string) {
+	shape, baseLen := "expected 'HH:mm:ss[.fff]'", len("HH:mm:ss")
+	if timestamp {
+		shape, baseLen = "expected 'yyyy-MM-dd HH:mm:ss[.fff]'", len("yyyy-MM-dd HH:mm:ss")
+	}
 	base, frac, hasFrac := strings.Cut(s, ".")
-	if _, err := time.Parse(layout, base); err != nil {
-		if _, err := time.Parse("2006-01-02T15:04:05", base); err != nil || layout != "2006-01-02 15:04:05" {
-			return 0, false
-		}
-	}
-	if !hasFrac {
-		return 0, true
-	}
-	if len(frac) == 0 || len(frac) > types.MaxTimePrecision {
-		return 0, false
+	if len(base) != baseLen || hasFrac && (len(frac) == 0 || len(frac) > types.MaxTimePrecision) {
+		return 0, shape
 	}
 	for _, r := range frac {
 		if r < '0' || r > '9' {
-			return 0, false
+			return 0, shape
 		}
 	}
-	return len(frac), true
+	var err error
+	if timestamp {
+		_, err = civil.ParseTimestamp(s, civil.Strict)
+	} else {
+		_, err = civil.ParseTime(s, civil.Strict)
+	}
+	switch {
+	case err == nil:
+		return len(frac), ""
+	case strings.HasPrefix(err.Error(), "expected"):
+		return 0, shape
+	}
+	return 0, err.Error()
 }
 
 func (b *Binder) cast(e *ast.Cast) Expr {
