@@ -261,7 +261,8 @@ func (d *deriver) walk(n logical.Node) {
 }
 
 // stateTTL returns the retention of one side of a regular join: the
-// STATE_TTL hint for its alias, or table.exec.state.ttl.
+// STATE_TTL hint for its alias (or table name), or table.exec.state.ttl;
+// ok is false when the side is kept forever.
 func (d *deriver) stateTTL(j *logical.Join, side logical.Node) (string, string, bool) {
 	if s := baseScan(side); s != nil && j.Hints != nil {
 		v, ok := j.Hints[s.Alias]
@@ -269,8 +270,11 @@ func (d *deriver) stateTTL(j *logical.Join, side logical.Node) (string, string, 
 			v, ok = j.Hints[s.Table.Name]
 		}
 		if ok {
-			if dur, err := connectors.ParseDuration(v); err == nil && dur > 0 {
-				return v, "STATE_TTL hint", true
+			// A hint overrides the setting, '0' too: that side is then kept
+			// forever (Flink's StateTtlHint takes any duration the hint
+			// parses to). A hint that does not parse is refused at check.
+			if dur, err := connectors.ParseDuration(v); err == nil {
+				return v, "STATE_TTL hint", dur > 0
 			}
 		}
 	}
@@ -296,6 +300,9 @@ func (d *deriver) regularJoin(j *logical.Join, p *Props) {
 		side := func(name string, ttl, src string, ok bool) string {
 			if !ok {
 				p.Unbounded = true
+				if src != "" {
+					return fmt.Sprintf("%s rows: UNBOUNDED, kept forever (%s '%s')", name, src, ttl)
+				}
 				return name + " rows: UNBOUNDED, kept forever"
 			}
 			return fmt.Sprintf("%s rows: %s after last access (%s)", name, ttl, src)
