@@ -110,7 +110,8 @@ type Column struct {
 }
 
 // Spec is what a factory gets: the table, its checked options, the columns
-// to read or write, and the job's settings.
+// to read or write, and where the job's relative paths and console output
+// go. Connectors do not read the job's settings (package settings).
 type Spec struct {
 	// Table is the table's name, for messages.
 	Table string
@@ -125,8 +126,7 @@ type Spec struct {
 	// PrimaryKey names the table's primary-key columns, in key order.
 	PrimaryKey []string
 	// Schema is the columns read or written, in row order.
-	Schema   []Column
-	Settings map[string]string
+	Schema []Column
 	// BaseDir resolves relative paths (the job file's directory).
 	BaseDir string
 	// Stdout and Stderr are where console connectors (print) write; nil

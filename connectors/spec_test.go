@@ -4,53 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
-
-func TestParseDuration(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration
-		err  string // substring of the error; "" for none
-	}{
-		{"10s", 10 * time.Second, ""},
-		{"5 min", 5 * time.Minute, ""},
-		{"5m", 5 * time.Minute, ""},
-		{"1h", time.Hour, ""},
-		{"100ms", 100 * time.Millisecond, ""},
-		{"24h", 24 * time.Hour, ""},
-		{"1 d", 24 * time.Hour, ""},
-		{"2 days", 48 * time.Hour, ""},
-		{"3 HOURS", 3 * time.Hour, ""},
-		{"30 sec", 30 * time.Second, ""},
-		{"1 second", time.Second, ""},
-		{"15 minutes", 15 * time.Minute, ""},
-		{"500 millis", 500 * time.Millisecond, ""},
-		{"7 µs", 7 * time.Microsecond, ""},
-		{"9ns", 9, ""},
-		{"1500", 1500 * time.Millisecond, ""}, // a bare number is milliseconds, as in Flink
-		{" 0 ", 0, ""},
-		{"", 0, "empty duration"},
-		{"s", 0, "starts with a whole number"},
-		{"-5 s", 0, "starts with a whole number"},
-		{"1.5 s", 0, "write '1500 ms' rather than '1.5 s'"},
-		{"5 mins", 0, "unknown time unit 'mins'; use ms, s, min, h or d"},
-		{"10 weeks", 0, "unknown time unit 'weeks'"},
-		{"99999999999999999999", 0, "too large"},
-		{"200000 d", 0, "too long"},
-	}
-	for _, tt := range tests {
-		got, err := ParseDuration(tt.in)
-		switch {
-		case tt.err == "" && err != nil:
-			t.Errorf("ParseDuration(%q): %v", tt.in, err)
-		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("ParseDuration(%q) = %v, %v; want an error containing %q", tt.in, got, err, tt.err)
-		case tt.err == "" && got != tt.want:
-			t.Errorf("ParseDuration(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestModes(t *testing.T) {
 	tests := []struct {

@@ -10,19 +10,20 @@ import (
 
 	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/physical"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/settings"
 	"github.com/streamsql/streamsql/state"
 )
 
 // Options configure building a job.
 type Options struct {
-	// Settings are the job's settings (SET and --set).
-	Settings map[string]string
+	// Settings are the job's settings (SET and --set), resolved; the zero
+	// value stands for settings.Defaults().
+	Settings settings.Settings
 	// BaseDir resolves relative file paths (the job file's directory).
 	BaseDir string
 	// Clock is processing time in ms (state TTL, PROCTIME()); nil: the
@@ -100,22 +101,8 @@ type lateOf struct {
 }
 
 func (b *builder) driftSetting() error {
-	b.future = 24 * time.Hour
-	if v := b.opts.Settings["table.exec.source.future-time-warning"]; v != "" {
-		d, err := connectors.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("setting 'table.exec.source.future-time-warning': %w", err)
-		}
-		b.future = d
-	}
-	b.drift = time.Hour.Milliseconds()
-	if v := b.opts.Settings["table.exec.watermark.drift-warning"]; v != "" {
-		d, err := connectors.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("setting 'table.exec.watermark.drift-warning': %w", err)
-		}
-		b.drift = d.Milliseconds()
-	}
+	b.future = b.opts.Settings.FutureTimeWarning
+	b.drift = b.opts.Settings.DriftWarning.Milliseconds()
 	return nil
 }
 
@@ -138,6 +125,7 @@ func (b *builder) watchDrift(op operator, bound int64, names [2]string) {
 // their meaning. Nothing is opened or started: the job's sources,
 // operators and sinks get Run's context when it runs.
 func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error) {
+	opts.Settings = opts.Settings.EnsureDefaults()
 	if opts.Clock == nil {
 		opts.Clock = func() int64 { return time.Now().UnixMilli() }
 	}
@@ -214,7 +202,7 @@ func (b *builder) predicate(e expr.Expr) (predFunc, error) {
 // spec completes a connector spec the planner made with the job's
 // settings, base directory and console writers.
 func (b *builder) spec(s connector.Spec) connector.Spec {
-	s.Settings, s.BaseDir, s.Stdout, s.Stderr = b.opts.Settings, b.opts.BaseDir, b.opts.Stdout, b.opts.Stderr
+	s.BaseDir, s.Stdout, s.Stderr = b.opts.BaseDir, b.opts.Stdout, b.opts.Stderr
 	return s
 }
 
@@ -653,12 +641,7 @@ func (b *builder) openState() (*state.Store, error) {
 // plan is built, so the share divides by the partitions of one operator;
 // the number of stateful operators in a job is small.
 func (b *builder) budgetShare() int64 {
-	total := int64(1 << 30)
-	if v := b.opts.Settings["state.memory-budget"]; v != "" {
-		if n, err := state.ParseSize(v); err == nil && n > 0 {
-			total = n
-		}
-	}
+	total := b.opts.Settings.MemoryBudget
 	return max(total/int64(max(b.opts.Parallelism, 1)), 1)
 }
 

@@ -1030,3 +1030,34 @@ clock 12000
 		t.Fatalf("an unrelated row changed the result\nwithout it:\n%s\nwith it:\n%s", ma, mb)
 	}
 }
+
+// The TTL of a join is that of its statement, as EXPLAIN shows it: a SET
+// after the statement changes nothing (it expired at 10 s and not never).
+func TestStateTTLIsTheStatements(t *testing.T) {
+	const job = `CREATE TABLE l (id STRING, v INT) WITH ('connector' = 'datagen');
+CREATE TABLE r (id STRING, w INT) WITH ('connector' = 'datagen');
+SET 'table.exec.state.ttl' = '10s';
+SELECT l.id, l.v, r.w FROM l JOIN r ON l.id = r.id;
+%s=== events
+clock 0
+l +I a, 1
+clock 12000
+r +I a, 5
+l end
+r end
+`
+	a, err := runScript(fmt.Sprintf(job, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := runScript(fmt.Sprintf(job, "SET 'table.exec.state.ttl' = '0';\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ma := joinLines(materialize(t, a)); ma != "" {
+		t.Fatalf("l's row expired at 10 s and cannot join at 12 s, got\n%s", ma)
+	}
+	if ma, mb := joinLines(materialize(t, a)), joinLines(materialize(t, b)); ma != mb {
+		t.Fatalf("a SET after the statement changed its TTL\nwithout it:\n%s\nwith it:\n%s", ma, mb)
+	}
+}

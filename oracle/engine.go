@@ -18,6 +18,7 @@ import (
 	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/settings"
 	"github.com/streamsql/streamsql/types"
 
 	// The file connector reads the generated inputs.
@@ -95,8 +96,9 @@ func runEngine(ctx context.Context, dir string, parallelism int) (*engineResult,
 	if err != nil {
 		return nil, err
 	}
-	settings := map[string]string{"parallelism": strconv.Itoa(parallelism)}
-	j := frontend.CheckJobWith(diag.NewSource(path, string(text)), settings)
+	var base settings.Values
+	base.Set("parallelism", strconv.Itoa(parallelism))
+	j := frontend.CheckJobWith(diag.NewSource(path, string(text)), base)
 	if j.Diags.HasErrors() {
 		return nil, &engineError{"plan", j.Diags.Err().Error()}
 	}
@@ -109,16 +111,13 @@ func runEngine(ctx context.Context, dir string, parallelism int) (*engineResult,
 	if len(plans) != 1 {
 		return nil, &engineError{"plan", fmt.Sprintf("want one query, got %d", len(plans))}
 	}
-	for k, v := range j.Session.Settings {
-		settings[k] = v
-	}
 	sink := &captureSink{}
 	phys, err := planner.Lower(plans)
 	if err != nil {
 		return nil, &engineError{"plan", err.Error()}
 	}
 	job, err := exec.Build(ctx, phys, exec.Options{
-		Settings:    settings,
+		Settings:    j.Session.Settings,
 		BaseDir:     dir,
 		Parallelism: parallelism,
 		Warn:        func(string) {},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // Job is one checked job file: its session (catalog, settings, plans) and
@@ -17,13 +18,11 @@ type Job struct {
 
 // PlanFile binds and plans the statements of one parsed job file, with
 // settings given before the file's own SET statements (streamsql run
-// --set), adding to l (the parser's diagnostics) and sorting it. It never
-// panics on user input. frontend.CheckJob parses and calls it.
-func PlanFile(src *diag.Source, stmts []ast.Stmt, l *diag.List, settings map[string]string) *Job {
-	s := NewSession()
-	for k, v := range settings {
-		s.Settings[k] = v
-	}
+// --set, checked by the caller with CheckSetting), adding to l (the
+// parser's diagnostics) and sorting it. It never panics on user input.
+// frontend.CheckJob parses and calls it.
+func PlanFile(src *diag.Source, stmts []ast.Stmt, l *diag.List, base settings.Values) *Job {
+	s := NewSessionWith(base)
 	for _, st := range stmts {
 		s.Apply(st, l)
 	}

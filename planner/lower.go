@@ -13,6 +13,7 @@ import (
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/physical"
+	"github.com/streamsql/streamsql/settings"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -76,7 +77,7 @@ func (p *Plan) ExplainText() string {
 
 type lowerer struct {
 	props    map[logical.Node]*Props
-	settings map[string]string
+	settings settings.Settings
 	// sources are the Sources lowered from each scan, for the late-row
 	// destinations of the operators above them.
 	sources map[*logical.Scan]*physical.Source
@@ -228,12 +229,8 @@ func (l *lowerer) source(s *logical.Scan, wm *logical.WatermarkAssigner) (*physi
 	c := t.Config
 	if c != nil && c.Has("scan.watermark.idle-timeout") {
 		src.IdleTimeout, _ = c.Duration("scan.watermark.idle-timeout")
-	} else if v := l.settings["table.exec.source.idle-timeout"]; v != "" {
-		d, err := connectors.ParseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("setting 'table.exec.source.idle-timeout': %w", err)
-		}
-		src.IdleTimeout = d
+	} else {
+		src.IdleTimeout = l.settings.IdleTimeout
 	}
 	if c != nil && wm != nil && c.Has("scan.watermark.alignment.group") {
 		a := &physical.Alignment{Group: c.Get("scan.watermark.alignment.group")}

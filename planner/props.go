@@ -12,6 +12,7 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // Props are the derived properties of one plan node, computed once.
@@ -127,7 +128,7 @@ func modeByName(name string) changelogmode.Mode {
 // deriver computes Props for a plan and checks it.
 type deriver struct {
 	props    map[logical.Node]*Props
-	settings map[string]string
+	settings settings.Settings
 	l        *diag.List
 }
 

@@ -1,23 +1,24 @@
 package planner
 
 import (
-	"maps"
-	"strconv"
-	"strings"
-
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/catalog"
-	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // Session applies statements in order: DDL changes the catalog, SET and
 // RESET change settings, and queries and INSERTs are bound into logical
 // plans against what was declared before them.
 type Session struct {
-	Catalog  *catalog.Catalog
-	Settings map[string]string
+	Catalog *catalog.Catalog
+	// Settings are the settings in effect, resolved once each time a SET
+	// or RESET changes them; each Plan keeps those of its statement.
+	Settings settings.Settings
+	// values are the settings as written; base are those given before
+	// the job's own statements (--set), which RESET goes back to.
+	values, base settings.Values
 	// Plans are the bound INSERTs and queries, in order.
 	Plans []*Plan
 }
@@ -32,11 +33,11 @@ type Plan struct {
 	Props map[logical.Node]*Props
 	// Fired lists the rules that rewrote the plan, and why.
 	Fired []Firing
-	// Explain is set when the statement was an EXPLAIN.
-	Explain *ast.Explain
 	// Settings are the session's settings when the statement was planned:
 	// what Lower resolves the runtime's settings from.
-	Settings map[string]string
+	Settings settings.Settings
+	// Explain is set when the statement was an EXPLAIN.
+	Explain *ast.Explain
 }
 
 // plan optimises a bound plan and derives its properties, reporting what
@@ -55,7 +56,7 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 		return
 	}
 	errs := l.Errors()
-	p := &Plan{Stmt: st, Settings: maps.Clone(s.Settings)}
+	p := &Plan{Stmt: st, Settings: s.Settings}
 	p.Root, p.Fired = optimize(root, l)
 	if l.Errors() > errs {
 		return
@@ -80,86 +81,67 @@ func readsInvalidTable(n logical.Node) bool {
 }
 
 // NewSession returns a session with an empty catalog and default settings.
-func NewSession() *Session {
-	return &Session{Catalog: catalog.New(), Settings: map[string]string{}}
-}
+func NewSession() *Session { return NewSessionWith(settings.Values{}) }
 
-// settingSpec describes a configuration key SET accepts.
-type settingSpec struct {
-	validate func(string) string // returns a problem, or ""
-	doc      string
-}
-
-func durationSetting(v string) string {
-	if _, err := connectors.ParseDuration(v); err != nil {
-		return "expected a duration such as '24h', '30 min' or '0' (no expiry)"
+// NewSessionWith returns a session with an empty catalog and the given
+// settings (--set), which RESET goes back to. They must have been checked
+// (CheckSetting).
+func NewSessionWith(base settings.Values) *Session {
+	s := &Session{Catalog: catalog.New(), values: base.Clone(), base: base.Clone(), Settings: settings.Defaults()}
+	if r, err := settings.Resolve(base); err == nil {
+		s.Settings = r
 	}
-	return ""
+	return s
 }
 
-func oneOf(vals ...string) func(string) string {
-	return func(v string) string {
-		for _, x := range vals {
-			if strings.EqualFold(v, x) {
-				return ""
-			}
+// CheckSetting checks one setting where it is written (a SET statement,
+// or a --set flag given as a source of its own) and reports what is wrong
+// with it: an unknown key is a warning (SQL310, with a did-you-mean hint),
+// since Flink jobs carry keys for Flink's own runtime; a value the key
+// does not take is an error that names the key, the value and what is
+// accepted (SQL311), or, for a value streamsql cannot honour yet (a time
+// zone other than UTC), SQL315. It reports whether the value may be used.
+func CheckSetting(key string, keySpan diag.Span, value string, valueSpan diag.Span, l *diag.List) bool {
+	if !settings.Known(key) {
+		d := l.Warnf(diag.UnknownSetting, keySpan, "unknown configuration key '%s' is ignored", key)
+		if sg := diag.Suggest(key, settings.Names()); sg != "" {
+			d.WithHint("did you mean '%s'?", sg)
 		}
-		return "expected one of " + strings.Join(vals, ", ")
+		return true
 	}
-}
-
-func positiveInt(v string) string {
-	if n, err := strconv.Atoi(v); err != nil || n < 1 {
-		return "expected a whole number of at least 1"
+	e := settings.Check(key, value)
+	if e == nil {
+		return true
 	}
-	return ""
-}
-
-func anyValue(string) string { return "" }
-
-func portSetting(v string) string {
-	if n, err := strconv.Atoi(v); err != nil || n < 0 || n > 65535 {
-		return "expected a port number from 0 to 65535"
+	if e.Unsupported {
+		l.Errorf(diag.UnsupportedFeature, valueSpan, "'%s' = '%s' is not supported yet: %s", key, value, e.Problem).
+			WithHint("'%s' takes %s", key, e.Accepts)
+		return false
 	}
-	return ""
-}
-
-// Settings streamsql knows. Unknown keys are accepted with a warning, since
-// Flink jobs carry keys for Flink's own runtime.
-var settings = map[string]settingSpec{
-	"table.exec.state.ttl":                    {durationSetting, "how long idle state of regular joins and aggregates is kept (0: forever)"},
-	"parallelism":                             {positiveInt, "partitions for keyed operators (default: number of cores)"},
-	"parallelism.default":                     {positiveInt, "Flink's name for parallelism"},
-	"table.exec.resource.default-parallelism": {positiveInt, "Flink's name for parallelism"},
-	"pipeline.name":                           {anyValue, "the job's name"},
-	"execution.runtime-mode":                  {oneOf("streaming", "batch"), "streamsql always runs streaming"},
-	"sql-client.execution.result-mode":        {oneOf("table", "changelog", "tableau"), "how the shell shows a SELECT"},
-	"table.exec.source.idle-timeout":          {durationSetting, "default scan.watermark.idle-timeout for sources"},
-	"table.exec.sink.upsert-materialize":      {oneOf("auto", "force", "none"), "an upsert materializer in front of a keyed sink whose key is not a key of the query: auto (when needed, the default), force, none (refuse instead)"},
-	"table.exec.source.cdc-events-duplicate":  {oneOf("true", "false"), "a changelog source with a primary key may repeat events: normalize it by key (default false)"},
-	"table.exec.source.future-time-warning":   {durationSetting, "warn when a row's event time is further ahead of the wall clock (default 1 d; 0: never)"},
-	"table.exec.watermark.drift-warning":      {durationSetting, "warn when the watermarks of two inputs of one join drift further apart (default 1 h; 0: never)"},
-	"table.local-time-zone":                   {anyValue, "time zone for TIMESTAMP_LTZ"},
-	"table.exec.mini-batch.enabled":           {oneOf("true", "false"), "accepted for Flink compatibility"},
-	"table.exec.mini-batch.allow-latency":     {durationSetting, "accepted for Flink compatibility"},
-	"table.exec.mini-batch.size":              {positiveInt, "accepted for Flink compatibility"},
-	"state.memory-budget":                     {anyValue, "memory for hot state before it spills to Badger, e.g. '128mb'"},
-	"execution.checkpointing.interval":        {durationSetting, "time between checkpoints under --state-dir (default 10 s; 0: none)"},
-	"execution.checkpointing.timeout":         {durationSetting, "a checkpoint taking longer fails (default 10 min)"},
-	"state.checkpoints.num-retained":          {positiveInt, "complete checkpoints kept under --state-dir (default 1)"},
-	"rest.address":                            {anyValue, "serve metrics and the web UI on this host (127.0.0.1 unless given; 0.0.0.0: every interface)"},
-	"rest.port":                               {portSetting, "serve metrics and the web UI on this port (default 8081 when rest.address is set; 0: any free port)"},
-}
-
-// CheckSetting tells whether key is a setting streamsql knows and, if its
-// value is invalid, why.
-func CheckSetting(key, value string) (known bool, problem string) {
-	spec, ok := settings[key]
-	if !ok {
-		return false, ""
+	if e.Problem == "" {
+		l.Errorf(diag.InvalidSetting, valueSpan, "invalid value '%s' for '%s': expected %s", value, key, e.Accepts)
+		return false
 	}
-	return true, spec.validate(value)
+	l.Errorf(diag.InvalidSetting, valueSpan, "invalid value '%s' for '%s': %s", value, key, e.Problem).
+		WithHint("'%s' takes %s", key, e.Accepts)
+	return false
 }
+
+// resolve recomputes the typed settings from the values set.
+func (s *Session) resolve(sp diag.Span, l *diag.List) {
+	r, err := settings.Resolve(s.values)
+	if err != nil {
+		// Values are checked before they are kept; this is a bug, but
+		// one reported, not a panic.
+		l.Errorf(diag.InvalidSetting, sp, "%v", err)
+		return
+	}
+	s.Settings = r
+}
+
+// Values are the settings set so far, as written: the base values (--set),
+// then the file's SET statements.
+func (s *Session) Values() settings.Values { return s.values.Clone() }
 
 // Apply runs one statement against the session.
 func (s *Session) Apply(st ast.Stmt, l *diag.List) {
@@ -183,27 +165,22 @@ func (s *Session) Apply(st ast.Stmt, l *diag.List) {
 			return
 		}
 		key, val := st.Key.Value, st.Value.Value
-		spec, ok := settings[key]
-		if !ok {
-			var keys []string
-			for k := range settings {
-				keys = append(keys, k)
-			}
-			d := l.Warnf(diag.UnknownSetting, st.Key.S, "unknown configuration key '%s' is ignored", key)
-			if sg := diag.Suggest(key, keys); sg != "" {
-				d.WithHint("did you mean '%s'?", sg)
-			}
-		} else if msg := spec.validate(val); msg != "" {
-			l.Errorf(diag.InvalidSetting, st.Value.S, "invalid value '%s' for '%s': %s", val, key, msg)
+		if !CheckSetting(key, st.Key.S, val, st.Value.S, l) {
 			return
 		}
-		s.Settings[key] = val
+		s.values.Set(key, val)
+		s.resolve(st.Span(), l)
 	case *ast.Reset:
+		// As Flink's SQL client does, RESET goes back to the values the
+		// session started with (--set), not past them.
 		if st.Key == nil {
-			s.Settings = map[string]string{}
+			s.values = s.base.Clone()
+		} else if v, ok := s.base.Get(st.Key.Value); ok {
+			s.values.Set(st.Key.Value, v)
 		} else {
-			delete(s.Settings, st.Key.Value)
+			s.values.Delete(st.Key.Value)
 		}
+		s.resolve(st.Span(), l)
 	case *ast.Insert:
 		if sink := b.insert(st); sink != nil {
 			s.plan(st, sink, l)

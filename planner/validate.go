@@ -12,13 +12,14 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // derive computes the properties of a plan, its state retention, and
 // reports what cannot run (errors) or will hurt (warnings). It returns the
 // plan with the changelog normalize steps the modes call for.
-func derive(root logical.Node, settings map[string]string, l *diag.List) (logical.Node, map[logical.Node]*Props) {
-	d := &deriver{props: map[logical.Node]*Props{}, settings: settings, l: l}
+func derive(root logical.Node, set settings.Settings, l *diag.List) (logical.Node, map[logical.Node]*Props) {
+	d := &deriver{props: map[logical.Node]*Props{}, settings: set, l: l}
 	d.produce(root)
 	if n, ok := d.materialize(root); ok {
 		root = n
@@ -64,11 +65,11 @@ func (d *deriver) materialize(root logical.Node) (logical.Node, bool) {
 		return root, false
 	}
 	pk := s.Table.PrimaryKey
-	switch strings.ToLower(d.settings["table.exec.sink.upsert-materialize"]) {
-	case "none":
+	switch d.settings.UpsertMaterialize {
+	case settings.MaterializeNone:
 		return root, false
-	case "force":
-	default:
+	case settings.MaterializeForce:
+	default: // settings.MaterializeAuto
 		if coveredBy(in.Keys, pk) {
 			return root, false
 		}
@@ -87,8 +88,7 @@ func (d *deriver) materialize(root logical.Node) (logical.Node, bool) {
 		}
 	}
 	if ttl, ok := d.ttl(); ok {
-		dur, _ := connectors.ParseDuration(ttl)
-		m.TTL, m.TTLText = dur.Milliseconds(), ttl
+		m.TTL, m.TTLText = d.settings.StateTTL.Milliseconds(), ttl
 	}
 	s.Input = m
 	return s, true
@@ -109,14 +109,13 @@ func (d *deriver) normalize(n logical.Node) (logical.Node, bool) {
 		p := d.props[n]
 		pk := scan.Table.PrimaryKey
 		upsert := p.Produced == changelogmode.Upsert && p.NeedBefore
-		dup := p.Produced == changelogmode.All && len(pk) > 0 && strings.EqualFold(d.settings["table.exec.source.cdc-events-duplicate"], "true")
+		dup := p.Produced == changelogmode.All && len(pk) > 0 && d.settings.CDCEventsDuplicate
 		if len(pk) == 0 || !upsert && !dup {
 			return n, false
 		}
 		cn := &logical.ChangelogNormalize{Input: n, Key: slices.Clone(pk), UpdateBefore: p.NeedBefore, S: scan.S}
 		if ttl, ok := d.ttl(); ok {
-			dur, _ := connectors.ParseDuration(ttl)
-			cn.TTL, cn.TTLText = dur.Milliseconds(), ttl
+			cn.TTL, cn.TTLText = d.settings.StateTTL.Milliseconds(), ttl
 		}
 		return cn, true
 	}
@@ -145,16 +144,12 @@ func millis(v string) int64 {
 	return d.Milliseconds()
 }
 
+// ttl is 'table.exec.state.ttl' as written, when it expires state.
 func (d *deriver) ttl() (string, bool) {
-	v, ok := d.settings["table.exec.state.ttl"]
-	if !ok {
+	if d.settings.StateTTL <= 0 {
 		return "", false
 	}
-	dur, err := connectors.ParseDuration(v)
-	if err != nil || dur <= 0 {
-		return "", false
-	}
-	return v, true
+	return d.settings.StateTTLText, true
 }
 
 // bounded reports whether every source under n ends (files, bounded reads):

@@ -134,23 +134,3 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
-
-func TestParseSize(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want int64
-	}{
-		{"256mb", 256 << 20}, {"128 MB", 128 << 20}, {"1g", 1 << 30}, {"1024", 1024}, {"64k", 64 << 10},
-		{"2 gibibytes", 2 << 30}, {" 7b ", 7}, {"1tb", 1 << 40}, {"0", 0},
-	} {
-		got, err := ParseSize(c.in)
-		if err != nil || got != c.want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", c.in, got, err, c.want)
-		}
-	}
-	for _, in := range []string{"", "mb", "-1mb", "1.5gb", "12 parsecs", "99999999999999999999", "9000000tb"} {
-		if _, err := ParseSize(in); err == nil {
-			t.Errorf("ParseSize(%q) succeeded", in)
-		}
-	}
-}

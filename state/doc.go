@@ -39,8 +39,8 @@
 // Every hot key costs an estimate of its memory (entry, key, records,
 // their encoded values, and the expiry bucket entries); the sum over a store's
 // tables is MemBytes. The budget comes from Options.MemoryBudget — the
-// setting 'state.memory-budget', parsed by ParseSize ('256mb' is 256 MiB,
-// Flink's units) — and defaults to 256 MiB. When MemBytes exceeds it, a
+// setting 'state.memory-budget', parsed by package settings ('256mb' is
+// 256 MiB, Flink's units) — and defaults to 256 MiB. When MemBytes exceeds it, a
 // clock (second-chance LRU) over all hot keys evicts the coldest down to
 // 7/8 of the budget in one Badger WriteBatch, committed before the
 // operation returns. Only keys changed since Badger last saw them are

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/streamsql/streamsql/metrics"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // DefaultPort is the port of 'rest.port' when only 'rest.address' is set
@@ -20,10 +21,10 @@ import (
 const DefaultPort = 8081
 
 // Address resolves where to serve: flag is --http's value ("" when not
-// given), settings the job's ('rest.address', 'rest.port'). It returns ""
+// given), set the job's settings ('rest.address', 'rest.port'). It returns ""
 // when nothing asks for a server. A missing host is 127.0.0.1: the server
 // listens on every interface only when asked to with 0.0.0.0 or [::].
-func Address(flag string, settings map[string]string) (string, error) {
+func Address(flag string, set settings.Settings) (string, error) {
 	host, port := "", ""
 	switch {
 	case flag != "":
@@ -36,9 +37,9 @@ func Address(flag string, settings map[string]string) (string, error) {
 			}
 			host, port = h, p
 		}
-	case settings["rest.address"] != "" || settings["rest.port"] != "":
-		host, port = settings["rest.address"], settings["rest.port"]
-		if port == "" {
+	case set.RestAddress != "" || set.RestPort >= 0:
+		host, port = set.RestAddress, strconv.Itoa(set.RestPort)
+		if set.RestPort < 0 {
 			port = strconv.Itoa(DefaultPort)
 		}
 	default:

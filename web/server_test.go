@@ -1,6 +1,10 @@
 package web
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/streamsql/streamsql/settings"
+)
 
 func TestAddress(t *testing.T) {
 	cases := []struct {
@@ -23,10 +27,17 @@ func TestAddress(t *testing.T) {
 		{flag: "127.0.0.1:http", bad: true},
 		{flag: "70000", bad: true},
 		{flag: "1:2:3", bad: true},
-		{settings: map[string]string{"rest.port": "-1"}, bad: true},
 	}
 	for _, c := range cases {
-		got, err := Address(c.flag, c.settings)
+		var v settings.Values
+		for k, x := range c.settings {
+			v.Set(k, x)
+		}
+		set, err := settings.Resolve(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Address(c.flag, set)
 		if c.bad {
 			if err == nil {
 				t.Errorf("Address(%q, %v) = %q, want an error", c.flag, c.settings, got)

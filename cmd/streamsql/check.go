@@ -10,12 +10,13 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/settings"
 )
 
 var checkCmd = &command{
 	name:    "check",
 	summary: "plan jobs without running them and report every error and warning",
-	help: `usage: streamsql check [--format text|json|github] FILE.sql...
+	help: `usage: streamsql check [--format text|json|github] [--set key=value]... FILE.sql...
 
 Check reads each job file the way run will, up to the point of running it:
 it parses every statement and resolves it against the tables and views the
@@ -38,6 +39,10 @@ encode the topic differently or declare columns the writer does not write
 
 Flags:
   --format text|json|github   how diagnostics are printed (default text)
+  --set key=value             a configuration setting, as SET 'key' = 'value'
+                              at the top of each file would make it; repeat
+                              for several. A bad value is reported at the flag
+                              (--set:1:COL) like a bad SET (SQL311)
 
 Formats (diagnostics go to stdout):
   text    the go vet convention, with the offending line and a caret under
@@ -102,6 +107,8 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(c)
 	format := formatFlag(formatText)
 	fs.Var(&format, "format", "output format: text, json or github")
+	var sets setFlag
+	fs.Var(&sets, "set", "configuration `key=value`; repeatable")
 	files, exit, done := parseArgs(c, fs, args, stdout, stderr)
 	if done {
 		return exit
@@ -113,11 +120,14 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	// One list for every file, in command-line order, each diagnostic
 	// naming its own source, so that json is one document for all files.
 	all := &diag.List{}
+	// --set values are checked as a SET at the top of each file would be;
+	// what is wrong with them is reported once, at the flag.
+	base := sets.values(all)
 	var jobs []*planner.Job
 	seen := map[string]bool{}
 	checked, unreadable := 0, 0
 	for _, path := range files {
-		j, err := checkJobFile(path)
+		j, err := checkJobFile(path, base)
 		if err != nil {
 			fmt.Fprintf(stderr, "streamsql check: %v\n", err)
 			unreadable++
@@ -174,18 +184,19 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// checkJobFile reads the job file at path and checks it with the planner,
+// checkJobFile reads the job file at path and checks it with the planner
+// (with the settings base before the file's own),
 // returning the checked job (its diagnostics, plans and catalog). Every
 // diagnostic names its source (the planner may leave that to the list's
 // default), so lists of several files can be merged. The error is only ever
 // an I/O error.
-func checkJobFile(path string) (*planner.Job, error) {
+func checkJobFile(path string, base settings.Values) (*planner.Job, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	src := diag.NewSource(path, string(data))
-	j := frontend.CheckJob(src)
+	j := frontend.CheckJobWith(src, base)
 	checkConnectors(j.Session.Plans, filepath.Dir(path), j.Diags)
 	j.Diags.Sort()
 	def := j.Diags.Source

@@ -10,7 +10,7 @@ import (
 var explainCmd = &command{
 	name:    "explain",
 	summary: "show the plans with changelog modes, keys and state retention",
-	help: `usage: streamsql explain FILE.sql
+	help: `usage: streamsql explain [--set key=value]... FILE.sql
 
 Explain plans the job in FILE.sql without running it and prints, for every
 INSERT, SELECT and EXPLAIN statement, two sections, as Flink's EXPLAIN does.
@@ -26,6 +26,11 @@ far an interval join holds the watermark back, the columns each source
 decodes).
 
 Diagnostics go to stderr, as 'streamsql check' prints them.
+
+Flags:
+  --set key=value     a configuration setting, as SET 'key' = 'value' at the
+                      top of the file would make it (state retention follows
+                      'table.exec.state.ttl'); repeat for several
 
 Exit status:
   0  the plans were printed (warnings allowed)
@@ -55,11 +60,17 @@ Example (from the repository's root):
 
 func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(c)
+	var sets setFlag
+	fs.Var(&sets, "set", "configuration `key=value`; repeatable")
 	file, exit, done := oneFile(c, fs, args, stdout, stderr)
 	if done {
 		return exit
 	}
-	j, err := checkJobFile(file)
+	base, ok := checkSetFlags(c, sets, stderr)
+	if !ok {
+		return exitUsage
+	}
+	j, err := checkJobFile(file, base)
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql %s: %v\n", c.name, err)
 		return exitUsage

@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // setFlag collects repeated --set key=value flags in order.
@@ -31,6 +35,25 @@ func (s *setFlag) Set(v string) error {
 	}
 	*s = append(*s, setting{k, strings.TrimSpace(val)})
 	return nil
+}
+
+// values checks the flags, each as a source of its own named "--set" (so
+// that a diagnostic points at the value in the flag, as it would at a SET
+// in a file), and returns them as settings. The list gets a warning for an
+// unknown key and an error for a value its key does not take.
+func (s setFlag) values(l *diag.List) settings.Values {
+	var v settings.Values
+	for _, kv := range s {
+		src := diag.NewSource("--set", kv.key+"="+kv.value)
+		key := diag.Span{Start: 0, End: diag.Pos(len(kv.key))}
+		val := diag.Span{Start: key.End + 1, End: diag.Pos(len(src.Text))}
+		fl := &diag.List{Source: src}
+		if planner.CheckSetting(kv.key, key, kv.value, val, fl) {
+			v.Set(kv.key, kv.value)
+		}
+		l.Append(fl.Items...)
+	}
+	return v
 }
 
 // oneFile parses args and requires exactly one positional argument, the job

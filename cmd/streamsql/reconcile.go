@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,12 +124,9 @@ func runReconcile(c *command, args []string, stdout, stderr io.Writer) int {
 	keyCols := sinkKeyColumns(t, cols)
 	upsert := t.Config != nil && t.Config.SinkMode() == connectors.Upsert
 
-	settings := map[string]string{}
-	for k, v := range j.Session.Settings {
-		settings[k] = v
-	}
-	opts := exec.Options{Settings: settings, BaseDir: filepath.Dir(file), Stderr: stderr, Parallelism: parallelismOf(settings),
-		Warn: func(msg string) { fmt.Fprintf(stderr, "streamsql reconcile: warning: %s\n", msg) }}
+	opts := jobOptions(plan.Settings)
+	opts.BaseDir, opts.Stderr = filepath.Dir(file), stderr
+	opts.Warn = func(msg string) { fmt.Fprintf(stderr, "streamsql reconcile: warning: %s\n", msg) }
 	ctx, stopped := onSignal(stderr)
 	defer stopped()
 
@@ -179,19 +175,6 @@ func runReconcile(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// parallelismOf is run's parallelism: the settings', else the CPUs.
-func parallelismOf(settings map[string]string) int {
-	p := runtime.NumCPU()
-	for _, k := range []string{"parallelism", "parallelism.default", "table.exec.resource.default-parallelism"} {
-		if v, ok := settings[k]; ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				p = n
-			}
-		}
-	}
-	return p
 }
 
 // sinkKeyColumns maps the table's primary key to indexes of cols; nil

@@ -10,8 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +22,7 @@ import (
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/metrics"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/settings"
 	"github.com/streamsql/streamsql/web"
 
 	// Connector runtimes register themselves.
@@ -109,19 +108,12 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	if *httpAddr == "" && given(fs, "http") {
 		return usageError(c, stderr, "--http needs an address, such as 127.0.0.1:8081")
 	}
-	if _, err := web.Address(*httpAddr, nil); err != nil {
+	if _, err := web.Address(*httpAddr, settings.Defaults()); err != nil {
 		return usageError(c, stderr, err.Error())
 	}
-	settings := map[string]string{}
-	for _, kv := range sets {
-		known, problem := planner.CheckSetting(kv.key, kv.value)
-		if problem != "" {
-			return usageError(c, stderr, fmt.Sprintf("--set %s=%s: %s", kv.key, kv.value, problem))
-		}
-		if !known {
-			fmt.Fprintf(stderr, "streamsql run: warning: unknown setting %q is ignored\n", kv.key)
-		}
-		settings[kv.key] = kv.value
+	base, ok := checkSetFlags(c, sets, stderr)
+	if !ok {
+		return exitUsage
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -129,7 +121,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	src := diag.NewSource(file, string(data))
-	j := frontend.CheckJobWith(src, settings)
+	j := frontend.CheckJobWith(src, base)
 	checkConnectors(j.Session.Plans, filepath.Dir(file), j.Diags)
 	j.Diags.Sort()
 	if err := diag.WriteText(stderr, j.Diags); err != nil {
@@ -152,16 +144,13 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "streamsql run: %s has no INSERT INTO or SELECT to run\n", file)
 		return 0
 	}
-	for k, v := range j.Session.Settings {
-		settings[k] = v
-	}
 	release := func() {}
 	var cp *exec.Checkpointing
 	var note string // said once the job is built
 	if *stateDir != "" {
 		// A new directory is claimed, this job's is resumed, another's is
 		// refused (statedir.go).
-		if cp, release, note, err = prepareStateDir(*stateDir, file, plans, settings); err != nil {
+		if cp, release, note, err = prepareStateDir(*stateDir, file, plans, jobSettings(plans)); err != nil {
 			fmt.Fprintf(stderr, "streamsql run: %v\n", err)
 			return exitError
 		}
@@ -172,7 +161,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	// The server listens before the job opens anything: a port in use
 	// stops the run before any source is read.
 	reg := &metrics.Registry{}
-	addr, err := web.Address(*httpAddr, settings)
+	addr, err := web.Address(*httpAddr, jobSettings(plans))
 	if err != nil {
 		release()
 		fmt.Fprintf(stderr, "streamsql run: %v\n", err)
@@ -199,14 +188,6 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	defer stopped()
 	console := &lockedWriter{w: out}
 	var views []*view
-	parallelism := runtime.NumCPU()
-	for _, k := range []string{"parallelism", "parallelism.default", "table.exec.resource.default-parallelism"} {
-		if v, ok := settings[k]; ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				parallelism = n
-			}
-		}
-	}
 	// Several SELECTs print at once: each line of each says which query
 	// it belongs to, and the summary names each with its line.
 	selects := selectsOf(src, plans)
@@ -214,35 +195,32 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	for i, q := range selects {
 		labels[fmt.Sprintf("query %d", i+1)] = fmt.Sprintf("query %d (line %d)", i+1, q.line)
 	}
-	job, err := build(ctx, plans, exec.Options{
-		Settings:    settings,
-		BaseDir:     filepath.Dir(file),
-		Stdout:      console,
-		Stderr:      stderr,
-		Parallelism: parallelism,
-		StateDir:    *stateDir,
-		Checkpoint:  cp,
-		Source:      src,
-		Warn:        func(msg string) { fmt.Fprintf(stderr, "streamsql run: warning: %s\n", msg) },
-		QuerySink: func(name string, cols []connector.Column) connector.Sink {
-			// A SELECT shows its changelog as the shell's tableau does: a
-			// table with an op column (or the mode SET chose).
-			mode := settings["sql-client.execution.result-mode"]
-			if mode == "" || mode == modeTable {
-				mode = modeTableau // redrawing in place needs a terminal
-			}
-			var w io.Writer = console
-			if len(selects) > 1 {
-				// Each query's lines are one write: they never interleave
-				// within a line, and the prefix says whose they are.
-				w = &linePrefixer{w: console, prefix: name + "> "}
-				fmt.Fprintf(w, "%s\n", selects[len(views)].text)
-			}
-			v := newView(w, mode, false)
-			views = append(views, v)
-			return v.sink(cols)
-		},
-	})
+	opts := jobOptions(jobSettings(plans))
+	opts.BaseDir = filepath.Dir(file)
+	opts.Stdout, opts.Stderr = console, stderr
+	opts.StateDir = *stateDir
+	opts.Checkpoint = cp
+	opts.Source = src
+	opts.Warn = func(msg string) { fmt.Fprintf(stderr, "streamsql run: warning: %s\n", msg) }
+	opts.QuerySink = func(name string, cols []connector.Column) connector.Sink {
+		// A SELECT shows its changelog as the shell's tableau does: a
+		// table with an op column (or the mode SET chose).
+		mode := string(opts.Settings.ResultMode)
+		if mode == "" || mode == modeTable {
+			mode = modeTableau // redrawing in place needs a terminal
+		}
+		var w io.Writer = console
+		if len(selects) > 1 {
+			// Each query's lines are one write: they never interleave
+			// within a line, and the prefix says whose they are.
+			w = &linePrefixer{w: console, prefix: name + "> "}
+			fmt.Fprintf(w, "%s\n", selects[len(views)].text)
+		}
+		v := newView(w, mode, false)
+		views = append(views, v)
+		return v.sink(cols)
+	}
+	job, err := buildJob(ctx, plans, opts)
 	if err != nil {
 		release() // nothing ran: the state directory is as it was
 		fmt.Fprintf(stderr, "streamsql run: %v\n", err)
@@ -271,7 +249,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	watched := &metrics.Job{Name: jobName(file, settings), Exec: job, Start: start}
+	watched := &metrics.Job{Name: jobName(file, opts.Settings), Exec: job, Start: start}
 	for _, p := range plans {
 		watched.Plans = append(watched.Plans, p.ExplainText())
 		watched.Statements = append(watched.Statements, statementText(src, p))
@@ -436,8 +414,8 @@ func sourceProgress(s *exec.Counters) string {
 }
 
 // jobName is 'pipeline.name', or the job file's name.
-func jobName(file string, settings map[string]string) string {
-	if n := settings["pipeline.name"]; n != "" {
+func jobName(file string, set settings.Settings) string {
+	if n := set.PipelineName; n != "" {
 		return n
 	}
 	return filepath.Base(file)

@@ -23,7 +23,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,13 +38,14 @@ import (
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/secret"
+	"github.com/streamsql/streamsql/settings"
 	"github.com/streamsql/streamsql/web"
 )
 
 var shellCmd = &command{
 	name:    "shell",
 	summary: "interactive SQL: build tables, watch queries, run jobs",
-	help: `usage: streamsql shell [-f FILE.sql] [--http ADDR]
+	help: `usage: streamsql shell [-f FILE.sql] [--http ADDR] [--set key=value]...
 
 Shell reads SQL statements interactively. CREATE TABLE and CREATE VIEW build
 up a catalog that lasts for the session; a SELECT runs continuously and shows
@@ -71,11 +71,16 @@ SET 'sql-client.execution.result-mode' picks how a SELECT is shown:
   table      the materialised result, redrawn in place as it changes
 
 Flags:
-  -f FILE.sql   run the statements of FILE.sql first, then read more
-  --http ADDR   serve Prometheus metrics at /metrics and a web UI at / on
-                ADDR (HOST:PORT, or PORT alone for 127.0.0.1:PORT), showing
-                every background job and the running query; SET
-                'rest.address' or 'rest.port' starts it at the next job
+  -f FILE.sql       run the statements of FILE.sql first, then read more
+  --http ADDR       serve Prometheus metrics at /metrics and a web UI at / on
+                    ADDR (HOST:PORT, or PORT alone for 127.0.0.1:PORT),
+                    showing every background job and the running query; SET
+                    'rest.address' or 'rest.port' starts it at the next job
+  --set key=value   a configuration setting the session starts with, as in
+                    'streamsql run' (RESET goes back to it); repeatable
+
+Jobs the shell starts get every setting as 'streamsql run' gives them: the
+settings in effect at their statement ('parallelism' and the rest).
 
 When standard input is not a terminal, shell runs the statements it reads
 and exits when they are done: a SELECT runs until its bounded sources end (a
@@ -116,9 +121,15 @@ func runShell(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(c)
 	file := fs.String("f", "", "a file of statements to run first")
 	httpAddr := fs.String("http", "", "serve metrics and the web UI at `HOST:PORT`")
+	var sets setFlag
+	fs.Var(&sets, "set", "configuration `key=value`; repeatable")
 	pos, exit, done := parseArgs(c, fs, args, stdout, stderr)
 	if done {
 		return exit
+	}
+	base, ok := checkSetFlags(c, sets, stderr)
+	if !ok {
+		return exitUsage
 	}
 	if len(pos) > 0 {
 		return usageError(c, stderr, "shell takes no arguments (use -f FILE.sql to run a file first)")
@@ -129,7 +140,7 @@ func runShell(c *command, args []string, stdout, stderr io.Writer) int {
 	if *httpAddr == "" && given(fs, "http") {
 		return usageError(c, stderr, "--http needs an address, such as 127.0.0.1:8081")
 	}
-	addr, err := web.Address(*httpAddr, nil)
+	addr, err := web.Address(*httpAddr, settings.Defaults())
 	if err != nil {
 		return usageError(c, stderr, err.Error())
 	}
@@ -143,6 +154,7 @@ func runShell(c *command, args []string, stdout, stderr io.Writer) int {
 		init = b
 	}
 	sh := newShell(stdout, stderr)
+	sh.sess = planner.NewSessionWith(base)
 	defer sh.close()
 	if addr != "" && !sh.serve(addr) {
 		return exitError
@@ -268,7 +280,7 @@ func (sh *shell) watch(id string, job *exec.Job, plans []*planner.Plan, stmt str
 		id = "query-" + strconv.Itoa(sh.queries)
 	}
 	w := &metrics.Job{ID: id, Name: shorten(strings.Join(strings.Fields(stmt), " "), 80), Exec: job, Statements: []string{stmt}}
-	if n := sh.sess.Settings["pipeline.name"]; n != "" {
+	if n := sh.sess.Settings.PipelineName; n != "" {
 		w.Name = n
 	}
 	for _, p := range plans {
@@ -707,13 +719,11 @@ func (sh *shell) show(what string) {
 // listSettings prints SET without arguments: every setting of the session.
 func (sh *shell) listSettings() {
 	t := textTable{header: []string{"key", "value"}}
-	keys := make([]string, 0, len(sh.sess.Settings))
-	for k := range sh.sess.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	vals := sh.sess.Values()
+	keys := vals.Keys()
 	for _, k := range keys {
-		t.add(k, sh.sess.Settings[k])
+		v, _ := vals.Get(k)
+		t.add(k, secret.Show(k, v))
 	}
 	if len(keys) == 0 {
 		fmt.Fprintln(sh.stdout, "[INFO] No settings: every key has its default. SET 'key' = 'value'; sets one.")

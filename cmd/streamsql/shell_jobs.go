@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/metrics"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // resultMode is the session's 'sql-client.execution.result-mode'; a shell
@@ -28,20 +27,21 @@ func (sh *shell) resultMode() string {
 	if !sh.interactive {
 		return modeTableau
 	}
-	switch m := strings.ToLower(sh.sess.Settings["sql-client.execution.result-mode"]); m {
-	case modeTable, modeChangelog:
-		return m
+	switch m := sh.sess.Settings.ResultMode; m {
+	case settings.ResultTable, settings.ResultChangelog:
+		return string(m)
+	case settings.ResultTableau, "":
 	}
 	return modeTableau
 }
 
-func (sh *shell) options() exec.Options {
-	return exec.Options{
-		Settings: maps.Clone(sh.sess.Settings),
-		BaseDir:  sh.baseDir,
-		Stdout:   sh.async,
-		Stderr:   sh.stderr,
-	}
+// options are the options of a job of plans, as run builds them (the
+// settings of the plans' statement, the parallelism they give).
+func (sh *shell) options(plans []*planner.Plan) exec.Options {
+	opts := jobOptions(jobSettings(plans))
+	opts.BaseDir = sh.baseDir
+	opts.Stdout, opts.Stderr = sh.async, sh.stderr
+	return opts
 }
 
 // runQuery runs a SELECT in the foreground until its bounded sources end,
@@ -52,10 +52,10 @@ func (sh *shell) runQuery(plans []*planner.Plan, stmt string, src *diag.Source) 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	v := newView(sh.stdout, sh.resultMode(), sh.interactive)
-	opts := sh.options()
+	opts := sh.options(plans)
 	opts.Source = src
 	opts.QuerySink = func(_ string, cols []connector.Column) connector.Sink { return v.sink(cols) }
-	job, err := build(ctx, plans, opts)
+	job, err := buildJob(ctx, plans, opts)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "[ERROR] The query cannot run: %v\n", err)
 		return false
@@ -232,9 +232,9 @@ func shorten(s string, n int) string {
 // is as for runQuery.
 func (sh *shell) submit(plans []*planner.Plan, stmt string, src *diag.Source) bool {
 	ctx, cancel := context.WithCancel(context.Background())
-	opts := sh.options()
+	opts := sh.options(plans)
 	opts.Source = src
-	job, err := build(ctx, plans, opts)
+	job, err := buildJob(ctx, plans, opts)
 	if err != nil {
 		cancel()
 		fmt.Fprintf(sh.stderr, "[ERROR] The job cannot run: %v\n", err)

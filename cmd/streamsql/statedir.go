@@ -24,15 +24,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/checkpoint"
-	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/logical"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/settings"
 )
 
 // stateMarkerName is the file that marks a directory as streamsql state.
@@ -55,23 +54,9 @@ type stateMarker struct {
 // (claimStateDir), or opens this job's, finding the checkpoint to resume
 // from (nil: start from the beginning). release undoes a claim when the job
 // could not be built, before anything ran.
-func prepareStateDir(dir, job string, plans []*planner.Plan, settings map[string]string) (cp *exec.Checkpointing, release func(), note string, err error) {
-	cp = &exec.Checkpointing{Interval: 10 * time.Second, Job: absPath(job)}
-	retained := 1
-	for key, dst := range map[string]*time.Duration{"execution.checkpointing.interval": &cp.Interval, "execution.checkpointing.timeout": &cp.Timeout} {
-		if v, ok := settings[key]; ok {
-			d, err := connectors.ParseDuration(v)
-			if err != nil {
-				return nil, nil, "", fmt.Errorf("setting '%s': %w", key, err)
-			}
-			*dst = d
-		}
-	}
-	if v, ok := settings["state.checkpoints.num-retained"]; ok {
-		if retained, err = strconv.Atoi(v); err != nil || retained < 1 {
-			return nil, nil, "", fmt.Errorf("setting 'state.checkpoints.num-retained': '%s' is not a positive whole number", v)
-		}
-	}
+func prepareStateDir(dir, job string, plans []*planner.Plan, set settings.Settings) (cp *exec.Checkpointing, release func(), note string, err error) {
+	cp = &exec.Checkpointing{Interval: set.CheckpointInterval, Timeout: set.CheckpointTimeout, Job: absPath(job)}
+	retained := set.CheckpointsRetained
 	m := stateMarker{Layout: stateLayoutVersion, Job: absPath(job), Plan: planFingerprint(plans),
 		Started: time.Now().UTC().Format(time.RFC3339), PID: os.Getpid()}
 	release = func() {}

@@ -12,11 +12,12 @@ import (
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/planner"
+	jobsettings "github.com/streamsql/streamsql/settings"
 )
 
 // plan checks sql as `streamsql run` does and returns its plans (EXPLAIN
 // statements left out) and settings; a job with errors fails the test.
-func plan(t *testing.T, sql string) ([]*planner.Plan, map[string]string) {
+func plan(t *testing.T, sql string) ([]*planner.Plan, jobsettings.Settings) {
 	t.Helper()
 	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
