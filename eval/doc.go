@@ -69,6 +69,10 @@
 //     and DOUBLE inputs keep their millisecond fraction.
 //   - LIKE: % and _ with backslash as the escape; a constant pattern is
 //     compiled once into a prefix, suffix, infix or general matcher.
+//   - TIMESTAMPADD by months, quarters and years clamps the day to the end
+//     of a shorter month; TIMESTAMPDIFF counts months with Flink's
+//     DateTimeUtils.subtractMonths (2026-01-31 to 2026-02-28 is one month),
+//     other units truncated toward zero. YEAR ... DAYOFWEEK are EXTRACT's.
 //   - HASH_CODE is Java's hashCode for numbers, booleans and strings
 //     (String.hashCode over UTF-16), not Flink's internal binary hash.
 //   - PROCTIME(), NOW() and CURRENT_TIMESTAMP read Options.Now on every

@@ -58,6 +58,14 @@ func init() {
 		"CURRENT_TIMESTAMP": now,
 		"EXTRACT":           extract,
 		"TIMESTAMPDIFF":     timestampDiff,
+		"TIMESTAMPADD":      timestampAdd,
+		"YEAR":              timeField("YEAR"),
+		"QUARTER":           timeField("QUARTER"),
+		"MONTH":             timeField("MONTH"),
+		"WEEK":              timeField("WEEK"),
+		"DAYOFYEAR":         timeField("DAYOFYEAR"),
+		"DAYOFMONTH":        timeField("DAYOFMONTH"),
+		"DAYOFWEEK":         timeField("DAYOFWEEK"),
 		"HOUR":              timeField("HOUR"),
 		"MINUTE":            timeField("MINUTE"),
 		"SECOND":            timeField("SECOND"),
@@ -841,17 +849,112 @@ func timestampDiff(_ *compiler, e *expr.Call, args []node) (Func, error) {
 	}), nil
 }
 
-// monthsBetween counts whole calendar months from a to b.
+// timestampAdd is TIMESTAMPADD(unit, n, timepoint): the timepoint moved by
+// n units. Months, quarters and years move the calendar month and clamp the
+// day to the end of a shorter month (TIMESTAMPADD(MONTH, 1, DATE
+// '2026-01-31') is 2026-02-28), as Flink does; a TIME wraps around
+// midnight. The binder chose the result type (expr.Binder.timestampAdd).
+func timestampAdd(_ *compiler, e *expr.Call, args []node) (Func, error) {
+	unit, err := unitOf(e, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) != 3 {
+		return nil, fmt.Errorf("eval: TIMESTAMPADD takes a unit, a number and a time")
+	}
+	var per, months int64
+	switch unit {
+	case "MILLISECOND":
+		per = 1
+	case "SECOND":
+		per = msPerSecond
+	case "MINUTE":
+		per = msPerMinute
+	case "HOUR":
+		per = msPerHour
+	case "DAY":
+		per = msPerDay
+	case "WEEK":
+		per = 7 * msPerDay
+	case "MONTH":
+		months = 1
+	case "QUARTER":
+		months = 3
+	case "YEAR":
+		months = 12
+	default:
+		return nil, fmt.Errorf("eval: TIMESTAMPADD does not support the unit %s", unit)
+	}
+	in, out := args[2].t.Kind, e.T.Kind
+	if args[1].t.Kind == types.Null || in == types.Null {
+		return nullFunc, nil
+	}
+	if in == types.Time && (months != 0 || per >= msPerDay) {
+		return nil, fmt.Errorf("eval: TIMESTAMPADD of a TIME does not support the unit %s", unit)
+	}
+	where := describe(e)
+	ovf := func() (row.Value, error) { return row.NullValue, overflow(e.T, where) }
+	return bin(args[1], args[2], func(x, y row.Value) (row.Value, error) {
+		n, base := x.Int(), y.Int()
+		if in == types.Date {
+			base *= msPerDay
+		}
+		var r int64
+		if months != 0 {
+			m, ok := mul64(n, months)
+			if !ok || m > 1e6 || m < -1e6 {
+				return ovf()
+			}
+			r = addMonths(base, m)
+		} else {
+			d, ok := mul64(n, per)
+			if !ok {
+				return ovf()
+			}
+			if in == types.Time {
+				d %= msPerDay
+			}
+			if r, ok = add64(base, d); !ok {
+				return ovf()
+			}
+		}
+		if out == types.Date {
+			return row.IntValue(floorDiv(r, msPerDay)), nil
+		}
+		if out == types.Time {
+			return row.IntValue(floorMod(r, msPerDay)), nil
+		}
+		return row.IntValue(r), nil
+	}), nil
+}
+
+// monthsBetween is TIMESTAMPDIFF's count of months from a to b, Flink's
+// (DateTimeUtils.subtractMonths(b, a)): on days, the most months m that
+// a's day can move forward without passing b's (the day clamped to the end
+// of a shorter month, so 2026-01-31 to 2026-02-28 is one month), negated
+// when b is before a; then one fewer when a moved by m lands on b's day but
+// a's time of day is later than b's. The last rule applies to negative
+// counts too, so Flink's negative months round away from zero when the days
+// coincide (2026-02-15 12:00 to 2026-01-15 00:00 is -2): kept, as Flink.
 func monthsBetween(a, b int64) int64 {
-	fa, fb := split(a), split(b)
-	m := (fb.y-fa.y)*12 + fb.mo - fa.mo
-	restA := a - civil.DaysFromCivil(fa.y, fa.mo, 1)*msPerDay
-	restB := b - civil.DaysFromCivil(fb.y, fb.mo, 1)*msPerDay
-	switch {
-	case m > 0 && restB < restA:
+	da, db := floorDiv(a, msPerDay), floorDiv(b, msPerDay)
+	m := dayMonths(da, db)
+	if addMonths(da*msPerDay, m) == db*msPerDay && floorMod(b, msPerDay) < floorMod(a, msPerDay) {
 		m--
-	case m < 0 && restB > restA:
-		m++
+	}
+	return m
+}
+
+// dayMonths is the month count from day a to day b of monthsBetween.
+func dayMonths(a, b int64) int64 {
+	if b < a {
+		return -dayMonths(b, a)
+	}
+	ya, ma, _ := civil.FromDays(a)
+	yb, mb, _ := civil.FromDays(b)
+	m := (yb-ya)*12 + mb - ma
+	if addMonths(a*msPerDay, m) > b*msPerDay {
+		m--
 	}
 	return m
 }

@@ -540,6 +540,9 @@ func (b *Binder) call(e *ast.FuncCall) Expr {
 		b.L.Errorf(diag.WrongArguments, e.S, "%s takes %s, got %d", name, f.arity(), len(e.Args)).WithHint("usage: %s", f.usage)
 		return nullConst(e.S)
 	}
+	if name == "TIMESTAMPADD" {
+		return b.timestampAdd(e, f)
+	}
 	if name == "EXTRACT" || name == "TIMESTAMPDIFF" {
 		return b.unitCall(name, e, f)
 	}
@@ -575,6 +578,59 @@ func (b *Binder) unitCall(name string, e *ast.FuncCall, f *fn) Expr {
 		t = types.New(types.Int)
 	}
 	return &Call{Fn: name, Args: args, T: t, S: e.S}
+}
+
+// timestampAddUnits are the units of TIMESTAMPADD, Flink's (Calcite's)
+// list, and whether a unit is shorter than a day.
+var timestampAddUnits = map[string]bool{
+	"MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true,
+	"DAY": false, "WEEK": false, "MONTH": false, "QUARTER": false, "YEAR": false,
+}
+
+// timestampAdd binds TIMESTAMPADD(unit, n, timepoint). The result has the
+// timepoint's type, as in Flink, except that a DATE moved by a unit shorter
+// than a day becomes a TIMESTAMP(3). A TIME moves only by HOUR, MINUTE or
+// SECOND (Flink keeps a TIME for longer units, whose meaning is unclear:
+// refused rather than guessed).
+func (b *Binder) timestampAdd(e *ast.FuncCall, f *fn) Expr {
+	lit, ok := e.Args[0].(*ast.Literal)
+	if !ok || lit.Kind != ast.SymbolLit {
+		b.L.Errorf(diag.WrongArguments, e.S, "TIMESTAMPADD needs a time unit first").WithHint("usage: %s", f.usage)
+		return nullConst(e.S)
+	}
+	unit := strings.ToUpper(lit.Raw)
+	short, ok := timestampAddUnits[unit]
+	if !ok {
+		b.L.Errorf(diag.WrongArguments, lit.S, "TIMESTAMPADD does not take the unit %s", unit).
+			WithHint("use one of MILLISECOND, SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR")
+		return nullConst(e.S)
+	}
+	n, tp := b.bind(e.Args[1]), b.bind(e.Args[2])
+	bad := false
+	if !kindOK(n, isInt) {
+		b.L.Errorf(diag.WrongArguments, e.Args[1].Span(), "TIMESTAMPADD needs an integer number of units, but %s is %s", ast.Format(e.Args[1]), n.Type())
+		bad = true
+	}
+	if !kindOK(tp, isTemporal) {
+		b.L.Errorf(diag.WrongArguments, e.Args[2].Span(), "TIMESTAMPADD needs a DATE, TIME or TIMESTAMP, but %s is %s", ast.Format(e.Args[2]), tp.Type())
+		bad = true
+	}
+	if bad {
+		return nullConst(e.S)
+	}
+	t := tp.Type()
+	switch {
+	case t.Kind == types.Null:
+		t = types.TimestampOf(3)
+	case t.Kind == types.Date && short:
+		t = types.TimestampOf(3)
+	case t.Kind == types.Time && (!short || unit == "MILLISECOND"):
+		b.L.Errorf(diag.WrongArguments, lit.S, "TIMESTAMPADD of a TIME takes HOUR, MINUTE or SECOND, not %s", unit)
+		return nullConst(e.S)
+	}
+	t = t.WithNullable(n.Type().Nullable || tp.Type().Nullable)
+	args := []Expr{&Const{V: unit, T: types.StringType().NotNull(), S: lit.S}, n, tp}
+	return &Call{Fn: "TIMESTAMPADD", Args: args, T: t, S: e.S}
 }
 
 // describeTypes renders argument types for messages.

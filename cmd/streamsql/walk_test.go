@@ -112,9 +112,19 @@ var scalarCases = map[string][]fnCase{
 	"EXTRACT": {{"EXTRACT(HOUR FROM ts)", "BIGINT", "8"}, {"EXTRACT(DOW FROM ts)", "BIGINT", "1"},
 		{"EXTRACT(YEAR FROM ts)", "BIGINT", "2026"}},
 	"TIMESTAMPDIFF": {{"TIMESTAMPDIFF(SECOND, TIMESTAMP '2026-03-15 08:00:00', ts)", "INT", "309"}},
-	"HOUR":          {{"HOUR(ts)", "BIGINT", "8"}},
-	"MINUTE":        {{"MINUTE(ts)", "BIGINT", "5"}},
-	"SECOND":        {{"SECOND(ts)", "BIGINT", "9"}},
+	// The examples of Flink's documentation (1994-09-27 is a Tuesday).
+	"TIMESTAMPADD": {{"TIMESTAMPADD(WEEK, 1, DATE '2003-01-02')", "DATE", "2003-01-09"},
+		{"TIMESTAMPADD(MINUTE, n, ts)", "TIMESTAMP(3)", "2026-03-15 07:58:09.123"}},
+	"YEAR":       {{"YEAR(DATE '1994-09-27')", "BIGINT", "1994"}},
+	"QUARTER":    {{"QUARTER(DATE '1994-09-27')", "BIGINT", "3"}},
+	"MONTH":      {{"MONTH(DATE '1994-09-27')", "BIGINT", "9"}},
+	"WEEK":       {{"WEEK(DATE '1994-09-27')", "BIGINT", "39"}, {"WEEK(ts)", "BIGINT", "11"}},
+	"DAYOFYEAR":  {{"DAYOFYEAR(DATE '1994-09-27')", "BIGINT", "270"}},
+	"DAYOFMONTH": {{"DAYOFMONTH(DATE '1994-09-27')", "BIGINT", "27"}},
+	"DAYOFWEEK":  {{"DAYOFWEEK(DATE '1994-09-27')", "BIGINT", "3"}, {"DAYOFWEEK(ts)", "BIGINT", "1"}},
+	"HOUR":       {{"HOUR(ts)", "BIGINT", "8"}},
+	"MINUTE":     {{"MINUTE(ts)", "BIGINT", "5"}},
+	"SECOND":     {{"SECOND(ts)", "BIGINT", "9"}},
 	// Java's String.hashCode.
 	"HASH_CODE": {{"HASH_CODE('a')", "INT", "97"}},
 }
