@@ -93,6 +93,9 @@ func (o *windowAggOp) restoreWatermark(wm int64)   { o.wm = wm }
 type barrier struct {
 	id  int64
 	run *cpRun
+	// final: the job stops after this checkpoint (Ctrl-C); sources read
+	// nothing after it, so the next run has nothing to read again.
+	final bool
 }
 
 // cpRun is one checkpoint being taken.
@@ -547,7 +550,7 @@ func (j *Job) coordinate(ctx context.Context) {
 		if j.cp.ended.Load() {
 			return // a source has ended: no more checkpoints
 		}
-		if err := j.takeCheckpoint(ctx); err != nil && ctx.Err() == nil && cfg.Failed != nil {
+		if err := j.takeCheckpoint(ctx, false); err != nil && ctx.Err() == nil && cfg.Failed != nil {
 			cfg.Failed(cfg.Dir.NextID()-1, err)
 		}
 	}
@@ -560,14 +563,14 @@ func (j *Job) CheckpointNow(ctx context.Context) (*checkpoint.Checkpoint, error)
 	if j.cp == nil || j.cp.off != "" || j.cp.ended.Load() {
 		return nil, nil
 	}
-	if err := j.takeCheckpoint(ctx); err != nil {
+	if err := j.takeCheckpoint(ctx, true); err != nil {
 		return nil, err
 	}
 	return j.LastCheckpoint(), nil
 }
 
 // takeCheckpoint takes one checkpoint and waits for it.
-func (j *Job) takeCheckpoint(ctx context.Context) error {
+func (j *Job) takeCheckpoint(ctx context.Context, final bool) error {
 	j.cp.mu.Lock()
 	defer j.cp.mu.Unlock()
 	if j.cp.ended.Load() {
@@ -581,7 +584,7 @@ func (j *Job) takeCheckpoint(ctx context.Context) error {
 	run := &cpRun{id: w.ID(), w: w, acks: make(chan struct{}, len(j.sinks)), begun: time.Now()}
 	j.cp.running.Store(run)
 	defer j.cp.running.Store(nil)
-	b := &barrier{id: run.id, run: run}
+	b := &barrier{id: run.id, run: run, final: final}
 	for _, r := range j.sources {
 		r.cp.request(b)
 	}

@@ -273,6 +273,11 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			if !r.inject(b, w, cur, send) {
 				return
 			}
+			if b.final {
+				// The job stops after this checkpoint: read nothing more.
+				<-ctx.Done()
+				return
+			}
 		default:
 		}
 		// Watermark alignment: a source ahead of its group by more than the
@@ -622,15 +627,23 @@ func (j *Job) Run(ctx context.Context) (err error) {
 	}()
 	remaining := len(j.sources)
 	ended := make([]bool, len(j.sources))
+	// paused counts the sources that stopped reading after a final
+	// checkpoint's barrier (Ctrl-C): they send nothing more, and the
+	// round robin skips them as if they had ended.
+	paused := 0
 	next := 0
 	for remaining > 0 {
 		from := ch
 		if deterministic {
-			for ended[next] {
+			if paused == remaining {
+				from = nil // nothing more comes: wait for the stop
+			} else {
+				for ended[next] {
+					next = (next + 1) % len(own)
+				}
+				from = own[next]
 				next = (next + 1) % len(own)
 			}
-			from = own[next]
-			next = (next + 1) % len(own)
 		}
 		var m msg
 		select {
@@ -657,6 +670,10 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			}
 			err = j.entry[m.src].end()
 		case msgBarrier:
+			if m.bar.final && !ended[m.src] {
+				ended[m.src] = true
+				paused++
+			}
 			err = j.entry[m.src].barrier(m.bar)
 		case msgErr:
 			err = m.err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,29 +111,29 @@ func TestCrashResumeExactlyOnce(t *testing.T) {
 	seed := rng.Uint64()
 	t.Logf("kill timing seed %d", seed)
 	rng = rand.New(rand.NewPCG(seed, 13))
-	killed, resumed, runs := 0, 0, 0
-	for attempt := 1; ; attempt++ {
-		killed, resumed, runs = crashRuns(t, rng, job, st, kills, span)
-		if resumed > 0 || attempt == 3 {
-			break
+	// Episodes: runs killed at random until one finishes; its output is
+	// compared with the clean run's; then the state is removed and the
+	// next episode begins, until the kills add up (a resumed run near the
+	// end may finish before its kill comes).
+	var killed, resumed, runs, episodes int
+	for killed < kills || resumed == 0 {
+		episodes++
+		if episodes > 4*kills+3 {
+			t.Fatalf("%d episodes, %d kills, %d resumed: the job ends before the kills come", episodes, killed, resumed)
 		}
-		// The job ran to its end before a kill found a checkpoint to
-		// resume from (a fast machine): again, from the start.
-		t.Logf("attempt %d: %d runs, %d killed, none resumed: again", attempt, runs, killed)
+		k, r, n := crashRuns(t, rng, job, st, kills-killed, span)
+		killed, resumed, runs = killed+k, resumed+r, runs+n
+		got := fileLinesSorted(t, out)
+		if !slices.Equal(got, want) {
+			missing, extra := diffMultiset(want, got)
+			t.Fatalf("episode %d, after %d kills: the output differs from the clean run: %d rows, want %d; missing %d (e.g. %q), extra %d (e.g. %q)",
+				episodes, k, len(got), len(want), len(missing), first(missing), len(extra), first(extra))
+		}
 		if err := os.RemoveAll(st); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%d runs, %d killed, %d resumed from a checkpoint", runs, killed, resumed)
-	got := fileLinesSorted(t, out)
-	if resumed == 0 {
-		t.Errorf("no run resumed from a checkpoint: the test did not exercise a restart")
-	}
-	if !slices.Equal(got, want) {
-		missing, extra := diffMultiset(want, got)
-		t.Fatalf("after %d kills the output differs from the clean run: %d rows, want %d; missing %d (e.g. %q), extra %d (e.g. %q)",
-			killed, len(got), len(want), len(missing), first(missing), len(extra), first(extra))
-	}
+	t.Logf("%d episodes, %d runs, %d killed, %d resumed from a checkpoint: every episode wrote the clean run's rows", episodes, runs, killed, resumed)
 }
 
 // crashRuns runs the job with --state-dir st until it finishes, killing
@@ -310,4 +311,112 @@ func TestStopResumeAndChangedPlan(t *testing.T) {
 	if got := fileLinesSorted(t, out); !slices.Equal(got, want) {
 		t.Fatalf("stopped and resumed: %d rows, the clean run %d", len(got), len(want))
 	}
+}
+
+// transcriptMarker precedes the crash-and-resume transcript in
+// docs/runtime.md that TestFaultToleranceTranscript checks.
+const transcriptMarker = "<!-- checked by TestFaultToleranceTranscript (cmd/streamsql/crash_test.go) -->"
+
+// TestFaultToleranceTranscript runs what docs/runtime.md's "Fault
+// tolerance" transcript shows — a job stopped with Ctrl-C, which takes a
+// last checkpoint, then run again, which resumes from it — and compares the
+// run's messages with the transcript's, numbers aside (times, ids and row
+// counts vary from run to run). STREAMSQL_REWRITE_DOCS=1 writes this run's
+// transcript into the doc.
+func TestFaultToleranceTranscript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the job twice")
+	}
+	dir := t.TempDir()
+	crashInputs(t, dir, 300000)
+	if err := os.WriteFile(filepath.Join(dir, "job.sql"), []byte(fmt.Sprintf(crashJob, "500ms")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(stop bool) string {
+		cmd := exec.Command(os.Args[0], "run", "--state-dir", "state", "job.sql")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		if stop {
+			select {
+			case <-afterCheckpoint(filepath.Join(dir, "state"), 0, 0):
+				_ = cmd.Process.Signal(os.Interrupt)
+				if err := <-exited; err == nil {
+					t.Fatal("the stopped run exited 0")
+				}
+			case err := <-exited:
+				t.Skipf("the job ended (%v) before its first checkpoint", err)
+			}
+		} else if err := <-exited; err != nil {
+			t.Fatalf("the resumed run: %v\n%s", err, stderr.String())
+		}
+		var keep []string
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			switch {
+			case strings.HasPrefix(l, "streamsql run: ") && strings.Contains(l, " rows in, "): // progress: timing
+			case strings.HasPrefix(l, "streamsql run: ") || strings.HasPrefix(l, "  "):
+				if !strings.HasPrefix(strings.TrimSpace(l), "|") && !strings.HasPrefix(strings.TrimSpace(l), "hint:") && !strings.HasPrefix(strings.TrimSpace(l), "9 |") {
+					keep = append(keep, l)
+				}
+			}
+		}
+		return strings.Join(keep, "\n") + "\n"
+	}
+	got := "$ streamsql run --state-dir state job.sql\n^C\n" + run(true) +
+		"$ streamsql run --state-dir state job.sql\n" + run(false)
+
+	path := filepath.Join("..", "..", "docs", "runtime.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, transcriptMarker)
+	if i < 0 {
+		t.Fatalf("%s has no %q", path, transcriptMarker)
+	}
+	start := strings.Index(text[i:], "```console\n")
+	end := strings.Index(text[i+start+len("```console\n"):], "```\n")
+	if start < 0 || end < 0 {
+		t.Fatalf("%s: no ```console block after the marker", path)
+	}
+	bodyAt := i + start + len("```console\n")
+	body := text[bodyAt : bodyAt+end]
+	if os.Getenv("STREAMSQL_REWRITE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(text[:bodyAt]+got+text[bodyAt+end:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	// A resumed run that ends before its first checkpoint has no "last
+	// checkpoint" line: those are left out.
+	if n, w := numbersAside(dropLines(got, "  last checkpoint ")), numbersAside(dropLines(body, "  last checkpoint ")); n != w {
+		t.Errorf("the transcript in %s differs from a run (numbers aside); STREAMSQL_REWRITE_DOCS=1 rewrites it.\n--- run:\n%s--- doc:\n%s", path, got, body)
+	}
+}
+
+// numbersAside replaces every number, with its unit if it has one (885ms,
+// 1.07s, 562.7 KB, 2026-01-01 00:06:57.005), with '#', and squeezes spaces.
+func numbersAside(s string) string {
+	s = numberRE.ReplaceAllString(s, "#")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+var numberRE = regexp.MustCompile(`[0-9][0-9.:-]*( ?(ms|µs|s|m|h|KB|MB|GB|B)\b)?`)
+
+// dropLines removes the lines that start with prefix.
+func dropLines(s, prefix string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, prefix) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
