@@ -62,17 +62,52 @@ func Lower(plans []*Plan) ([]*physical.Plan, error) {
 // exec runs (operator IDs, and the keys, casts, retention, delays and
 // columns every operator is built from).
 func (p *Plan) ExplainText() string {
+	ps, err := Lower([]*Plan{p})
+	if err != nil {
+		return explainText(p, nil, err)
+	}
+	return explainText(p, ps[0], nil)
+}
+
+func explainText(p *Plan, phys *physical.Plan, err error) string {
 	var b strings.Builder
 	b.WriteString("== Optimized Logical Plan ==\n")
 	b.WriteString(p.Text())
 	b.WriteString("\n== Physical Plan ==\n")
-	ps, err := Lower([]*Plan{p})
 	if err != nil {
 		fmt.Fprintf(&b, "(not lowered: %v)\n", err)
 		return b.String()
 	}
-	b.WriteString(physical.Text(ps[0]))
+	b.WriteString(physical.Text(phys))
 	return b.String()
+}
+
+// ExplainJob renders ExplainText for each plan of a job, with the physical
+// plans of its INSERTs and SELECTs lowered together, as run lowers them:
+// the IDs are the ones run gives, and each source decodes what the whole
+// job reads of its table. An EXPLAIN statement's plan is lowered alone.
+func ExplainJob(plans []*Plan) []string {
+	var run []*Plan
+	for _, p := range plans {
+		if p.Explain == nil {
+			run = append(run, p)
+		}
+	}
+	phys, err := Lower(run)
+	out := make([]string, len(plans))
+	k := 0
+	for i, p := range plans {
+		switch {
+		case p.Explain != nil:
+			out[i] = p.ExplainText()
+		case err != nil:
+			out[i] = explainText(p, nil, err)
+		default:
+			out[i] = explainText(p, phys[k], nil)
+			k++
+		}
+	}
+	return out
 }
 
 type lowerer struct {

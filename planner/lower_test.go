@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/diag"
@@ -101,5 +102,30 @@ SELECT a FROM t;
 	}
 	if len(got) != 2 || got[0] == got[1] {
 		t.Errorf("two declarations of t, source IDs %v", got)
+	}
+}
+
+// TestExplainJobLowersTheJob: streamsql explain shows what run builds: a
+// source decodes what the whole job reads of its table, and EXPLAIN
+// statements are lowered alone.
+func TestExplainJobLowersTheJob(t *testing.T) {
+	j := checkJob(diag.NewSource("job.sql", `
+CREATE TABLE t (a INT, b INT, c INT) WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');
+SELECT a FROM t;
+SELECT b FROM t;
+EXPLAIN SELECT c FROM t;
+`))
+	if j.Diags.HasErrors() {
+		t.Fatal(j.Diags.Err())
+	}
+	texts := ExplainJob(j.Session.Plans)
+	want := []string{"decode=[a, b]", "decode=[a, b]", "decode=[c]"}
+	if len(texts) != len(want) {
+		t.Fatalf("%d texts for %d plans", len(texts), len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(texts[i], w) {
+			t.Errorf("plan %d: want %s in\n%s", i+1, w, texts[i])
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/planner"
 )
 
 var explainCmd = &command{
@@ -75,12 +76,13 @@ func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "streamsql %s: %v\n", c.name, err)
 		return exitUsage
 	}
+	texts := planner.ExplainJob(j.Session.Plans)
 	for i, p := range j.Session.Plans {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
 		line, _ := j.Source.Position(p.Stmt.Span().Start)
-		fmt.Fprintf(stdout, "-- line %d: %s\n%s", line, firstLine(j.Source.Shown(line)), p.ExplainText())
+		fmt.Fprintf(stdout, "-- line %d: %s\n%s", line, firstLine(j.Source.Shown(line)), texts[i])
 	}
 	if err := diag.WriteText(stderr, j.Diags); err != nil {
 		return exitUsage
