@@ -514,8 +514,8 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 	case *logical.Aggregate:
 		diagn.WithHint("or aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))): each window is emitted once")
 	}
-	if len(keys) == 0 {
-		diagn.WithNote(diag.NoSpan, "an upsert sink is not a fix here: it needs a key that identifies each result row, and no PRIMARY KEY of the inputs survives this query")
+	if len(keys) == 0 && len(s.Table.Columns) > 0 {
+		diagn.WithHint("or write to a keyed sink ('upsert-kafka', or a 'jdbc' table) with the key its readers look rows up by, e.g. PRIMARY KEY (%s) NOT ENFORCED: no PRIMARY KEY of the inputs survives this query, so an upsert materializer in front of the sink keeps each key's live rows and turns the changes into upserts and deletes of that key (state that grows without 'table.exec.state.ttl')", s.Table.Columns[0].Name)
 	}
 }
 
