@@ -31,6 +31,8 @@ func scanOptions() []OptionSpec {
 			Doc: "Largest watermark drift allowed within the alignment group."},
 		{Key: "scan.watermark.alignment.update-interval", Default: "1s", Validate: duration,
 			Doc: "How often the alignment group compares watermarks."},
+		{Key: "scan.watermark.gap-alert", Validate: duration,
+			Doc: "streamsql: warn, count an alert and mark the table red in the web UI while its max event time is more than this ahead of its watermark (a split far behind the others)."},
 		{Key: "scan.late-rows.path", Validate: localPath,
 			Doc: "streamsql: a file to which rows arriving behind the watermark are written, with the reason, " +
 				"instead of only being counted and dropped."},

@@ -145,3 +145,54 @@ func promtool(t *testing.T, where, input string, args ...string) {
 		t.Errorf("%s: promtool %s: %v\n%s", where, strings.Join(args, " "), err, out)
 	}
 }
+
+// TestMetricsAlertRules: the ```yaml rules block of docs/metrics.md loads
+// in promtool check rules, and promtool test rules shows its gap rule
+// firing on a rewound input (a gap of three days) and not on one whose
+// gap is its 5-second watermark delay.
+func TestMetricsAlertRules(t *testing.T) {
+	var rules *fence
+	for _, f := range fences(t, metricsDoc) {
+		if f.lang() == "yaml" && len(f.info) == 2 && f.info[1] == "rules" {
+			rules = f
+		}
+	}
+	if rules == nil {
+		t.Fatalf("%s has no ```yaml rules block", metricsDoc)
+	}
+	dir := t.TempDir()
+	path := dir + "/streamsql.rules.yml"
+	if err := os.WriteFile(path, []byte(rules.text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	promtool(t, rules.where(), "", "check", "rules", path)
+	test := `rule_files: [streamsql.rules.yml]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'streamsql_source_event_time_gap_seconds{job_id="1",job_name="attribution",table="clicks"}'
+        values: '259205x20'
+      - series: 'streamsql_source_event_time_gap_seconds{job_id="1",job_name="attribution",table="impressions"}'
+        values: '5x20'
+    alert_rule_test:
+      - eval_time: 3m
+        alertname: StreamsqlEventTimeGap
+      - eval_time: 10m
+        alertname: StreamsqlEventTimeGap
+        exp_alerts:
+          - exp_labels:
+              severity: critical
+              job_id: "1"
+              job_name: attribution
+              table: clicks
+            exp_annotations:
+              summary: "attribution: table clicks holds event time back by 3d 0h 0m 5s"
+              description: "One split (partition) of the table is far behind the others (rewound or lagging): see streamsql_source_split_watermark_seconds. State downstream grows with the gap."
+`
+	testPath := dir + "/streamsql.test.yml"
+	if err := os.WriteFile(testPath, []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	promtool(t, rules.where(), "", "test", "rules", testPath)
+}

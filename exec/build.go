@@ -350,7 +350,8 @@ func (b *builder) source(s *physical.Source, out collector) error {
 	}
 	r := &sourceRunner{idx: len(b.job.sources), name: s.Name, src: src, prepare: prep, timeCol: -1,
 		counters: b.counters(s.Name, &b.job.Sources), warn: b.job.warn, future: b.future,
-		idleTimeout: s.IdleTimeout, bounded: s.Bounded, skipBad: s.SkipBad, cp: &srcCP{id: s.ID}}
+		idleTimeout: s.IdleTimeout, bounded: s.Bounded, skipBad: s.SkipBad, cp: &srcCP{id: s.ID},
+		gapAlert: s.GapAlert.Milliseconds()}
 	b.scans[s.ID] = r.counters
 	if s.Watermark != nil {
 		r.timeCol, r.delay = s.Watermark.Col, s.Watermark.Delay

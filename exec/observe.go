@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"strconv"
 	"sync/atomic"
 
@@ -79,4 +80,28 @@ func (c *Counters) publishSplits(src connector.Source, n int) []*SplitWatermark 
 	}
 	c.splits.Store(&out)
 	return out
+}
+
+// checkGap raises or clears the source's gap alert: max event time minus
+// watermark over 'scan.watermark.gap-alert'. Each time the gap goes over,
+// the alert is counted and a warning says which table and by how much.
+// It reads two atomics the runner keeps anyway, once per read.
+func (r *sourceRunner) checkGap() {
+	wm, maxT := r.counters.Watermark.Load(), r.counters.MaxTime.Load()
+	over := wm != MinWatermark && wm != MaxWatermark && maxT != MinWatermark && maxT-wm > r.gapAlert
+	if over == r.alerting {
+		return
+	}
+	r.alerting = over
+	r.counters.GapAlerting.Store(over)
+	if !over {
+		return
+	}
+	n := r.counters.GapAlerts.Add(1)
+	if r.warn != nil {
+		r.warn(fmt.Sprintf("gap:%s:%d", r.name, n), fmt.Sprintf("source %s: event-time gap alert: its max event time %s "+
+			"is %s ahead of its watermark %s, over 'scan.watermark.gap-alert' (%s): a split (partition) is far behind "+
+			"the others (rewound or lagging), and the operators downstream keep state for the whole gap",
+			r.name, FormatMillis(maxT), FormatDuration(maxT-wm), FormatMillis(wm), FormatDuration(r.gapAlert)))
+	}
 }

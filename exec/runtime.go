@@ -85,6 +85,10 @@ type Counters struct {
 	Subtask int
 	// Sources only: the watermark of each split (see Splits).
 	splits atomic.Pointer[[]*SplitWatermark]
+	// Sources only: GapAlerts counts the times the source's event-time gap
+	// went over 'scan.watermark.gap-alert'; GapAlerting is set while it is.
+	GapAlerts   atomic.Int64
+	GapAlerting atomic.Bool
 	// Sinks only: Kinds counts the rows handed to the sink by change kind
 	// (indexed by changelogmode.Kind), WriteErrors the writes that failed.
 	Kinds       [4]atomic.Int64
@@ -151,6 +155,10 @@ type sourceRunner struct {
 	future time.Duration
 	// cp is the runner's side of checkpoints (checkpoint.go).
 	cp *srcCP
+	// gapAlert alerts while max event time minus watermark exceeds it (ms;
+	// 0: never); alerting is set while it does (checkGap).
+	gapAlert int64
+	alerting bool
 }
 
 // checkFuture warns once when a row's event time t is more than r.future
@@ -355,6 +363,9 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 		}
 		if !emitWM() {
 			return
+		}
+		if r.gapAlert > 0 {
+			r.checkGap()
 		}
 		if errors.Is(err, io.EOF) {
 			r.counters.Watermark.Store(MaxWatermark)

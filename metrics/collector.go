@@ -67,6 +67,8 @@ var (
 	srcIdle      = gaugeDesc("source_idle", "1 while every split of the table is idle ('scan.watermark.idle-timeout').", sourceLabels)
 	srcPaused    = gaugeDesc("source_paused", "1 while watermark alignment holds the table back.", sourceLabels)
 	srcDrift     = gaugeDesc("source_alignment_drift_seconds", "How far the table's watermark is ahead of its alignment group's (0 without a group).", sourceLabels)
+	srcAlerts    = counterDesc("source_gap_alerts_total", "Times the table's event-time gap went over 'scan.watermark.gap-alert'.", sourceLabels)
+	srcAlerting  = gaugeDesc("source_gap_alert", "1 while the table's event-time gap is over 'scan.watermark.gap-alert'.", sourceLabels)
 	opIn         = counterDesc("operator_rows_in_total", "Rows the operator took in.", opLabels)
 	opOut        = counterDesc("operator_rows_out_total", "Rows (changes) the operator emitted.", opLabels)
 	opLate       = counterDesc("operator_late_rows_total", "Rows that arrived at or below the operator's watermark.", opLabels)
@@ -162,6 +164,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(srcIdle, flag(src.Idle), sl)
 			gauge(srcPaused, flag(src.Paused), sl)
 			gauge(srcDrift, seconds(src.Drift), sl)
+			counter(srcAlerts, src.GapAlerts, sl)
+			gauge(srcAlerting, flag(src.GapAlerting), sl)
 		}
 		for _, o := range s.Operators {
 			ol := l(o.ID, o.Name, strconv.Itoa(o.Subtask))

@@ -30,6 +30,10 @@ type Source struct {
 	Drift         int64 // ms ahead of its alignment group
 	Group         string
 	Splits        []Split
+	// GapAlerts counts the times the gap went over
+	// 'scan.watermark.gap-alert'; GapAlerting is set while it is over.
+	GapAlerts   int64
+	GapAlerting bool
 }
 
 // Split is the watermark of one split of a source (a Kafka partition).
@@ -92,7 +96,8 @@ func Take(job *exec.Job, at time.Time) Snapshot {
 	for _, c := range job.Sources {
 		s.Sources = append(s.Sources, Source{ID: c.ID, Table: c.Name, RowsRead: c.In.Load(), BadRows: c.Bad.Load(),
 			Late: c.Late.Load(), NoTime: c.NoTime.Load(), Watermark: c.Watermark.Load(), MaxEventTime: c.MaxTime.Load(),
-			Idle: c.Idle.Load(), Paused: c.Paused.Load(), Drift: c.Drift.Load(), Group: c.Group})
+			Idle: c.Idle.Load(), Paused: c.Paused.Load(), Drift: c.Drift.Load(), Group: c.Group,
+			GapAlerts: c.GapAlerts.Load(), GapAlerting: c.GapAlerting.Load()})
 		for _, sp := range c.Splits() {
 			src := &s.Sources[len(s.Sources)-1]
 			src.Splits = append(src.Splits, Split{Name: sp.Name, Watermark: sp.WM.Load()})

@@ -108,6 +108,9 @@ type Source struct {
 	// IdleTimeout marks a split idle after that long without a row
 	// (processing time); 0: never.
 	IdleTimeout time.Duration
+	// GapAlert alerts while max event time minus watermark exceeds it
+	// ('scan.watermark.gap-alert'); 0: never.
+	GapAlert time.Duration
 	// Align is nil without an alignment group.
 	Align *Alignment
 	// Bounded is set when the source ends by itself (files, bounded reads).

@@ -267,6 +267,11 @@ func (l *lowerer) source(s *logical.Scan, wm *logical.WatermarkAssigner) (*physi
 	} else {
 		src.IdleTimeout = l.settings.IdleTimeout
 	}
+	if c != nil && c.Has("scan.watermark.gap-alert") {
+		src.GapAlert, _ = c.Duration("scan.watermark.gap-alert")
+	} else {
+		src.GapAlert = l.settings.GapAlert
+	}
 	if c != nil && wm != nil && c.Has("scan.watermark.alignment.group") {
 		a := &physical.Alignment{Group: c.Get("scan.watermark.alignment.group")}
 		a.MaxDrift, _ = c.Duration("scan.watermark.alignment.max-drift")

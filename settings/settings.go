@@ -78,6 +78,9 @@ type Settings struct {
 	// one operator whose watermarks are further apart (beyond what the
 	// operator waits for) are warned about (default 1 hour; 0: never).
 	DriftWarning time.Duration
+	// GapAlert is 'table.exec.watermark.gap-alert': the default of the
+	// sources' 'scan.watermark.gap-alert' (0, the default: never).
+	GapAlert time.Duration
 	// LocalTimeZone is 'table.local-time-zone' as written ("" if not
 	// set); only names of UTC are accepted, streamsql's one time zone.
 	LocalTimeZone string
@@ -214,6 +217,9 @@ var keys = []key{
 	duration("table.exec.watermark.drift-warning",
 		"warn when the watermarks of two inputs of one join drift further apart (default 1 h; 0: never)",
 		func(s *Settings) *time.Duration { return &s.DriftWarning }, nil),
+	duration("table.exec.watermark.gap-alert",
+		"default 'scan.watermark.gap-alert' for sources: alert while a table's max event time is further ahead of its watermark (default: never)",
+		func(s *Settings) *time.Duration { return &s.GapAlert }, nil),
 	{name: "table.local-time-zone", accepts: "a name of UTC ('UTC', 'GMT', 'Z', 'Etc/UTC', '+00:00')",
 		doc: "time zone for TIMESTAMP_LTZ (UTC only)",
 		set: func(s *Settings, v string) (string, bool) {

@@ -165,7 +165,7 @@ next:
 // installed (.ci/run installs it), accepts the scrape.
 func TestMetricsRewoundClicks(t *testing.T) {
 	r := startRewoundClicks(t)
-	job := r.job(t, "")
+	job := r.job(t, ",\n  'scan.watermark.gap-alert' = '1 h'")
 	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", job)
 	url := serveURL(t, stderr)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
@@ -193,6 +193,10 @@ func TestMetricsRewoundClicks(t *testing.T) {
 		{"streamsql_operator_watermark_seconds", map[string]string{"name": "IntervalJoin INNER(i, c)"}, t0 - days - delay},
 		{"streamsql_operator_input_drift_seconds", map[string]string{"name": "IntervalJoin INNER(i, c)"}, days},
 		{"streamsql_source_bad_rows_total", src("clicks"), 0},
+		{"streamsql_source_gap_alert", src("clicks"), 1},
+		{"streamsql_source_gap_alerts_total", src("clicks"), 1},
+		{"streamsql_source_gap_alert", src("impressions"), 0},
+		{"streamsql_source_gap_alerts_total", src("impressions"), 0},
 		{"streamsql_job_info", map[string]string{"job_name": "attribution.sql", "state": "RUNNING"}, 1},
 	}
 	// The values settle as the rows and watermarks travel from the sources
@@ -217,6 +221,11 @@ func TestMetricsRewoundClicks(t *testing.T) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond) // between scrapes; the loop waits on the values above
+	}
+	const warning = "warning: source clicks: event-time gap alert: its max event time 2026-11-20 12:00:09.000 is 3d ahead of its watermark 2026-11-17 12:00:04.000"
+	waitFor(t, "the warning of clicks' gap alert on stderr", func() bool { return strings.Contains(stderr.String(), warning) })
+	if strings.Contains(stderr.String(), "source impressions: event-time gap alert") {
+		t.Errorf("stderr warns of a gap alert on impressions:\n%s", stderr.String())
 	}
 	if len(wrong) > 0 {
 		t.Errorf("after 60 s:\n%s\nscrape:\n%s", strings.Join(wrong, "\n"), body)
