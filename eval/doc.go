@@ -93,6 +93,7 @@
 // 200000.00 / 2 is a DECIMAL overflow here; CAST an operand to DOUBLE or to
 // a smaller DECIMAL first. Sub-millisecond time precision (digits beyond milliseconds are dropped);
 // Java regular-expression features that Go's RE2 lacks (backreferences,
-// lookaround) in REGEXP_EXTRACT; time-zone letters in a DateTimeFormatter
+// lookaround ...) and constructs the two read differently in REGEXP_EXTRACT
+// and REGEXP_REPLACE: refused, named (regex.go); time-zone letters in a DateTimeFormatter
 // pattern (a TIMESTAMP has no zone); parsing week fields, quarters and zones.
 package eval

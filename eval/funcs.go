@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/streamsql/streamsql/civil"
 	"math"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"unicode/utf16"
@@ -40,6 +39,8 @@ func init() {
 		"SUBSTRING":         substring,
 		"REPLACE":           replace,
 		"REGEXP_EXTRACT":    regexpExtract,
+		"REGEXP_REPLACE":    regexpReplace,
+		"SPLIT_INDEX":       splitIndex,
 		"MD5":               md5Func,
 		"ABS":               absFunc,
 		"FLOOR":             floorCeil(false),
@@ -391,50 +392,6 @@ func runeSlice(s string, start, end int64) string {
 func replace(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 	return strict(args, func(xs []row.Value) (row.Value, error) {
 		return row.StrValue(strings.ReplaceAll(xs[0].Str(), xs[1].Str(), xs[2].Str())), nil
-	}), nil
-}
-
-// regexpExtract is REGEXP_EXTRACT(s, regex [, group]) with Go's RE2 syntax;
-// group 0 (the default) is the whole match. No match, or a group that does
-// not exist, gives NULL. A constant regex is compiled once.
-func regexpExtract(_ *compiler, _ *expr.Call, args []node) (Func, error) {
-	if len(args) < 2 {
-		return nil, fmt.Errorf("eval: REGEXP_EXTRACT takes 2 or 3 arguments")
-	}
-	var fixed *regexp.Regexp
-	if args[1].konst && !args[1].v.IsNull() {
-		re, err := regexp.Compile(args[1].v.Str())
-		if err != nil {
-			return nil, errorf(ErrInvalidArgument, "REGEXP_EXTRACT: invalid regular expression %q: %v", args[1].v.Str(), err)
-		}
-		fixed = re
-	}
-	var last atomic.Pointer[regexp.Regexp]
-	return strict(args, func(xs []row.Value) (row.Value, error) {
-		re := fixed
-		if re == nil {
-			re = last.Load()
-			if re == nil || re.String() != xs[1].Str() {
-				r, err := regexp.Compile(xs[1].Str())
-				if err != nil {
-					return row.NullValue, errorf(ErrInvalidArgument, "REGEXP_EXTRACT: invalid regular expression %q: %v", xs[1].Str(), err)
-				}
-				last.Store(r)
-				re = r
-			}
-		}
-		group := int64(0)
-		if len(xs) > 2 {
-			group = xs[2].Int()
-		}
-		if group < 0 || group > int64(re.NumSubexp()) {
-			return row.NullValue, nil
-		}
-		m := re.FindStringSubmatchIndex(xs[0].Str())
-		if m == nil || m[2*group] < 0 {
-			return row.NullValue, nil
-		}
-		return row.StrValue(xs[0].Str()[m[2*group]:m[2*group+1]]), nil
 	}), nil
 }
 

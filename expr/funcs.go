@@ -184,19 +184,31 @@ var functions = map[string]*fn{
 		}
 		return str, ""
 	}},
-	"REPLACE":        {3, 3, "REPLACE(s, from, to)", all(isStr, "a string", fixed(str))},
-	"REGEXP_EXTRACT": {2, 3, "REGEXP_EXTRACT(s, regex [, group])", func(args []Expr) (types.T, string) { return str, "" }},
-	"MD5":            {1, 1, "MD5(s)", all(isStr, "a string", fixed(str))},
-	"ABS":            {1, 1, "ABS(n)", all(isNum, "a number", firstType)},
-	"FLOOR":          {1, 1, "FLOOR(n)", all(isNum, "a number", scale0Type)},
-	"CEIL":           {1, 1, "CEIL(n)", all(isNum, "a number", scale0Type)},
-	"ROUND":          {1, 2, "ROUND(n [, digits])", all(isNum, "a number", roundType)},
-	"MOD":            {2, 2, "MOD(a, b)", all(isInt, "an integer", firstType)},
-	"POWER":          {2, 2, "POWER(a, b)", all(isNum, "a number", fixed(types.New(types.Double)))},
-	"SQRT":           {1, 1, "SQRT(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
-	"LN":             {1, 1, "LN(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
-	"LOG10":          {1, 1, "LOG10(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
-	"EXP":            {1, 1, "EXP(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"REPLACE": {3, 3, "REPLACE(s, from, to)", all(isStr, "a string", fixed(str))},
+	"REGEXP_EXTRACT": {2, 3, "REGEXP_EXTRACT(s, regex [, group])", func(args []Expr) (types.T, string) {
+		if !kindOK(args[0], isStr) || !kindOK(args[1], isStr) || len(args) == 3 && !kindOK(args[2], isInt) {
+			return types.T{}, "expected a string, a regular expression and an integer group, got " + describeTypes(args)
+		}
+		return str, ""
+	}},
+	"REGEXP_REPLACE": {3, 3, "REGEXP_REPLACE(s, regex, replacement)", all(isStr, "a string", fixed(str))},
+	"SPLIT_INDEX": {3, 3, "SPLIT_INDEX(s, separator, index) with index from 0", func(args []Expr) (types.T, string) {
+		if !kindOK(args[0], isStr) || !kindOK(args[1], isStr) || !kindOK(args[2], isInt) {
+			return types.T{}, "expected a string, a separator string and an integer index, got " + describeTypes(args)
+		}
+		return str, ""
+	}},
+	"MD5":   {1, 1, "MD5(s)", all(isStr, "a string", fixed(str))},
+	"ABS":   {1, 1, "ABS(n)", all(isNum, "a number", firstType)},
+	"FLOOR": {1, 1, "FLOOR(n)", all(isNum, "a number", scale0Type)},
+	"CEIL":  {1, 1, "CEIL(n)", all(isNum, "a number", scale0Type)},
+	"ROUND": {1, 2, "ROUND(n [, digits])", all(isNum, "a number", roundType)},
+	"MOD":   {2, 2, "MOD(a, b)", all(isInt, "an integer", firstType)},
+	"POWER": {2, 2, "POWER(a, b)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"SQRT":  {1, 1, "SQRT(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"LN":    {1, 1, "LN(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"LOG10": {1, 1, "LOG10(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
+	"EXP":   {1, 1, "EXP(n)", all(isNum, "a number", fixed(types.New(types.Double)))},
 	"DATE_FORMAT": {2, 2, "DATE_FORMAT(timestamp, 'yyyy-MM-dd HH:mm')", func(args []Expr) (types.T, string) {
 		if !kindOK(args[0], func(k types.Kind) bool { return k.IsTemporal() || k.IsString() }) || !kindOK(args[1], isStr) {
 			return types.T{}, "expected a timestamp and a format string, got " + describeTypes(args)

@@ -78,10 +78,15 @@ var scalarCases = map[string][]fnCase{
 	"REPLACE":          {{"REPLACE(s, 'World', 'There')", "STRING", "Hello There"}},
 	// The example of Flink's documentation.
 	"REGEXP_EXTRACT": {{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", "STRING", "bar"}},
-	"MD5":            {{"MD5('a')", "STRING", "0cc175b9c0f1b6a831c399e269772661"}},
-	"ABS":            {{"ABS(n)", "INT", "7"}},
-	"FLOOR":          {{"FLOOR(f)", "DOUBLE", "2"}, {"FLOOR(d)", "DECIMAL(10, 0)", "12"}},
-	"CEIL":           {{"CEIL(f)", "DOUBLE", "3"}},
+	"REGEXP_REPLACE": {{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "STRING", "fb"},
+		{"REGEXP_REPLACE(s, 'o', '$0')", "STRING", "Hell$0 W$0rld"}},
+	// commons-lang's splitByWholeSeparatorPreserveAllTokens, as Flink.
+	"SPLIT_INDEX": {{"SPLIT_INDEX(s, ' ', 1)", "STRING", "World"}, {"SPLIT_INDEX('a,,b', ',', 1)", "STRING", ""},
+		{"SPLIT_INDEX(s, ' ', 2)", "STRING", "null"}},
+	"MD5":   {{"MD5('a')", "STRING", "0cc175b9c0f1b6a831c399e269772661"}},
+	"ABS":   {{"ABS(n)", "INT", "7"}},
+	"FLOOR": {{"FLOOR(f)", "DOUBLE", "2"}, {"FLOOR(d)", "DECIMAL(10, 0)", "12"}},
+	"CEIL":  {{"CEIL(f)", "DOUBLE", "3"}},
 	// HALF_UP, as Java's BigDecimal does in Flink.
 	"ROUND": {{"ROUND(f, 0)", "DOUBLE", "3"}, {"ROUND(d, 1)", "DECIMAL(10, 1)", "12.4"}},
 	// Java's %: the sign of the dividend.
