@@ -7,8 +7,8 @@
 //     'rest.address'/'rest.port' into an address, 127.0.0.1 when no host is
 //     given; every interface only when asked for with 0.0.0.0 or [::].
 //   - The UI works offline: HTML and SVG drawn on the server, the stylesheet
-//     and the little script that refreshes the page inline; nothing is
-//     fetched from anywhere else.
+//     inline, no script (the page reloads itself); nothing is fetched from
+//     anywhere else.
 //   - It only reads: the jobs' numbers come from package metrics, which
 //     reads the counters exec keeps; serving costs the jobs nothing on their
 //     rows' path.

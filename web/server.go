@@ -114,5 +114,6 @@ func Handler(reg *metrics.Registry) http.Handler {
 	mux.HandleFunc("GET /api/jobs/{id}/vertices/{vid}/watermarks", api.watermarks)
 	ui := &ui{reg: reg}
 	mux.HandleFunc("GET /", ui.index)
+	mux.HandleFunc("GET /jobs/{id}", ui.job)
 	return mux
 }

@@ -351,3 +351,79 @@ INSERT INTO sink SELECT id FROM gen;
 		t.Errorf("streamsql run --http 127.0.0.1:port: %s", r)
 	}
 }
+
+// TestWebUIInChromium: the web UI of the rewound-clicks job in a real
+// headless Chromium (Debian's chromium; .ci/run installs it, and the test
+// skips only outside CI when it is missing). The page loads offline, the
+// event-time chart has one watermark and one max-event-time series per
+// input, clicks' row is marked red by its gap alert and impressions' is
+// not, the operators table shows the join, and the chart grows between two
+// loads. STREAMSQL_UI_SCREENSHOT=path also saves a screenshot there (how
+// docs/metrics-ui.png was made).
+func TestWebUIInChromium(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if ciRun() {
+			t.Fatal("chromium is missing in CI: .ci/run installs it")
+		}
+		t.Skip("chromium is not installed (apt-get install chromium)")
+	}
+	r := startRewoundClicks(t)
+	job := r.job(t, ",\n  'scan.watermark.gap-alert' = '1 h'")
+	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", job)
+	url := serveURL(t, stderr)
+	waitFor(t, "clicks' gap alert in /metrics", func() bool {
+		fams, _ := scrape(t, url)
+		v, _ := sample(fams, "streamsql_source_gap_alert", map[string]string{"table": "clicks"})
+		w, _ := sample(fams, "streamsql_operator_watermark_seconds", map[string]string{"name": "IntervalJoin INNER(i, c)"})
+		return v == 1 && w > 0
+	})
+	dump := func() string {
+		t.Helper()
+		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+			"--user-data-dir="+t.TempDir(), "--dump-dom", url+"jobs/1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("chromium --dump-dom: %v", err)
+		}
+		return string(out)
+	}
+	points := regexp.MustCompile(`<path class="series" data-input="(\w+)" data-kind="([a-z-]+)" data-points="(\d+)"`)
+	first := dump()
+	series := map[string]int{}
+	for _, m := range points.FindAllStringSubmatch(first, -1) {
+		n, _ := strconv.Atoi(m[3])
+		series[m[1]+" "+m[2]] = n
+	}
+	for _, want := range []string{"impressions watermark", "impressions max-event-time", "clicks watermark", "clicks max-event-time"} {
+		if series[want] == 0 {
+			t.Errorf("the chart has no points for %s: %v", want, series)
+		}
+	}
+	if len(series) != 4 {
+		t.Errorf("the chart has %d series, want 4 (two inputs): %v", len(series), series)
+	}
+	if !strings.Contains(first, `<tr class="alert" data-table="clicks">`) || strings.Contains(first, `<tr class="alert" data-table="impressions">`) {
+		t.Errorf("clicks' row is not the one marked red:\n%s", first)
+	}
+	if !strings.Contains(first, "IntervalJoin INNER(i, c)") || !strings.Contains(first, "3d") {
+		t.Errorf("the page lacks the join or the 3-day gap:\n%s", first)
+	}
+	// The history is sampled every second: the chart grows.
+	waitFor(t, "the chart to grow", func() bool {
+		for _, m := range points.FindAllStringSubmatch(dump(), -1) {
+			n, _ := strconv.Atoi(m[3])
+			if m[1] == "clicks" && m[2] == "watermark" && n > series["clicks watermark"] {
+				return true
+			}
+		}
+		return false
+	})
+	if path := os.Getenv("STREAMSQL_UI_SCREENSHOT"); path != "" {
+		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+			"--user-data-dir="+t.TempDir(), "--window-size=1000,1100", "--screenshot="+path, url+"jobs/1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("chromium --screenshot: %v\n%s", err, out)
+		}
+	}
+}
