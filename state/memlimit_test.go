@@ -21,7 +21,7 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 2*(budgets+64<<20) + memLimitBase + int64(stores+1)*memLimitSlack
+	want := capToContainer(2*(budgets+64<<20) + memLimitBase + int64(stores+1)*memLimitSlack)
 	if got := debug.SetMemoryLimit(-1); got != want {
 		t.Fatalf("one store of 64 MiB: limit %d, want %d", got, want)
 	}
@@ -29,7 +29,7 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = 2*(budgets+96<<20) + memLimitBase + int64(stores+2)*memLimitSlack
+	want = capToContainer(2*(budgets+96<<20) + memLimitBase + int64(stores+2)*memLimitSlack)
 	if got := debug.SetMemoryLimit(-1); got != want {
 		t.Fatalf("two stores: limit %d, want %d", got, want)
 	}
@@ -37,8 +37,8 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Fatalf("with an unlimited store open: limit %d, want none", got)
+	if got := debug.SetMemoryLimit(-1); got != capToContainer(math.MaxInt64) {
+		t.Fatalf("with an unlimited store open: limit %d, want none (or the container's)", got)
 	}
 	u.Close()
 	u.Close() // a second Close counts nothing
@@ -50,4 +50,34 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != prev {
 		t.Fatalf("all stores closed: limit %d, want the previous %d", got, prev)
 	}
+}
+
+// In a container with a memory limit, the Go limit is at most three
+// quarters of it, whatever the budgets.
+func TestMemoryLimitCappedByContainer(t *testing.T) {
+	if userMemLimit {
+		t.Skip("GOMEMLIMIT is set: the stores leave the limit alone")
+	}
+	defer func(f func() int64) { containerLimit = f }(containerLimit)
+	containerLimit = func() int64 { return 512 << 20 }
+	s, err := Open("", Options{MemoryBudget: 128 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 384<<20 {
+		t.Errorf("a 128 MiB budget in a 512 MiB container: limit %d, want %d", got, 384<<20)
+	}
+	s.Close()
+	containerLimit = func() int64 { return 64 << 30 }
+	s, err = Open("", Options{MemoryBudget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	memLimit.Lock()
+	budgets, stores := memLimit.budgets, memLimit.stores
+	memLimit.Unlock()
+	if got, want := debug.SetMemoryLimit(-1), 2*budgets+memLimitBase+int64(stores)*memLimitSlack; got != want {
+		t.Errorf("a 1 MiB budget in a 64 GiB container: limit %d, want the budgets' %d", got, want)
+	}
+	s.Close()
 }
