@@ -1,8 +1,10 @@
 package state
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/streamsql/streamsql/row"
@@ -248,5 +250,39 @@ func TestExpireColdDropsTableWhole(t *testing.T) {
 	dropped := s.Stats().ColdDropped
 	if n := tab.Expire(math.MaxInt64, nil); n != 2 || tab.Len() != 1 || s.Stats().ColdDropped != dropped {
 		t.Fatalf("Expire(max, nil) removed %d, Len %d, dropped %d more; want 2, 1, 0", n, tab.Len(), s.Stats().ColdDropped-dropped)
+	}
+}
+
+// While a snapshot is being written, an expiry never drops a table's
+// Badger data whole: the snapshot still reads it.
+func TestExpireColdKeepsWhatASnapshotReads(t *testing.T) {
+	s, err := Open("", Options{MemoryBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	for i := 0; i < 300; i++ {
+		tab.Append([]byte(fmt.Sprint(i%100)), Record{Vals: []row.Value{row.IntValue(int64(i))}, Expiry: int64(i)})
+	}
+	sn, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tab.Expire(1000, nil); n != 300 || tab.Len() != 0 || s.Stats().ColdDropped != 0 {
+		t.Fatalf("Expire(1000, nil) with a snapshot open: removed %d, Len %d, dropped whole %d; want 300, 0, 0",
+			n, tab.Len(), s.Stats().ColdDropped)
+	}
+	var buf bytes.Buffer
+	if _, err := sn.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(filepath.Join(t.TempDir(), "r"), Options{MemoryBudget: -1}, []SnapshotPart{{Name: "sn", R: &buf}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n := r.Table("t", TableOptions{}).Len(); n != 300 {
+		t.Fatalf("the snapshot restored %d records, want the 300 of when it was taken", n)
 	}
 }
