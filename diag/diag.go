@@ -162,8 +162,23 @@ func (l *List) Sort() {
 	slices.SortStableFunc(l.Items, func(a, b *Diagnostic) int {
 		return cmp.Or(cmp.Compare(srcName(a.Source), srcName(b.Source)), cmp.Compare(a.Span.Start, b.Span.Start))
 	})
-	l.Items = slices.CompactFunc(l.Items, func(a, b *Diagnostic) bool {
-		return a.Source == b.Source && a.Span == b.Span && a.Code == b.Code && a.Msg == b.Msg
+	// A duplicate need not be next to its twin: two diagnostics at one
+	// place keep their order, so the twin may come after another one.
+	type key struct {
+		src  *Source
+		span Span
+		sev  Severity
+		code Code
+		msg  string
+	}
+	seen := map[key]bool{}
+	l.Items = slices.DeleteFunc(l.Items, func(d *Diagnostic) bool {
+		k := key{d.Source, d.Span, d.Severity, d.Code, d.Msg}
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
 	})
 }
 
