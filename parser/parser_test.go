@@ -13,13 +13,16 @@ import (
 
 // TestParse runs the golden files in testdata: `parse` prints each
 // statement as canonical SQL with its kind and position, then the
-// diagnostics. `go test ./parser -rewrite` regenerates the expectations.
+// diagnostics; `spans` underlines the span of every node (flagging one
+// outside its parent's). `go test ./parser -rewrite` regenerates the expectations.
 func TestParse(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "parse":
 				return parseOutput(ParseString("job.sql", d.Input))
+			case "spans":
+				return spansOutput(ParseString("job.sql", d.Input))
 			default:
 				t.Fatalf("unknown command %q", d.Cmd)
 				return ""
