@@ -1,0 +1,116 @@
+package catalog_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/parser"
+)
+
+// session runs the CREATE/DROP statements of sql against one catalog and
+// returns it with every diagnostic.
+func session(t *testing.T, sql string) (*catalog.Catalog, diag.List) {
+	t.Helper()
+	f := parser.ParseString("job.sql", sql)
+	if f.Diags.HasErrors() {
+		t.Fatalf("parse: %v", f.Diags.Err())
+	}
+	c := catalog.New()
+	l := f.Diags
+	for _, s := range f.Stmts {
+		switch s := s.(type) {
+		case *ast.CreateTable:
+			c.CreateTable(s, f.Source, &l)
+		case *ast.Drop:
+			c.Drop(s, &l)
+		default:
+			t.Fatalf("unexpected statement %T", s)
+		}
+	}
+	return c, l
+}
+
+const files = `WITH ('connector' = 'filesystem', 'path' = 'x.json', 'format' = 'json')`
+
+func TestCreateTableFacts(t *testing.T) {
+	c, l := session(t, `CREATE TABLE orders (id BIGINT, amount DECIMAL(10, 2), ts TIMESTAMP(3),
+		PRIMARY KEY (id) NOT ENFORCED,
+		WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) `+files+`;
+	CREATE TABLE clicks (u STRING, at TIMESTAMP(3), WATERMARK FOR at AS at - INTERVAL '2' MINUTE) `+files+`;`)
+	if l.HasErrors() {
+		t.Fatal(l.Err())
+	}
+	o, ok := c.Table("orders")
+	if !ok {
+		t.Fatal("orders not registered")
+	}
+	if o.Column("ts") != 2 || o.Column("amount") != 1 || o.Column("nope") != -1 {
+		t.Fatalf("Column: ts %d amount %d nope %d, want 2 1 -1", o.Column("ts"), o.Column("amount"), o.Column("nope"))
+	}
+	if o.Watermark == nil || o.Watermark.Column != 2 || o.Watermark.DelayMillis != 5000 {
+		t.Fatalf("orders watermark %+v, want column 2 delayed 5000 ms", o.Watermark)
+	}
+	if len(o.PrimaryKey) != 1 || o.PrimaryKey[0] != 0 {
+		t.Fatalf("orders primary key %v, want [0]", o.PrimaryKey)
+	}
+	if o.Connector() != "filesystem" {
+		t.Fatalf("connector %q", o.Connector())
+	}
+	k, _ := c.Table("clicks")
+	if k.Watermark == nil || k.Watermark.DelayMillis != 2*60*1000 {
+		t.Fatalf("clicks watermark %+v, want 120000 ms", k.Watermark)
+	}
+	if got := strings.Join(c.Names(), ","); got != "orders,clicks" {
+		t.Fatalf("Names %s, want creation order orders,clicks", got)
+	}
+}
+
+// Each definition is wrong in one way Flink refuses too; the catalog must
+// say so with an error (and, for a second definition of a name, keep the
+// first).
+func TestCreateTableRefusals(t *testing.T) {
+	for _, tc := range []struct{ name, sql, want string }{
+		{"duplicate column", `CREATE TABLE t (a INT, a STRING) ` + files + `;`, "column a is declared twice [SQL201]"},
+		{"watermark on a missing column", `CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR tss AS tss) ` + files + `;`, "table t has no column tss [SQL207]"},
+		{"watermark on a non-time column", `CREATE TABLE t (a INT, ts TIMESTAMP(3), WATERMARK FOR a AS a) ` + files + `;`, "WATERMARK FOR a: the column is INT, but a watermark needs TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p <= 3 [SQL208]"},
+		{"primary key on a missing column", `CREATE TABLE t (a INT, PRIMARY KEY (b) NOT ENFORCED) ` + files + `;`, "PRIMARY KEY names b, which is not a column of t [SQL206]"},
+		{"a name defined twice", `CREATE TABLE t (a INT) ` + files + `; CREATE TABLE t (b INT) ` + files + `;`, "table t is already defined [SQL200]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, l := session(t, tc.sql)
+			if !l.HasErrors() {
+				t.Fatalf("no error for %s", tc.sql)
+			}
+			if msg := l.Err().Error(); !strings.Contains(msg, tc.want) {
+				t.Fatalf("the error is not %q: %s", tc.want, msg)
+			}
+			if tc.name == "a name defined twice" {
+				tab, _ := c.Table("t")
+				if tab == nil || tab.Column("a") != 0 || tab.Column("b") != -1 {
+					t.Fatalf("the second definition replaced the first: %+v", tab)
+				}
+			}
+		})
+	}
+}
+
+func TestDropAndRecreate(t *testing.T) {
+	c, l := session(t, `CREATE TABLE t (a INT) `+files+`; DROP TABLE t; CREATE TABLE t (b INT) `+files+`;`)
+	if l.HasErrors() {
+		t.Fatal(l.Err())
+	}
+	tab, ok := c.Table("t")
+	if !ok || tab.Column("b") != 0 || tab.Column("a") != -1 {
+		t.Fatalf("after DROP and CREATE, t is %+v", tab)
+	}
+	if got := strings.Join(c.Names(), ","); got != "t" {
+		t.Fatalf("Names %s, want t once", got)
+	}
+	_, l = session(t, `DROP TABLE nope;`)
+	if !l.HasErrors() || !strings.Contains(l.Err().Error(), "nope") {
+		t.Fatalf("DROP of an unknown table: %v", l.Err())
+	}
+}
