@@ -746,29 +746,9 @@ func timestampDiff(_ *compiler, e *expr.Call, args []node) (Func, error) {
 	if len(args) != 3 {
 		return nil, fmt.Errorf("eval: TIMESTAMPDIFF takes a unit and two values")
 	}
-	var per int64
-	months := int64(0)
-	switch unit {
-	case "MILLISECOND":
-		per = 1
-	case "SECOND":
-		per = msPerSecond
-	case "MINUTE":
-		per = msPerMinute
-	case "HOUR":
-		per = msPerHour
-	case "DAY":
-		per = msPerDay
-	case "WEEK":
-		per = 7 * msPerDay
-	case "MONTH":
-		months = 1
-	case "QUARTER":
-		months = 3
-	case "YEAR":
-		months = 12
-	default:
-		return nil, fmt.Errorf("eval: TIMESTAMPDIFF does not support the unit %s", unit)
+	per, months, err := timeUnit("TIMESTAMPDIFF", unit)
+	if err != nil {
+		return nil, err
 	}
 	if args[1].t.Kind == types.Null || args[2].t.Kind == types.Null {
 		return nullFunc, nil
@@ -819,28 +799,9 @@ func timestampAdd(_ *compiler, e *expr.Call, args []node) (Func, error) {
 	if len(args) != 3 {
 		return nil, fmt.Errorf("eval: TIMESTAMPADD takes a unit, a number and a time")
 	}
-	var per, months int64
-	switch unit {
-	case "MILLISECOND":
-		per = 1
-	case "SECOND":
-		per = msPerSecond
-	case "MINUTE":
-		per = msPerMinute
-	case "HOUR":
-		per = msPerHour
-	case "DAY":
-		per = msPerDay
-	case "WEEK":
-		per = 7 * msPerDay
-	case "MONTH":
-		months = 1
-	case "QUARTER":
-		months = 3
-	case "YEAR":
-		months = 12
-	default:
-		return nil, fmt.Errorf("eval: TIMESTAMPADD does not support the unit %s", unit)
+	per, months, err := timeUnit("TIMESTAMPADD", unit)
+	if err != nil {
+		return nil, err
 	}
 	in, out := args[2].t.Kind, e.T.Kind
 	if args[1].t.Kind == types.Null || in == types.Null {
@@ -959,4 +920,33 @@ func hashCode(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 		h = func(v row.Value) int64 { return long(v.Int()) }
 	}
 	return un(args[0], func(x row.Value) (row.Value, error) { return row.IntValue(h(x)), nil }), nil
+}
+
+// timeUnit is the length of a TIMESTAMPADD/TIMESTAMPDIFF unit: per
+// milliseconds for a fixed one (MILLISECOND to WEEK), or months for a
+// calendar one (MONTH, QUARTER, YEAR).
+func timeUnit(fn, unit string) (per, months int64, err error) {
+	switch unit {
+	case "MILLISECOND":
+		per = 1
+	case "SECOND":
+		per = msPerSecond
+	case "MINUTE":
+		per = msPerMinute
+	case "HOUR":
+		per = msPerHour
+	case "DAY":
+		per = msPerDay
+	case "WEEK":
+		per = 7 * msPerDay
+	case "MONTH":
+		months = 1
+	case "QUARTER":
+		months = 3
+	case "YEAR":
+		months = 12
+	default:
+		return 0, 0, fmt.Errorf("eval: %s does not support the unit %s", fn, unit)
+	}
+	return per, months, nil
 }
