@@ -1,48 +1,15 @@
 package datagen
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/connectors/conntest"
 )
 
 var _ connector.Positioner = (*Source)(nil)
-
-func readBatches(t *testing.T, s *Source) (batches []string, pos [][]byte) {
-	t.Helper()
-	for range 1 << 16 {
-		_, b, err := s.Read(context.Background())
-		if errors.Is(err, io.EOF) {
-			return batches, pos
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := s.Position()
-		if err != nil {
-			t.Fatal(err)
-		}
-		batches = append(batches, batchText(b))
-		pos = append(pos, p)
-	}
-	t.Fatal("no io.EOF")
-	return nil, nil
-}
-
-func batchText(b row.Batch) string {
-	var sb strings.Builder
-	for _, r := range b {
-		fmt.Fprintln(&sb, r.Vals)
-	}
-	return sb.String()
-}
 
 // A source resumed from the position after any Read generates exactly
 // the rows the original generated after it, with or without a seed.
@@ -60,7 +27,7 @@ func TestSeekResumesTheSequence(t *testing.T) {
 				cols = strings.TrimSuffix(cols, ", ts TIMESTAMP(3)")
 			}
 			clock := &fakeClock{now: t0}
-			batches, pos := readBatches(t, newSource(t, clock, cols, opts))
+			batches, pos := conntest.ReadPositions(t, newSource(t, clock, cols, opts))
 			if len(batches) < 3 {
 				t.Fatalf("only %d batches", len(batches))
 			}
@@ -70,7 +37,7 @@ func TestSeekResumesTheSequence(t *testing.T) {
 				if err := s.Seek(p); err != nil {
 					t.Fatal(err)
 				}
-				rest, _ := readBatches(t, s)
+				rest, _ := conntest.ReadPositions(t, s)
 				if got, want := strings.Join(rest, ""), strings.Join(batches[i+1:], ""); got != want {
 					t.Fatalf("resumed after Read %d: %d bytes of rows, want %d", i, len(got), len(want))
 				}

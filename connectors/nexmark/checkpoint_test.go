@@ -1,14 +1,11 @@
 package nexmark
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/conntest"
 )
 
 var _ connector.Positioner = (*Source)(nil)
@@ -20,29 +17,7 @@ func TestSeekResumes(t *testing.T) {
 	for table, events := range map[string]string{"person": "200000", "auction": "60000", "bid": "5000"} {
 		t.Run(table, func(t *testing.T) {
 			opts := ", 'nexmark.table' = '" + table + "', 'events.num' = '" + events + "'"
-			read := func(s *Source) (batches []string, pos [][]byte) {
-				for range 1 << 16 {
-					_, b, err := s.Read(context.Background())
-					if errors.Is(err, io.EOF) {
-						return batches, pos
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					p, err := s.Position()
-					if err != nil {
-						t.Fatal(err)
-					}
-					var sb strings.Builder
-					for _, r := range b {
-						fmt.Fprintln(&sb, r.Vals)
-					}
-					batches, pos = append(batches, sb.String()), append(pos, p)
-				}
-				t.Fatal("no io.EOF")
-				return nil, nil
-			}
-			batches, pos := read(newSource(t, colsOf(table), opts))
+			batches, pos := conntest.ReadPositions(t, newSource(t, colsOf(table), opts))
 			if len(batches) < 2 {
 				t.Fatalf("%d batches", len(batches))
 			}
@@ -51,7 +26,7 @@ func TestSeekResumes(t *testing.T) {
 				if err := s.Seek(p); err != nil {
 					t.Fatal(err)
 				}
-				rest, _ := read(s)
+				rest, _ := conntest.ReadPositions(t, s)
 				if strings.Join(rest, "") != strings.Join(batches[i+1:], "") {
 					t.Fatalf("resumed after Read %d (%s): other events", i, p)
 				}
