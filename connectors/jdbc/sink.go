@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -177,7 +178,10 @@ func encodeKey(b []byte, r row.Row, key []int) []byte {
 	for _, k := range key {
 		v := r.Vals[k]
 		b = append(b, byte(v.Kind()))
-		b = fmt.Appendf(b, "%d:%d:", v.Int(), len(v.Str()))
+		b = strconv.AppendInt(b, v.Int(), 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(len(v.Str())), 10)
+		b = append(b, ':')
 		b = append(b, v.Str()...)
 	}
 	return b
