@@ -46,6 +46,16 @@ func rowsPerStatement(ncols int) int {
 	return min(n, 1000)
 }
 
+// names appends the quoted column names, separated by ", ".
+func (d dialect) names(b *strings.Builder, cols []string) {
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.quote(c))
+	}
+}
+
 // values appends "(p, p, ...), (...)" for rows of ncols values, numbering
 // placeholders from 1.
 func (d dialect) values(b *strings.Builder, rows, ncols int) {
@@ -72,12 +82,7 @@ func (d dialect) insert(table string, cols []string, rows int) string {
 	b.WriteString("INSERT INTO ")
 	b.WriteString(table)
 	b.WriteString(" (")
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.quote(c))
-	}
+	d.names(&b, cols)
 	b.WriteString(") VALUES ")
 	d.values(&b, rows, len(cols))
 	return b.String()
@@ -153,12 +158,7 @@ func (d dialect) delete(table string, keyCols []string, rows int) string {
 		return b.String()
 	}
 	b.WriteByte('(')
-	for i, c := range keyCols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.quote(c))
-	}
+	d.names(&b, keyCols)
 	b.WriteString(") IN (")
 	d.values(&b, rows, len(keyCols))
 	b.WriteByte(')')
