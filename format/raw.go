@@ -50,6 +50,7 @@ func rawColumn(schema []connector.Column, opts Options) (int, error) {
 type rawDecoder struct {
 	schema []connector.Column
 	col    int
+	slab   slab
 }
 
 func newRawDecoder(schema []connector.Column, opts Options) (*rawDecoder, error) {
@@ -57,12 +58,12 @@ func newRawDecoder(schema []connector.Column, opts Options) (*rawDecoder, error)
 	if err != nil {
 		return nil, err
 	}
-	return &rawDecoder{schema: schema, col: col}, nil
+	return &rawDecoder{schema: schema, col: col, slab: slab{n: len(schema)}}, nil
 }
 
 // Decode makes one +I row whose column holds data.
 func (d *rawDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
-	vals := make([]row.Value, len(d.schema))
+	vals := d.slab.keep(nil) // all NULL
 	if !d.schema[d.col].Unused {
 		vals[d.col] = row.StrValue(string(data))
 	}
