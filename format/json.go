@@ -3,8 +3,6 @@ package format
 import (
 	"errors"
 	"fmt"
-	"github.com/streamsql/streamsql/civil"
-	"github.com/streamsql/streamsql/decimal"
 	"math"
 	"strconv"
 	"strings"
@@ -12,7 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/civil"
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/decimal"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
