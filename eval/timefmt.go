@@ -7,10 +7,10 @@ import (
 )
 
 const (
-	msPerSecond = 1000
-	msPerMinute = 60 * msPerSecond
-	msPerHour   = 60 * msPerMinute
-	msPerDay    = 24 * msPerHour
+	msPerSecond = civil.MsPerSecond
+	msPerMinute = civil.MsPerMinute
+	msPerHour   = civil.MsPerHour
+	msPerDay    = civil.MsPerDay
 )
 
 func floorDiv(a, b int64) int64 {
