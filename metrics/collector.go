@@ -146,18 +146,18 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			counter(srcBad, src.BadRows, sl)
 			counter(srcLate, src.Late, sl)
 			counter(srcNoTime, src.NoTime, sl)
-			if known(src.Watermark) {
+			if Known(src.Watermark) {
 				gauge(srcWM, seconds(src.Watermark), sl)
 				gauge(srcLag, seconds(now.UnixMilli()-src.Watermark), sl)
 			}
-			if known(src.MaxEventTime) {
+			if Known(src.MaxEventTime) {
 				gauge(srcMax, seconds(src.MaxEventTime), sl)
 			}
 			if gap, ok := src.Gap(); ok {
 				gauge(srcGap, seconds(gap), sl)
 			}
 			for _, sp := range src.Splits {
-				if known(sp.Watermark) {
+				if Known(sp.Watermark) {
 					gauge(srcSplitWM, seconds(sp.Watermark), append(sl[:3:3], sp.Name))
 				}
 			}
@@ -176,11 +176,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(opState, float64(o.StateRows), ol)
 			gauge(opPeak, float64(o.PeakState), ol)
 			counter(opSpilled, o.Spilled, ol)
-			if known(o.Watermark) {
+			if Known(o.Watermark) {
 				gauge(opWM, seconds(o.Watermark), ol)
 			}
 			for i, in := range o.Inputs {
-				if known(in.Watermark) {
+				if Known(in.Watermark) {
 					gauge(opInputWM, seconds(in.Watermark), append(ol[:5:5], strconv.Itoa(i), in.Name))
 				}
 			}
@@ -195,7 +195,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			}
 			counter(sinkWritten, k.Written, kl)
 			counter(sinkErrors, k.WriteErrors, kl)
-			if known(k.Watermark) {
+			if Known(k.Watermark) {
 				gauge(sinkWM, seconds(k.Watermark), kl)
 			}
 		}
@@ -207,7 +207,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 func inputDrift(ins []Input) (int64, bool) {
 	lo, hi, n := exec.MaxWatermark, exec.MinWatermark, 0
 	for _, in := range ins {
-		if known(in.Watermark) {
+		if Known(in.Watermark) {
 			lo, hi, n = min(lo, in.Watermark), max(hi, in.Watermark), n+1
 		}
 	}

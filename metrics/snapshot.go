@@ -45,7 +45,7 @@ type Split struct {
 // Gap is max event time minus watermark in ms, and whether both are known
 // (and the input has not ended).
 func (s Source) Gap() (int64, bool) {
-	if !known(s.Watermark) || !known(s.MaxEventTime) {
+	if !Known(s.Watermark) || !Known(s.MaxEventTime) {
 		return 0, false
 	}
 	return s.MaxEventTime - s.Watermark, true
@@ -87,8 +87,8 @@ type Sink struct {
 	Watermark   int64
 }
 
-// known reports whether an event time or watermark is a real instant.
-func known(t int64) bool { return t != exec.MinWatermark && t != exec.MaxWatermark }
+// Known reports whether an event time or watermark is a real instant.
+func Known(t int64) bool { return t != exec.MinWatermark && t != exec.MaxWatermark }
 
 // Take reads job's counters.
 func Take(job *exec.Job, at time.Time) Snapshot {

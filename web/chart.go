@@ -45,8 +45,8 @@ func eventTimeChart(h []metrics.Snapshot) template.HTML {
 				ss = append(ss, series{name: src.Table, kind: "watermark", color: c},
 					series{name: src.Table, kind: "max-event-time", color: c, dashed: true})
 			}
-			ss[i].pts = append(ss[i].pts, point{snap.At, src.Watermark, known(src.Watermark)})
-			ss[i+1].pts = append(ss[i+1].pts, point{snap.At, src.MaxEventTime, known(src.MaxEventTime)})
+			ss[i].pts = append(ss[i].pts, point{snap.At, src.Watermark, metrics.Known(src.Watermark)})
+			ss[i+1].pts = append(ss[i+1].pts, point{snap.At, src.MaxEventTime, metrics.Known(src.MaxEventTime)})
 		}
 	}
 	const w, hgt, left, right, top, bottom = 900.0, 320.0, 170.0, 20.0, 20.0, 40.0
@@ -116,5 +116,3 @@ func eventTimeChart(h []metrics.Snapshot) template.HTML {
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // built from numbers and escaped names
 }
-
-func known(t int64) bool { return t != exec.MinWatermark && t != exec.MaxWatermark }

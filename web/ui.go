@@ -106,7 +106,7 @@ func (u *ui) job(w http.ResponseWriter, r *http.Request) {
 		if g, ok := s.Gap(); ok {
 			row.Gap = exec.FormatDuration(g)
 		}
-		if known(s.Watermark) {
+		if metrics.Known(s.Watermark) {
 			row.Lag = exec.FormatDuration(now.UnixMilli() - s.Watermark)
 		}
 		v.Sources = append(v.Sources, row)
