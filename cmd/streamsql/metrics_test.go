@@ -105,18 +105,7 @@ func serveURL(t *testing.T, stderr *syncBuffer) string {
 // scrape fetches and parses url's /metrics.
 func scrape(t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
 	t.Helper()
-	resp, err := http.Get(url + "metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %s: %s", resp.Status, body)
-	}
+	body := get(t, url+"metrics")
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
 	if err != nil {
@@ -290,7 +279,8 @@ INSERT INTO sink SELECT id FROM gen;
 	}
 }
 
-func getJSON(t *testing.T, url string, v any) {
+// get fetches url and returns its body, failing the test unless it is 200 OK.
+func get(t *testing.T, url string) []byte {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
@@ -304,6 +294,12 @@ func getJSON(t *testing.T, url string, v any) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %s: %s", url, resp.Status, body)
 	}
+	return body
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	body := get(t, url)
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("GET %s: %v\n%s", url, err, body)
 	}
@@ -378,11 +374,13 @@ func TestWebUIInChromium(t *testing.T) {
 		w, _ := sample(fams, "streamsql_operator_watermark_seconds", map[string]string{"name": "IntervalJoin INNER(i, c)"})
 		return v == 1 && w > 0
 	})
+	headless := func(args ...string) *exec.Cmd {
+		return exec.Command(chromium, append([]string{"--headless", "--no-sandbox", "--disable-gpu",
+			"--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}, args...)...)
+	}
 	dump := func() string {
 		t.Helper()
-		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-			"--user-data-dir="+t.TempDir(), "--dump-dom", url+"jobs/1")
-		out, err := cmd.Output()
+		out, err := headless("--dump-dom", url+"jobs/1").Output()
 		if err != nil {
 			t.Fatalf("chromium --dump-dom: %v", err)
 		}
@@ -420,9 +418,7 @@ func TestWebUIInChromium(t *testing.T) {
 		return false
 	})
 	if path := os.Getenv("STREAMSQL_UI_SCREENSHOT"); path != "" {
-		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-			"--user-data-dir="+t.TempDir(), "--window-size=1000,1100", "--screenshot="+path, url+"jobs/1")
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := headless("--window-size=1000,1100", "--screenshot="+path, url+"jobs/1").CombinedOutput(); err != nil {
 			t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 		}
 	}
