@@ -166,11 +166,11 @@ func (p *partReader) Read(b []byte) (int, error) {
 	p.n += int64(n)
 	switch {
 	case p.n > p.want.Size:
-		p.err = fmt.Errorf("checkpoint file %s is longer than the %d bytes its manifest says: it is corrupted", p.path, p.want.Size)
+		p.err = sizeError(p.path, p.n, p.want.Size)
 		return 0, p.err
 	case errors.Is(err, io.EOF):
 		if p.n < p.want.Size {
-			p.err = fmt.Errorf("checkpoint file %s is truncated: %d bytes of the %d its manifest says", p.path, p.n, p.want.Size)
+			p.err = sizeError(p.path, p.n, p.want.Size)
 		} else if got := p.crc.Sum32(); got != p.want.CRC32C {
 			p.err = fmt.Errorf("checkpoint file %s is corrupted: its checksum (crc32c %08x) is not its manifest's (%08x)", p.path, got, p.want.CRC32C)
 		} else {
@@ -186,6 +186,18 @@ func (p *partReader) Read(b []byte) (int, error) {
 
 // Close closes the file.
 func (p *partReader) Close() error { return p.f.Close() }
+
+// sizeError says what is wrong with the part at path when it holds size
+// bytes and its manifest says want (nil: nothing).
+func sizeError(path string, size, want int64) error {
+	switch {
+	case size < want:
+		return fmt.Errorf("checkpoint file %s is truncated: %d bytes of the %d its manifest says", path, size, want)
+	case size > want:
+		return fmt.Errorf("checkpoint file %s is longer than the %d bytes its manifest says: it is corrupted", path, want)
+	}
+	return nil
+}
 
 // Verify reads every part and checks its size and checksum.
 func (c *Checkpoint) Verify() error {
@@ -244,13 +256,11 @@ func (d *Dir) Latest() (*Checkpoint, []Skipped, error) {
 		c := &Checkpoint{Dir: dir, Manifest: *m}
 		for _, p := range m.Parts {
 			st, err := os.Stat(c.File(p.Name))
-			switch {
-			case err != nil:
+			if err != nil {
 				return nil, skipped, fmt.Errorf("checkpoint %d is damaged: %w; %s", m.ID, err, older)
-			case st.Size() < p.Size:
-				return nil, skipped, fmt.Errorf("checkpoint file %s is truncated: %d bytes of the %d its manifest says; %s", c.File(p.Name), st.Size(), p.Size, older)
-			case st.Size() > p.Size:
-				return nil, skipped, fmt.Errorf("checkpoint file %s is longer than the %d bytes its manifest says: it is corrupted; %s", c.File(p.Name), p.Size, older)
+			}
+			if err := sizeError(c.File(p.Name), st.Size(), p.Size); err != nil {
+				return nil, skipped, fmt.Errorf("%w; %s", err, older)
 			}
 		}
 		return c, skipped, nil
