@@ -356,7 +356,7 @@ func syncDir(dir string) error {
 }
 
 // retain removes complete checkpoints older than the newest d.retained
-// and every incomplete checkpoint other than keep's successors in flight.
+// and every incomplete checkpoint up to latest, the one just committed.
 func (d *Dir) retain(latest int64) error {
 	ids, err := d.ids()
 	if err != nil {
