@@ -241,12 +241,7 @@ func (s *tableState) Open(context.Context) error { return nil }
 
 func (s *tableState) Write(_ context.Context, b row.Batch) error {
 	for _, r := range b {
-		s.scrap = s.scrap[:0]
-		if s.key == nil {
-			s.scrap = appendKey(s.scrap, r.Vals, nil)
-		} else {
-			s.scrap = appendKey(s.scrap, r.Vals, s.key)
-		}
+		s.scrap = appendKey(s.scrap[:0], r.Vals, s.key)
 		k := string(s.scrap)
 		vals := slices.Clone(r.Vals)
 		rows := s.rows[k]
