@@ -63,7 +63,7 @@ func describe(ctx context.Context, db *sql.DB, d dialect, ref string) (*dbTable,
 
 func describeExact(ctx context.Context, db *sql.DB, d dialect, schema, name string) (*dbTable, error) {
 	t := &dbTable{schema: schema, name: name}
-	var colsQ, keysQ string
+	var colsQ string
 	if d.name == "postgres" {
 		if schema == "" {
 			if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&t.schema); err != nil {
@@ -74,12 +74,6 @@ func describeExact(ctx context.Context, db *sql.DB, d dialect, schema, name stri
   column_default IS NOT NULL OR is_identity = 'YES' OR is_generated <> 'NEVER',
   character_maximum_length, numeric_precision, numeric_scale, datetime_precision
 FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`
-		keysQ = `SELECT tc.constraint_type, tc.constraint_name, k.column_name
-FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage k
-  ON k.constraint_schema = tc.constraint_schema AND k.constraint_name = tc.constraint_name
-  AND k.table_schema = tc.table_schema AND k.table_name = tc.table_name
-WHERE tc.table_schema = $1 AND tc.table_name = $2 AND tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE')
-ORDER BY tc.constraint_type, tc.constraint_name, k.ordinal_position`
 	} else {
 		if schema == "" {
 			if err := db.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&t.schema); err != nil {
@@ -90,13 +84,13 @@ ORDER BY tc.constraint_type, tc.constraint_name, k.ordinal_position`
   column_default IS NOT NULL OR extra LIKE '%auto_increment%' OR extra LIKE '%GENERATED%',
   character_maximum_length, numeric_precision, numeric_scale, datetime_precision
 FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position`
-		keysQ = `SELECT tc.constraint_type, tc.constraint_name, k.column_name
+	}
+	keysQ := `SELECT tc.constraint_type, tc.constraint_name, k.column_name
 FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage k
   ON k.constraint_schema = tc.constraint_schema AND k.constraint_name = tc.constraint_name
   AND k.table_schema = tc.table_schema AND k.table_name = tc.table_name
-WHERE tc.table_schema = ? AND tc.table_name = ? AND tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE')
+WHERE tc.table_schema = ` + d.placeholder(1) + ` AND tc.table_name = ` + d.placeholder(2) + ` AND tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE')
 ORDER BY tc.constraint_type, tc.constraint_name, k.ordinal_position`
-	}
 	rows, err := db.QueryContext(ctx, colsQ, t.schema, name)
 	if err != nil {
 		return nil, err
