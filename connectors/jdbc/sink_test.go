@@ -30,6 +30,30 @@ func openSink(t *testing.T, ddl string) *Sink {
 	return s
 }
 
+// readAll reads the table of ddl through the source to its end.
+func readAll(t *testing.T, ddl string) row.Batch {
+	t.Helper()
+	src, err := NewSource(conntest.SourceSpec(t, ddl, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var read row.Batch
+	for {
+		_, b, err := src.Read(context.Background())
+		if errors.Is(err, io.EOF) {
+			return read
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		read = append(read, b...)
+	}
+}
+
 // dump reads a table as text, one line per row ordered by the first
 // column, with the database's own text forms: the reference the tests
 // compare with.
@@ -224,25 +248,7 @@ func TestTypes(t *testing.T) {
 			if dialect == "postgres" {
 				srcDDL = strings.Replace(ddl, "ti TINYINT", "ti SMALLINT", 1)
 			}
-			src, err := NewSource(conntest.SourceSpec(t, srcDDL, ""))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := src.Open(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			var read row.Batch
-			for {
-				_, b, err := src.Read(context.Background())
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				read = append(read, b...)
-			}
+			read := readAll(t, srcDDL)
 			slices.SortFunc(read, func(a, b row.Row) int { return int(a.Vals[0].Int() - b.Vals[0].Int()) })
 			if len(read) != 2 {
 				t.Fatalf("read %d rows, want 2", len(read))
@@ -340,29 +346,13 @@ func TestPartitionedScan(t *testing.T) {
 			for i := -3; i <= 20; i++ {
 				db.Exec(t, fmt.Sprintf("INSERT INTO r VALUES (%d, 'v%d')", i, i))
 			}
-			src, err := NewSource(conntest.SourceSpec(t, "CREATE TABLE r (id INT, v STRING) WITH ("+db.With("", "r")+
-				", 'scan.partition.column' = 'id', 'scan.partition.num' = '4', 'scan.partition.lower-bound' = '0', 'scan.partition.upper-bound' = '15')", ""))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := src.Open(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			read := readAll(t, "CREATE TABLE r (id INT, v STRING) WITH ("+db.With("", "r")+
+				", 'scan.partition.column' = 'id', 'scan.partition.num' = '4', 'scan.partition.lower-bound' = '0', 'scan.partition.upper-bound' = '15')")
 			seen := map[int64]int{}
-			for {
-				_, b, err := src.Read(context.Background())
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range b {
-					seen[r.Vals[0].Int()]++
-					if want := fmt.Sprintf("v%d", r.Vals[0].Int()); r.Vals[1].Str() != want {
-						t.Errorf("row %v", r)
-					}
+			for _, r := range read {
+				seen[r.Vals[0].Int()]++
+				if want := fmt.Sprintf("v%d", r.Vals[0].Int()); r.Vals[1].Str() != want {
+					t.Errorf("row %v", r)
 				}
 			}
 			if len(seen) != 16 {
