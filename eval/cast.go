@@ -2,12 +2,12 @@ package eval
 
 import (
 	"errors"
-	"github.com/streamsql/streamsql/civil"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/streamsql/streamsql/civil"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )

@@ -1,8 +1,9 @@
 package eval
 
 import (
-	"github.com/streamsql/streamsql/civil"
 	"strings"
+
+	"github.com/streamsql/streamsql/civil"
 )
 
 // Date-time patterns are Java's, in the two dialects Flink uses (see

@@ -2,11 +2,11 @@ package eval
 
 import (
 	"errors"
-	"github.com/streamsql/streamsql/civil"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/streamsql/streamsql/civil"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )

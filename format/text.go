@@ -4,13 +4,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/streamsql/streamsql/civil"
-	"github.com/streamsql/streamsql/decimal"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/streamsql/streamsql/civil"
+	"github.com/streamsql/streamsql/decimal"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
 )
