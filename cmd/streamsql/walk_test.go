@@ -353,14 +353,27 @@ func encodeWalk(format string) []string {
 	return out
 }
 
-func encodeKey(format string, id int) string {
+// walkKey is the upsert-kafka key of walk row i in a format: its id, or
+// for raw (one column) its string.
+func walkKey(format string, i int) string {
+	r := walkRows[i]
 	switch format {
 	case "json":
-		return fmt.Sprintf(`{"id":%d}`, id)
-	case "csv", "raw":
-		return strconv.Itoa(id)
+		return fmt.Sprintf(`{"id":%d}`, r.id)
+	case "csv":
+		return strconv.Itoa(r.id)
+	case "raw":
+		return r.s
 	}
 	return ""
+}
+
+// walkKeyColumn is the primary key of an upsert-kafka table in a format.
+func walkKeyColumn(format string) string {
+	if format == "raw" {
+		return "s"
+	}
+	return "id"
 }
 
 // walkColumns is the table's columns for a format: raw holds one column.
@@ -492,18 +505,10 @@ func walkSourceCase(t *testing.T, conn, f, addr string, newTopic func() string, 
 		topic := newTopic()
 		var recs []*kgo.Record
 		for i, v := range encodeWalk(f) {
-			key := encodeKey(f, walkRows[i].id)
-			if f == "raw" {
-				key = walkRows[i].s
-			}
-			recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(v)})
+			recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(walkKey(f, i)), Value: []byte(v)})
 		}
 		produceWalk(t, addr, recs)
-		key := "id"
-		if f == "raw" {
-			key = "s"
-		}
-		cols += ", PRIMARY KEY (" + key + ") NOT ENFORCED"
+		cols += ", PRIMARY KEY (" + walkKeyColumn(f) + ") NOT ENFORCED"
 		with = fmt.Sprintf("'connector' = 'upsert-kafka', %s, 'key.format' = '%s', 'value.format' = '%s'", upsertKafkaOptions(addr, topic), f, f)
 	case "jdbc":
 		db, err := jdbctest.TryOpen(t, "postgres")
@@ -568,11 +573,7 @@ func walkSinkCase(t *testing.T, conn, f, addr string, newTopic func() string, ra
 		with = fmt.Sprintf("'connector' = 'kafka', %s, 'format' = '%s'", kafkaOptions(addr, topic), f)
 	case "upsert-kafka":
 		topic = newTopic()
-		key := "id"
-		if f == "raw" {
-			key = "s"
-		}
-		cols += ", PRIMARY KEY (" + key + ") NOT ENFORCED"
+		cols += ", PRIMARY KEY (" + walkKeyColumn(f) + ") NOT ENFORCED"
 		with = fmt.Sprintf("'connector' = 'upsert-kafka', %s, 'key.format' = '%s', 'value.format' = '%s'", upsertKafkaOptions(addr, topic), f, f)
 	case "print":
 		with = "'connector' = 'print', 'print-identifier' = 'w'"
@@ -618,11 +619,7 @@ INSERT INTO out SELECT %s FROM src;
 		}
 		if conn == "upsert-kafka" {
 			for i := range wantRecs {
-				key := encodeKey(f, walkRows[i].id)
-				if f == "raw" {
-					key = walkRows[i].s
-				}
-				wantRecs[i] = key + " " + wantRecs[i]
+				wantRecs[i] = walkKey(f, i) + " " + wantRecs[i]
 			}
 		}
 	case "print":
