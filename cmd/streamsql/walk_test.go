@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,13 +168,13 @@ func TestWalkFunctions(t *testing.T) {
 			got := walkRun(t, map[string]string{"in.json": walkSource},
 				walkTable+"CREATE TABLE out (v "+c.typ+") WITH ('connector' = 'print', 'print-identifier' = 'w');\n"+
 					"INSERT INTO out "+query+";\n")
-			if want := []string{"[" + c.want + "]"}; !equalLines(got, want) {
+			if want := []string{"[" + c.want + "]"}; !slices.Equal(got, want) {
 				t.Errorf("%s: got %v, want %v", c.expr, got, want)
 			}
 		}
 	}
 	for name := range scalarCases {
-		if !contains(expr.FunctionNames(), name) || expr.IsAggregate(name) {
+		if !slices.Contains(expr.FunctionNames(), name) || expr.IsAggregate(name) {
 			t.Errorf("scalarCases has %s, which is not a scalar function of the registry", name)
 		}
 	}
@@ -220,7 +221,7 @@ func applyChangelog(t *testing.T, out, prefix string) []string {
 		case "+I", "+U":
 			rows = append(rows, vals)
 		case "-U", "-D":
-			i := indexOf(rows, vals)
+			i := slices.Index(rows, vals)
 			if i < 0 {
 				t.Errorf("%s retracts %s, which is not there", kind, vals)
 				continue
@@ -232,29 +233,6 @@ func applyChangelog(t *testing.T, out, prefix string) []string {
 	}
 	sort.Strings(rows)
 	return rows
-}
-
-func indexOf(xs []string, s string) int {
-	for i, x := range xs {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
-func contains(xs []string, s string) bool { return indexOf(xs, s) >= 0 }
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestCurrentWatermarkRun: CURRENT_WATERMARK(ts) in a projection is NULL
@@ -541,7 +519,7 @@ func walkSourceCase(t *testing.T, conn, f, addr string, newTopic func() string, 
 	}
 	got := applyChangelog(t, r.stdout, "w> ")
 	switch {
-	case want != nil && !equalLines(got, want):
+	case want != nil && !slices.Equal(got, want):
 		t.Errorf("%s: got %v, want %v", what, got, want)
 	case want == nil && len(got) == 0:
 		t.Errorf("%s: no rows", what)
@@ -647,7 +625,7 @@ INSERT INTO out SELECT %s FROM src;
 	}
 	sort.Strings(got)
 	sort.Strings(wantRecs)
-	if !equalLines(got, wantRecs) {
+	if !slices.Equal(got, wantRecs) {
 		t.Errorf("%s: wrote %q, want %q", what, got, wantRecs)
 	}
 	ran[conn+" sink"] = true
