@@ -272,24 +272,33 @@ func splitIndex(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 		if s == "" || idx < 0 {
 			return row.NullValue, nil
 		}
-		var parts []string
-		if sep == "" {
-			parts = nil
-			start := 0
-			for i, r := range s {
-				if javaWhitespace(r) {
-					parts = append(parts, s[start:i])
-					start = i + len(string(r))
+		// Walk to the idx-th piece; no slice of pieces per row.
+		if sep != "" {
+			for k := int64(0); ; k++ {
+				before, after, found := strings.Cut(s, sep)
+				if k == idx {
+					return row.StrValue(before), nil
 				}
+				if !found {
+					return row.NullValue, nil
+				}
+				s = after
 			}
-			parts = append(parts, s[start:])
-		} else {
-			parts = strings.Split(s, sep)
 		}
-		if idx >= int64(len(parts)) {
-			return row.NullValue, nil
+		k, start := int64(0), 0
+		for i, r := range s {
+			if javaWhitespace(r) {
+				if k == idx {
+					return row.StrValue(s[start:i]), nil
+				}
+				k++
+				start = i + len(string(r))
+			}
 		}
-		return row.StrValue(parts[idx]), nil
+		if k == idx {
+			return row.StrValue(s[start:]), nil
+		}
+		return row.NullValue, nil
 	}), nil
 }
 
