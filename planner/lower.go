@@ -418,15 +418,9 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		ij := &physical.IntervalJoin{Op: op(joinName(x.Kind, "IntervalJoin", x.Left, x.Right), x), Join: j,
-			TimeCol: [2]int{x.LeftTime, x.RightTime}, Lower: x.Lower, Upper: x.Upper,
-			Late: [2]*physical.LateRows{l.late(x.Left), l.late(x.Right)}, InCols: [2][]physical.Column{physCols(x.Left.Columns()), physCols(x.Right.Columns())}}
-		if p := l.props[x]; p != nil {
-			ij.Delay = p.WatermarkDelay
-		} else {
-			ij.Delay = intervalDelay(x)
-		}
-		return ij, nil
+		return &physical.IntervalJoin{Op: op(joinName(x.Kind, "IntervalJoin", x.Left, x.Right), x), Join: j,
+			TimeCol: [2]int{x.LeftTime, x.RightTime}, Lower: x.Lower, Upper: x.Upper, Delay: intervalDelay(x),
+			Late: [2]*physical.LateRows{l.late(x.Left), l.late(x.Right)}, InCols: [2][]physical.Column{physCols(x.Left.Columns()), physCols(x.Right.Columns())}}, nil
 	case *logical.WindowJoin:
 		j, err := l.join(x.Kind, x.Left, x.Right, x.Keys, x.Residual)
 		if err != nil {
