@@ -100,12 +100,6 @@ type lateOf struct {
 	source string
 }
 
-func (b *builder) driftSetting() error {
-	b.future = b.opts.Settings.FutureTimeWarning
-	b.drift = b.opts.Settings.DriftWarning.Milliseconds()
-	return nil
-}
-
 // watchDrift sets the drift warning between the inputs of a multi-input
 // operator (named as the planner names them): it fires when they are more
 // than the drift setting apart beyond what the operator itself waits for
@@ -131,7 +125,8 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 	}
 	b := &builder{opts: opts, job: &Job{sinksDone: make(chan struct{}, len(plans)), warned: map[string]bool{}},
 		evalO: eval.Options{Now: opts.Clock}, groups: map[string]*alignGroup{}, scans: map[string]*Counters{},
-		reads: map[string]int{}, drifts: map[operator]*driftCheck{}}
+		reads: map[string]int{}, drifts: map[operator]*driftCheck{},
+		future: opts.Settings.FutureTimeWarning, drift: opts.Settings.DriftWarning.Milliseconds()}
 	b.job.warnTo = opts.Warn
 	if b.job.warnTo == nil {
 		w := opts.Stderr
@@ -139,9 +134,6 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 			w = os.Stderr
 		}
 		b.job.warnTo = func(msg string) { fmt.Fprintf(w, "streamsql: warning: %s\n", msg) }
-	}
-	if err := b.driftSetting(); err != nil {
-		return nil, err
 	}
 	if c := opts.Checkpoint; c != nil && c.Restore != nil {
 		// A job whose operators are not the checkpoint's is refused before
