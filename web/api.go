@@ -93,16 +93,16 @@ func vertices(s metrics.Snapshot) []vertex {
 				"current-watermark": src.Watermark, "max-event-time": src.MaxEventTime}})
 	}
 	for _, o := range s.Operators {
+		m := map[string]int64{"read-records": o.In, "write-records": o.Out, "late-records": o.Late, "state-rows": o.StateRows}
 		if o.Subtask > 0 {
 			v := &out[len(out)-1]
 			v.Parallelism++
-			for k, n := range map[string]int64{"read-records": o.In, "write-records": o.Out, "late-records": o.Late, "state-rows": o.StateRows} {
+			for k, n := range m {
 				v.Metrics[k] += n
 			}
 			continue
 		}
-		out = append(out, vertex{ID: o.ID, Name: o.Name, Kind: "operator", Parallelism: 1,
-			Metrics: map[string]int64{"read-records": o.In, "write-records": o.Out, "late-records": o.Late, "state-rows": o.StateRows}})
+		out = append(out, vertex{ID: o.ID, Name: o.Name, Kind: "operator", Parallelism: 1, Metrics: m})
 	}
 	for i, k := range s.Sinks {
 		out = append(out, vertex{ID: vid(k.ID, "sink", i), Name: "Sink: " + k.Table, Kind: "sink", Parallelism: 1,
