@@ -528,10 +528,9 @@ func Resolve(v Values) (Settings, error) {
 		if !ok {
 			continue
 		}
-		if e := Check(k.name, text); e != nil {
-			return Defaults(), e
+		if _, ok := k.set(&s, text); !ok {
+			return Defaults(), Check(k.name, text)
 		}
-		k.set(&s, text)
 	}
 	return s, nil
 }
