@@ -75,8 +75,11 @@ func prepareStateDir(dir, job string, plans []*planner.Plan, set settings.Settin
 			return nil, nil, "", fmt.Errorf("--state-dir %s: %w", dir, err)
 		}
 		if n := len(skipped); n > 0 {
-			note += fmt.Sprintf("%s in %s incomplete (the run stopped while writing it): skipped\n",
-				map[bool]string{true: fmt.Sprintf("checkpoint %d is", skipped[0].ID), false: fmt.Sprintf("%d checkpoints (%d to %d) are", n, skipped[n-1].ID, skipped[0].ID)}[n == 1], d.Root())
+			which := fmt.Sprintf("checkpoint %d is", skipped[0].ID)
+			if n > 1 {
+				which = fmt.Sprintf("%d checkpoints (%d to %d) are", n, skipped[n-1].ID, skipped[0].ID)
+			}
+			note += fmt.Sprintf("%s in %s incomplete (the run stopped while writing it): skipped\n", which, d.Root())
 		}
 		if latest == nil {
 			if err := emptyLiveState(dir); err != nil {
