@@ -19,7 +19,6 @@ import (
 type settings struct {
 	table     string // the DDL's name, for messages
 	url       connectors.JDBCURL
-	urlText   string
 	ref       string // 'table-name'
 	user      string
 	password  string
@@ -40,13 +39,13 @@ type partitioning struct {
 
 func readSettings(spec connector.Spec) (*settings, error) {
 	c := spec.Options
-	s := &settings{table: spec.Table, urlText: c.Get("url"), ref: c.Get("table-name"),
+	s := &settings{table: spec.Table, ref: c.Get("table-name"),
 		user: c.Get("username"), password: c.Get("password")}
 	fail := func(f string, args ...any) (*settings, error) {
 		return nil, fmt.Errorf("jdbc: table %s: %s", s.table, fmt.Sprintf(f, args...))
 	}
 	var err error
-	if s.url, err = connectors.ParseJDBCURL(s.urlText); err != nil {
+	if s.url, err = connectors.ParseJDBCURL(c.Get("url")); err != nil {
 		return fail("'url': %v", err)
 	}
 	s.d = dialect{name: s.url.Dialect}
