@@ -74,6 +74,11 @@ func readSettings(spec connector.Spec) (*settings, error) {
 	return s, nil
 }
 
+// fail says which table and database err is about.
+func (s *settings) fail(err error) error {
+	return fmt.Errorf("jdbc: table %s (%s at %s/%s): %w", s.table, s.ref, s.url.Addr(), s.url.Database, err)
+}
+
 // open makes the connection pool; it connects nothing until it is used.
 // PostgreSQL sessions run with TimeZone UTC and DateStyle ISO, MySQL ones
 // with time_zone '+00:00' and sql_mode TRADITIONAL (strict: a value that

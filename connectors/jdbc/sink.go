@@ -86,17 +86,17 @@ func sinkKey(spec connector.Spec) []int {
 func (s *Sink) Open(ctx context.Context) error {
 	db, err := s.set.open()
 	if err != nil {
-		return s.fail(err)
+		return s.set.fail(err)
 	}
 	s.db = db
 	cctx, cancel := context.WithTimeout(ctx, s.set.timeout)
 	defer cancel()
 	t, err := describe(cctx, db, s.set.d, s.set.ref)
 	if err != nil {
-		return s.fail(err)
+		return s.set.fail(err)
 	}
 	if s.cols, err = t.check(s.set.d, s.schema, s.key, true); err != nil {
-		return s.fail(err)
+		return s.set.fail(err)
 	}
 	s.tableSQL = s.set.d.table(t.schema, t.name)
 	if s.key != nil {
@@ -108,10 +108,6 @@ func (s *Sink) Open(ctx context.Context) error {
 		go s.timer(ctx)
 	}
 	return nil
-}
-
-func (s *Sink) fail(err error) error {
-	return fmt.Errorf("jdbc: table %s (%s at %s/%s): %w", s.set.table, s.set.ref, s.set.url.Addr(), s.set.url.Database, err)
 }
 
 // timer flushes every 'sink.buffer-flush.interval', as Flink's scheduled
@@ -147,7 +143,7 @@ func (s *Sink) Write(ctx context.Context, rows row.Batch) error {
 	for _, r := range rows {
 		if s.key == nil {
 			if r.Kind != changelogmode.Insert && r.Kind != changelogmode.UpdateAfter {
-				return s.fail(fmt.Errorf("an append-only sink (the table has no PRIMARY KEY) got a %s row", r.Kind))
+				return s.set.fail(fmt.Errorf("an append-only sink (the table has no PRIMARY KEY) got a %s row", r.Kind))
 			}
 			s.buf = append(s.buf, change{r: r})
 		} else {
@@ -246,18 +242,18 @@ func (s *Sink) flushLocked(ctx context.Context) error {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return s.fail(fmt.Errorf("writing %d buffered rows: %w", len(s.buf), err))
+			return s.set.fail(fmt.Errorf("writing %d buffered rows: %w", len(s.buf), err))
 		}
 		if i == s.set.retries {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return s.fail(fmt.Errorf("writing %d buffered rows: %w", len(s.buf), err))
+			return s.set.fail(fmt.Errorf("writing %d buffered rows: %w", len(s.buf), err))
 		case <-time.After(Backoff(i)):
 		}
 	}
-	return s.fail(fmt.Errorf("writing %d buffered rows failed %d times ('sink.max-retries' = %d): %w",
+	return s.set.fail(fmt.Errorf("writing %d buffered rows failed %d times ('sink.max-retries' = %d): %w",
 		len(s.buf), s.set.retries+1, s.set.retries, err))
 }
 

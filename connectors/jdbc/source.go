@@ -46,18 +46,18 @@ func NewSource(spec connector.Spec) (*Source, error) {
 func (s *Source) Open(ctx context.Context) error {
 	db, err := s.set.open()
 	if err != nil {
-		return s.fail(err)
+		return s.set.fail(err)
 	}
 	s.db, s.ctx = db, ctx
 	cctx, cancel := context.WithTimeout(ctx, s.set.timeout)
 	defer cancel()
 	t, err := describe(cctx, db, s.set.d, s.set.ref)
 	if err != nil {
-		return s.fail(err)
+		return s.set.fail(err)
 	}
 	names, err := t.check(s.set.d, s.schema, nil, false)
 	if err != nil {
-		return s.fail(err)
+		return s.set.fail(err)
 	}
 	exprs := make([]string, len(s.schema))
 	for i, c := range s.schema {
@@ -75,7 +75,7 @@ func (s *Source) Open(ctx context.Context) error {
 			}
 		}
 		if col < 0 || intBytes(t.cols[col].dataType) == 0 && t.cols[col].dataType != "numeric" && t.cols[col].dataType != "decimal" {
-			return s.fail(fmt.Errorf("'scan.partition.column' = '%s' is not an integer column of the table", p.column))
+			return s.set.fail(fmt.Errorf("'scan.partition.column' = '%s' is not an integer column of the table", p.column))
 		}
 		where := s.set.d.quote(t.cols[col].name) + " BETWEEN " + s.set.d.placeholder(1) + " AND " + s.set.d.placeholder(2)
 		q := s.set.d.selectAll(table, exprs, where)
@@ -113,10 +113,6 @@ func ranges(lo, hi, n int64) [][2]int64 {
 	return out
 }
 
-func (s *Source) fail(err error) error {
-	return fmt.Errorf("jdbc: table %s (%s at %s/%s): %w", s.set.table, s.set.ref, s.set.url.Addr(), s.set.url.Database, err)
-}
-
 // Read returns the next rows; io.EOF after the last query's last row.
 func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 	out := s.carry
@@ -137,7 +133,7 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			s.queries = s.queries[1:]
 			rows, err := s.db.QueryContext(s.ctx, q.text, q.args...)
 			if err != nil {
-				return 0, nil, s.fail(err)
+				return 0, nil, s.set.fail(err)
 			}
 			s.rows = rows
 		}
@@ -146,18 +142,18 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 			s.rows.Close()
 			s.rows = nil
 			if err != nil {
-				return 0, nil, s.fail(err)
+				return 0, nil, s.set.fail(err)
 			}
 			continue
 		}
 		if err := s.rows.Scan(s.ptrs...); err != nil {
-			return 0, nil, s.fail(err)
+			return 0, nil, s.set.fail(err)
 		}
 		vals := make([]row.Value, len(s.schema))
 		for i, c := range s.schema {
 			v, err := decode(c.Type, s.vals[i])
 			if err != nil {
-				return 0, nil, s.fail(fmt.Errorf("column %s: %w", c.Name, err))
+				return 0, nil, s.set.fail(fmt.Errorf("column %s: %w", c.Name, err))
 			}
 			vals[i] = v
 		}
