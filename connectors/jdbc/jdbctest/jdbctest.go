@@ -178,7 +178,6 @@ type Proxy struct {
 	mu       sync.Mutex
 	conns    []net.Conn
 	refuse   bool
-	accepts  int
 	cutAfter int64 // > 0: cut once this many more bytes went to the server
 }
 
@@ -207,7 +206,6 @@ func (p *Proxy) serve() {
 		}
 		p.mu.Lock()
 		refuse := p.refuse
-		p.accepts++
 		p.mu.Unlock()
 		if refuse {
 			c.Close()
@@ -286,11 +284,4 @@ func (p *Proxy) CutAfter(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cutAfter = n
-}
-
-// Accepts is the number of connections the proxy was asked for so far.
-func (p *Proxy) Accepts() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.accepts
 }
