@@ -353,15 +353,14 @@ func (o *jsonObject) read(s string, i int, vals []row.Value) (int, error) {
 			} else if c, ok := o.byName[key]; ok {
 				col = c
 			}
+			if col >= 0 {
+				hint = col + 1
+			}
 			if col < 0 || o.schema[col].Unused {
 				if k, err = skipValue(s, k, 1); err != nil {
 					return 0, err
 				}
-				if col >= 0 {
-					hint = col + 1
-				}
 			} else {
-				hint = col + 1
 				if vals[col], k, err = o.value(&o.schema[col], s, k); err != nil {
 					var se *syntaxError
 					if errors.As(err, &se) && se.column == "" {
