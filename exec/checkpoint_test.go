@@ -68,3 +68,37 @@ func TestBarrierAlignment(t *testing.T) {
 		t.Fatalf("after barrier 2 on port 1: %s", got)
 	}
 }
+
+// TestEndThenReplayKeepsWatermarkRising: an input's end lets the combined
+// watermark rise, and the alignment it completes replays a held watermark
+// that rises further; the operator must see them in that order, never the
+// lower after the higher.
+func TestEndThenReplayKeepsWatermarkRising(t *testing.T) {
+	var log []string
+	out := &recOut{log: &log}
+	d := newDriver(&unionOp{out: out, c: newCounters("union")}, 3, out)
+	d.id = "union-1"
+	run := &cpRun{acks: make(chan struct{}, 1)}
+	b1 := &barrier{id: 1, run: run}
+	for _, err := range []error{
+		d.watermark(0, 5), d.watermark(1, 10), d.watermark(2, 3),
+		d.barrier(0, b1),
+		d.watermark(0, 10), // held: port 0 delivered barrier 1
+		d.barrier(1, b1),
+		d.end(2), // the combined watermark rises to 5; barrier 1 is aligned; port 0's 10 is replayed
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := strings.Join(log, "\n")
+	want := strings.Join([]string{
+		"out: watermark 3",
+		"out: watermark 5",
+		"out: barrier 1",
+		"out: watermark 10",
+	}, "\n")
+	if got != want {
+		t.Fatalf("calls:\n%s\nwant:\n%s", got, want)
+	}
+}

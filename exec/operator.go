@@ -307,15 +307,17 @@ func (d *driver) end(port int) (err error) {
 	}
 	defer d.recovered(&err)
 	w, advanced, all := d.v.end(port)
-	// An ended input no longer holds a barrier's alignment: it goes on
-	// before the end does.
-	if err := d.aligned(); err != nil {
-		return err
-	}
+	// The watermark the end lets through goes on first: the replay below
+	// may advance further, and advance must only rise.
 	if advanced {
 		if err := d.advance(w); err != nil {
 			return err
 		}
+	}
+	// An ended input no longer holds a barrier's alignment: it goes on
+	// before the end does.
+	if err := d.aligned(); err != nil {
+		return err
 	}
 	if err := d.op.endInput(port); err != nil {
 		return d.wrap(err)
