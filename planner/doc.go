@@ -3,7 +3,12 @@
 // statements in order, binds queries and INSERTs into logical plans, runs
 // the rewrite rules, derives each node's properties (changelog mode, upsert
 // keys, time attributes, state retention) and reports what cannot run or
-// will hurt. A job may not write the files it reads, nor one file twice
+// will hurt. The rules (rules.go) are pure rewrites, plan to plan: they
+// report nothing. What a rule's input is refused or warned for is decided
+// by the checks between the rules (checks.go), from the functions the rules
+// read; the rest by the checks on the derived properties (validate.go).
+// With Session.Trace each plan keeps its tree after every pass that
+// changed it (testdata/rules). A job may not write the files it reads, nor one file twice
 // (CheckFiles: the only check that looks at the file system, to follow
 // symbolic links). Every expression of a plan is compiled as the runtime
 // will compile it (checkRunnable), so that run never refuses what check

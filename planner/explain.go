@@ -110,7 +110,15 @@ func (e *explainer) title(n logical.Node) string {
 		}
 		return "Project " + strings.Join(parts, ", ")
 	case *logical.Join:
-		return "Join " + x.Kind.String() + " " + render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols)
+		cond := joinCond(x.Keys, x.Residual, len(x.Left.Columns()))
+		if x.Keys == nil && x.Residual == nil {
+			cond = x.Cond // not split into keys yet (a rule trace)
+		}
+		s := "Join " + x.Kind.String() + " " + render(cond, x.Cols)
+		if x.AsOf != nil {
+			s += " FOR SYSTEM_TIME AS OF " + render(x.AsOf, x.Cols)
+		}
+		return s
 	case *logical.IntervalJoin:
 		nL := len(x.Left.Columns())
 		s := fmt.Sprintf("IntervalJoin %s %s - %s in [%s, %s]", x.Kind, colName(x.Cols, x.LeftTime), colName(x.Cols, nL+x.RightTime),

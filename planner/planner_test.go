@@ -20,6 +20,9 @@ import (
 //	        columns, then the diagnostics
 //	explain parse, bind and plan a job file; print each plan as EXPLAIN
 //	        shows it, then the diagnostics
+//	rules   parse, bind and plan a job file; print each plan after each
+//	        rewrite pass that changed it, with the rules that fired in it
+//	        (rules_test.go), then the diagnostics
 //	contracts  several job files, each starting at a line "-- file: NAME";
 //	        print each file's own diagnostics, then CheckContracts' (see
 //	        contract_test.go)
@@ -40,6 +43,8 @@ func TestGolden(t *testing.T) {
 				return explainOutput(d.Input)
 			case "physical":
 				return physicalOutput(d.Input)
+			case "rules":
+				return rulesOutput(d.Input)
 			default:
 				t.Fatalf("unknown command %q", d.Cmd)
 				return ""

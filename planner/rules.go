@@ -25,6 +25,15 @@ import (
 //	             and window_end: WindowJoin
 //	project      merge a projection into the projection below it; drop identities
 //	prune        mark the columns each scan really reads
+//
+// A rule is a rewrite and nothing else: it reports no diagnostic, and what
+// it makes of a plan depends on the plan alone. What a rule's input can be
+// refused for is decided by a check that runs between the rules (checks.go),
+// from the same functions the rule reads (intervalBounds, versionedProblem),
+// so that a rule and its check cannot disagree. Interval and temporal joins
+// are recognised in one bottom-up pass (step "joins"), as are window
+// aggregates and window joins (step "windows"): a rule's firing names the
+// rule, a trace step (Session.Trace) the pass.
 
 // Firing is one application of a rule.
 type Firing struct {
@@ -34,24 +43,36 @@ type Firing struct {
 }
 
 type optimizer struct {
-	l     *diag.List
 	fired []Firing
+	trace *tracer
 }
 
 func (o *optimizer) fire(rule string, sp diag.Span, format string, args ...any) {
 	o.fired = append(o.fired, Firing{Rule: rule, Reason: fmt.Sprintf(format, args...), Span: sp})
 }
 
-// optimize applies the rules to a bound plan.
-func optimize(root logical.Node, l *diag.List) (logical.Node, []Firing) {
-	o := &optimizer{l: l}
-	root = o.watermarks(root)
-	root = o.pushdown(root)
-	root = o.keys(root)
-	root = o.joins(root)
-	root = o.windows(root)
-	root = o.projects(root)
-	o.prune(root)
+// step applies one rewrite pass to the whole plan and traces the result.
+func (o *optimizer) step(name string, root logical.Node, rewrite func(logical.Node) logical.Node) logical.Node {
+	before := len(o.fired)
+	root = rewrite(root)
+	o.trace.step(name, root, o.fired[before:])
+	return root
+}
+
+// optimize applies the rules to a bound plan, and the checks of what the
+// rules cannot rewrite into something that runs (reporting to l).
+func optimize(root logical.Node, l *diag.List, tr *tracer) (logical.Node, []Firing) {
+	o := &optimizer{trace: tr}
+	tr.step("bound", root, nil)
+	root = o.step("watermark", root, o.watermarks)
+	root = o.step("pushdown", root, o.pushdown)
+	root = o.step("keys", root, o.keys)
+	checkTemporalJoins(root, l) // on the joins as keys left them
+	root = o.step("joins", root, o.joins)
+	checkIntervalJoins(root, l) // on the joins the interval rule kept
+	root = o.step("windows", root, o.windows)
+	root = o.step("project", root, o.projects)
+	root = o.step("prune", root, o.prune)
 	return root, o.fired
 }
 
@@ -300,30 +321,41 @@ func precisionUnit(t types.T) int64 {
 	return u
 }
 
-func (o *optimizer) interval(j *logical.Join) logical.Node {
+// bounds is what a join condition says about the time between its two
+// inputs: the bounds on left.time - right.time (both set, or the join is not
+// an interval join), the conjuncts that are no such bound, and the
+// comparisons between times of which one is no time attribute.
+type bounds struct {
+	lower, upper *int64
+	lcol, rcol   int // in the join's columns
+	rest         []expr.Expr
+	plain        []expr.Expr
+}
+
+// intervalBounds reads the time bounds of a regular join's residual
+// condition (nil when it has none).
+func intervalBounds(j *logical.Join) *bounds {
 	if j.Residual == nil {
 		return nil
 	}
 	nL := len(j.Left.Columns())
 	ltimes, rtimes := timeCols(j.Left), timeCols(j.Right)
-	var lower, upper *int64
-	lcol, rcol := -1, -1
-	var rest, plainBounds []expr.Expr
+	b := &bounds{lcol: -1, rcol: -1}
 	for _, c := range expr.Conjuncts(j.Residual) {
 		tb, ok := parseTimeBound(c, nL)
 		if !ok {
-			rest = append(rest, c)
+			b.rest = append(b.rest, c)
 			continue
 		}
 		lt, rt := ltimes[tb.lcol], rtimes[tb.rcol-nL]
-		if lt == expr.NoTime || rt == expr.NoTime || lt != rt || lcol >= 0 && (tb.lcol != lcol || tb.rcol != rcol) {
+		if lt == expr.NoTime || rt == expr.NoTime || lt != rt || b.lcol >= 0 && (tb.lcol != b.lcol || tb.rcol != b.rcol) {
 			if lt == expr.NoTime || rt == expr.NoTime {
-				plainBounds = append(plainBounds, c)
+				b.plain = append(b.plain, c)
 			}
-			rest = append(rest, c)
+			b.rest = append(b.rest, c)
 			continue
 		}
-		lcol, rcol = tb.lcol, tb.rcol
+		b.lcol, b.rcol = tb.lcol, tb.rcol
 		unit := precisionUnit(j.Cols[tb.lcol].Type)
 		switch tb.op {
 		case ">=", ">":
@@ -331,86 +363,49 @@ func (o *optimizer) interval(j *logical.Join) logical.Node {
 			if tb.op == ">" {
 				v += unit
 			}
-			if lower == nil || v > *lower {
-				lower = &v
+			if b.lower == nil || v > *b.lower {
+				b.lower = &v
 			}
 		case "<=", "<":
 			v := tb.c
 			if tb.op == "<" {
 				v -= unit
 			}
-			if upper == nil || v < *upper {
-				upper = &v
+			if b.upper == nil || v < *b.upper {
+				b.upper = &v
 			}
 		}
 	}
-	if lower == nil || upper == nil {
-		if j.Kind != ast.InnerJoin && j.Kind != ast.CrossJoin && len(plainBounds) > 0 {
-			o.l.Errorf(diag.OuterJoinWatermark, plainBounds[0].Span(),
-				"this %s JOIN is bounded in time, but the columns it compares are not event-time attributes", j.Kind).
-				WithNote(nodeSpan(j), "the outer join").
-				WithHint("declare WATERMARK FOR <col> AS <col> - INTERVAL '5' SECOND on both tables: without watermarks the null-padded rows could never be emitted and state would grow forever (Spark refuses the same)")
-		}
+	return b
+}
+
+// interval turns a join whose condition bounds the time between its inputs
+// from both sides into an IntervalJoin, or returns nil.
+func (o *optimizer) interval(j *logical.Join) logical.Node {
+	b := intervalBounds(j)
+	if b == nil || b.lower == nil || b.upper == nil {
 		return nil
 	}
-	ij := &logical.IntervalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: lcol, RightTime: rcol - nL,
-		Lower: *lower, Upper: *upper, Keys: j.Keys, Residual: expr.And(rest...), Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+	nL := len(j.Left.Columns())
+	ij := &logical.IntervalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: b.lcol, RightTime: b.rcol - nL,
+		Lower: *b.lower, Upper: *b.upper, Keys: j.Keys, Residual: expr.And(b.rest...), Keyword: j.Keyword, Cols: j.Cols, S: j.S}
 	if ij.Kind == ast.CrossJoin {
 		ij.Kind = ast.InnerJoin
 	}
-	at := nodeSpan(j)
-	o.fire("interval", at, "the join condition bounds %s - %s to [%s, %s]: rows wait only as long as a partner can arrive",
-		colName(j.Cols, lcol), colName(j.Cols, rcol), expr.FormatMillis(ij.Lower), expr.FormatMillis(ij.Upper))
-	if ij.Lower > ij.Upper {
-		o.l.Warnf(diag.EmptyInterval, at, "the time bounds of this join cannot both hold: %s - %s must be at least %s and at most %s, so no row pair can ever match",
-			colName(j.Cols, lcol), colName(j.Cols, rcol), expr.FormatMillis(ij.Lower), expr.FormatMillis(ij.Upper)).
-			WithHint("check the order of the BETWEEN bounds (lower bound first)")
-	}
+	o.fire("interval", nodeSpan(j), "the join condition bounds %s - %s to [%s, %s]: rows wait only as long as a partner can arrive",
+		colName(j.Cols, b.lcol), colName(j.Cols, b.rcol), expr.FormatMillis(ij.Lower), expr.FormatMillis(ij.Upper))
 	return ij
 }
 
+// temporal turns a join FOR SYSTEM_TIME AS OF into a TemporalJoin (the
+// check refuses it when the right input is no versioned table).
 func (o *optimizer) temporal(j *logical.Join) logical.Node {
 	asOf := j.AsOf.(*expr.Column)
 	tj := &logical.TemporalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: asOf.Index, Keys: j.Keys,
 		Residual: j.Residual, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
-	scan := baseScan(j.Right)
-	if scan == nil {
-		o.l.Errorf(diag.NotVersioned, j.Right.Span(), "FOR SYSTEM_TIME AS OF needs a table, not a query")
-		return tj
+	if versionedProblem(j) == nil {
+		o.fire("temporal", j.Keyword, "%s is versioned (primary key and watermark): each probe row joins the version valid at %s", baseScan(j.Right).Table.Name, asOf.Name)
 	}
-	t := scan.Table
-	if asOf.Time == expr.ProcTime {
-		// Flink runs this as a lookup join: each probe row queries the
-		// table's connector for the current row by key. No connector here
-		// can be looked up (jdbc, the lookup source, does not exist yet).
-		o.l.Errorf(diag.UnsupportedFeature, j.Keyword, "a processing-time temporal join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) is a lookup join, and streamsql has no lookup source yet", asOf.Name).
-			WithHint("join the version valid at an event time instead: FOR SYSTEM_TIME AS OF <a column with a WATERMARK>, against a table with a PRIMARY KEY and a WATERMARK")
-		return tj
-	}
-	if len(t.PrimaryKey) == 0 || asOf.Time == expr.RowTime && t.Watermark == nil {
-		d := o.l.Errorf(diag.NotVersioned, j.Right.Span(), "%s is not a versioned table: a temporal join needs a PRIMARY KEY and a WATERMARK on it", t.Name)
-		if len(t.PrimaryKey) == 0 {
-			d.WithHint("declare PRIMARY KEY (...) NOT ENFORCED on %s", t.Name)
-		}
-		if t.Watermark == nil {
-			d.WithHint("declare WATERMARK FOR <update time> AS <update time> on %s", t.Name)
-		}
-		return tj
-	}
-	// The keys must cover every primary key column of the versioned side.
-	eq := map[int]bool{}
-	for _, k := range j.Keys {
-		if col, _ := keyColumn(k.Right); col != nil {
-			eq[col.Index] = true
-		}
-	}
-	for _, k := range t.PrimaryKey {
-		if !eq[k] {
-			o.l.Errorf(diag.NotVersioned, j.Keyword, "a temporal join must match the versioned table's primary key: the ON clause has no equality on %s.%s", t.Name, t.Columns[k].Name)
-			return tj
-		}
-	}
-	o.fire("temporal", j.Keyword, "%s is versioned (primary key and watermark): each probe row joins the version valid at %s", t.Name, asOf.Name)
 	return tj
 }
 
@@ -662,12 +657,13 @@ func (o *optimizer) projects(n logical.Node) logical.Node {
 
 // ---- projection pruning ----
 
-func (o *optimizer) prune(root logical.Node) {
+func (o *optimizer) prune(root logical.Node) logical.Node {
 	need := make([]bool, len(root.Columns()))
 	for i := range need {
 		need[i] = true
 	}
 	o.require(root, need)
+	return root
 }
 
 func mark(need []bool, e expr.Expr, offset int) {

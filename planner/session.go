@@ -21,6 +21,8 @@ type Session struct {
 	values, base settings.Values
 	// Plans are the bound INSERTs and queries, in order.
 	Plans []*Plan
+	// Trace makes each Plan keep its Steps: the tree after each rewrite.
+	Trace bool
 }
 
 // Plan is one planned statement that produces rows.
@@ -38,6 +40,9 @@ type Plan struct {
 	Settings settings.Settings
 	// Explain is set when the statement was an EXPLAIN.
 	Explain *ast.Explain
+	// Steps are the plan after each rewrite that changed it, when the
+	// session traces (Session.Trace).
+	Steps []Step
 }
 
 // plan optimises a bound plan and derives its properties, reporting what
@@ -57,11 +62,18 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 	}
 	errs := l.Errors()
 	p := &Plan{Stmt: st, Settings: s.Settings}
-	p.Root, p.Fired = optimize(root, l)
+	var tr *tracer
+	if s.Trace {
+		tr = &tracer{}
+	}
+	p.Root, p.Fired = optimize(root, l, tr)
 	if l.Errors() > errs {
 		return
 	}
-	p.Root, p.Props = derive(p.Root, s.Settings, l)
+	p.Root, p.Props = derive(p.Root, s.Settings, l, tr)
+	if tr != nil {
+		p.Steps = tr.steps
+	}
 	checkRunnable(p.Root, l)
 	s.Plans = append(s.Plans, p)
 }

@@ -17,19 +17,22 @@ import (
 
 // derive computes the properties of a plan, its state retention, and
 // reports what cannot run (errors) or will hurt (warnings). It returns the
-// plan with the changelog normalize steps the modes call for.
-func derive(root logical.Node, set settings.Settings, l *diag.List) (logical.Node, map[logical.Node]*Props) {
+// plan with the upsert materializer and the changelog normalize steps the
+// modes call for (two rewrites, traced to tr).
+func derive(root logical.Node, set settings.Settings, l *diag.List, tr *tracer) (logical.Node, map[logical.Node]*Props) {
 	d := &deriver{props: map[logical.Node]*Props{}, settings: set, l: l}
 	d.produce(root)
 	if n, ok := d.materialize(root); ok {
 		root = n
 		d.props = map[logical.Node]*Props{}
+		tr.step("materialize", root, nil)
 	}
 	d.modes(root)
 	if n, changed := d.normalize(root); changed {
 		root = n
 		d.props = map[logical.Node]*Props{}
 		d.modes(root)
+		tr.step("normalize", root, nil)
 	}
 	d.walk(root)
 	if s, ok := root.(*logical.Sink); ok {
