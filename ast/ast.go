@@ -261,8 +261,26 @@ type Hint struct {
 	Args    []*Ident  // plain identifiers
 }
 
+// With is WITH name [(col, ...)] AS (query), ... body: common table
+// expressions. Each is visible to the ones after it and to the body, and is
+// bound where it is named, as a view is (Flink inlines them too).
+type With struct {
+	Loc
+	CTEs []*CTE
+	Body Query
+}
+
+// CTE is one name [(col, ...)] AS (query) of a WITH.
+type CTE struct {
+	Loc
+	Name    *Ident
+	Columns []*Ident
+	Query   Query
+}
+
 func (*Select) queryNode() {}
 func (*SetOp) queryNode()  {}
+func (*With) queryNode()   {}
 
 // TableExpr is something in FROM.
 type TableExpr interface {

@@ -361,6 +361,29 @@ func (p *printer) query(q Query) {
 		}
 		p.w(" ")
 		p.query(q.Right)
+	case *With:
+		p.w("WITH ")
+		for i, c := range q.CTEs {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.ident(c.Name)
+			if len(c.Columns) > 0 {
+				p.w(" (")
+				for j, id := range c.Columns {
+					if j > 0 {
+						p.w(", ")
+					}
+					p.ident(id)
+				}
+				p.w(")")
+			}
+			p.w(" AS (")
+			p.query(c.Query)
+			p.w(")")
+		}
+		p.w(" ")
+		p.query(q.Body)
 	default:
 		panic(fmt.Sprintf("ast.Format: unexpected query %T", q))
 	}

@@ -353,18 +353,69 @@ func (c *conv) ident(name string) *ast.Ident {
 func (c *conv) query(n tast.Node) ast.Query {
 	switch n := n.(type) {
 	case *tast.SelectStmt:
+		if n.With != nil {
+			w := c.with(n.With)
+			n.With = nil
+			w.Body = c.selectStmt(n)
+			w.S = w.S.Join(w.Body.Span())
+			return w
+		}
 		return c.selectStmt(n)
 	case *tast.SetOprStmt:
+		var w *ast.With
 		if n.With != nil {
-			c.failf(diag.UnsupportedSyntax, c.here(), "WITH (common table expressions) is not supported yet; use CREATE VIEW")
+			w = c.with(n.With)
 		}
 		if n.OrderBy != nil || n.Limit != nil {
 			c.failf(diag.UnsupportedSyntax, c.here(), "ORDER BY and LIMIT on a UNION are not supported")
 		}
-		return c.setOprList(n.SelectList)
+		q := c.setOprList(n.SelectList)
+		if w != nil {
+			w.Body = q
+			w.S = w.S.Join(q.Span())
+			return w
+		}
+		return q
 	}
 	c.failf(diag.UnsupportedSyntax, c.here(), "this kind of query is not supported")
 	return nil
+}
+
+// with reads WITH name [(col, ...)] AS (query), ...; the caller reads the
+// body after it.
+func (c *conv) with(w *tast.WithClause) *ast.With {
+	k := c.findWord("WITH")
+	out := &ast.With{}
+	out.S = c.spanOf(k)
+	if w.IsRecursive {
+		c.failf(diag.UnsupportedFeature, c.spanOf(c.findWord("RECURSIVE")), "WITH RECURSIVE is not supported (Flink has no recursive queries)")
+	}
+	for i, cte := range w.CTEs {
+		if i > 0 {
+			c.accept(isComma)
+		}
+		d := &ast.CTE{Name: c.ident(cte.Name.O)}
+		if len(cte.ColNameList) > 0 {
+			c.findOp("(")
+			for j, col := range cte.ColNameList {
+				if j > 0 {
+					c.accept(isComma)
+				}
+				d.Columns = append(d.Columns, c.ident(col.O))
+			}
+			c.findOp(")")
+		}
+		c.findWord("AS")
+		c.findOp("(")
+		if cte.Query == nil || cte.Query.Query == nil {
+			c.failf(diag.UnsupportedSyntax, d.Name.S, "WITH %s: expected AS (query)", d.Name.Name)
+		}
+		d.Query = c.query(cte.Query.Query)
+		closeAt := c.findOp(")")
+		d.S = d.Name.S.Join(c.spanOf(closeAt))
+		out.CTEs = append(out.CTEs, d)
+	}
+	return out
 }
 
 func (c *conv) setOprList(sl *tast.SetOprSelectList) ast.Query {
@@ -421,7 +472,7 @@ func (c *conv) setOprList(sl *tast.SetOprSelectList) ast.Query {
 
 func (c *conv) selectStmt(s *tast.SelectStmt) ast.Query {
 	if s.With != nil {
-		c.failf(diag.UnsupportedSyntax, c.here(), "WITH (common table expressions) is not supported yet; use CREATE VIEW")
+		c.failf(diag.UnsupportedSyntax, c.here(), "WITH inside one input of a set operation is not supported; put the WITH before the whole query")
 	}
 	if s.Kind != tast.SelectStmtKindSelect {
 		c.failf(diag.UnsupportedSyntax, c.here(), "VALUES and TABLE statements are not supported as queries yet")

@@ -21,6 +21,8 @@ type binder struct {
 	cat   *catalog.Catalog
 	l     *diag.List
 	views []string // views being expanded, to catch a view that names itself
+	// ctes are the common table expressions in scope, innermost last.
+	ctes *cteScope
 	// checked remembers the tables whose direction was checked.
 	checked map[directionKey]bool
 }
@@ -51,9 +53,85 @@ func (b *binder) query(q ast.Query) logical.Node {
 		return b.selectQuery(q)
 	case *ast.SetOp:
 		return b.setOp(q)
+	case *ast.With:
+		return b.with(q)
 	}
 	b.errorf(diag.UnsupportedSyntax, q.Span(), "unsupported query")
 	return nil
+}
+
+// cteScope is one common table expression in scope, and the scope it was
+// defined in (which its query is bound in: it sees the ones before it, not
+// itself, not the ones after it).
+type cteScope struct {
+	def    *ast.CTE
+	parent *cteScope
+}
+
+func (s *cteScope) lookup(name string) *cteScope {
+	for ; s != nil; s = s.parent {
+		if strings.EqualFold(s.def.Name.Name, name) {
+			return s
+		}
+	}
+	return nil
+}
+
+// with binds WITH … body: each name is bound where it is used, as a view
+// is, in the scope of the names before it.
+func (b *binder) with(q *ast.With) logical.Node {
+	saved := b.ctes
+	defer func() { b.ctes = saved }()
+	for i, d := range q.CTEs {
+		for _, e := range q.CTEs[:i] {
+			if strings.EqualFold(e.Name.Name, d.Name.Name) {
+				b.errorf(diag.DuplicateAlias, d.Name.S, "WITH names %s twice", d.Name.Name).
+					WithNote(e.Name.S, "first named here")
+				return nil
+			}
+		}
+		// Each query is bound once here, so that its errors are reported
+		// even when the body does not read it.
+		b.ctes = &cteScope{def: d, parent: b.ctes}
+		if b.cteQuery(b.ctes) == nil {
+			return nil
+		}
+	}
+	return b.query(q.Body)
+}
+
+// cteQuery binds a common table expression's query in the scope it was
+// defined in, naming its columns.
+func (b *binder) cteQuery(s *cteScope) logical.Node {
+	saved := b.ctes
+	b.ctes = s.parent
+	n := b.query(s.def.Query)
+	b.ctes = saved
+	if n == nil {
+		return nil
+	}
+	return b.renameColumns(n, s.def.Name, s.def.Columns, s.def.S)
+}
+
+// renameColumns names a query's columns (a view's or a WITH's column list).
+func (b *binder) renameColumns(n logical.Node, name *ast.Ident, names []*ast.Ident, at diag.Span) logical.Node {
+	if len(names) == 0 {
+		return n
+	}
+	in := n.Columns()
+	if len(names) != len(in) {
+		b.errorf(diag.InsertMismatch, name.S, "%s names %s but its query produces %d", name.Name, columnsWord(len(names)), len(in))
+		return nil
+	}
+	cols := slices.Clone(in)
+	for i, id := range names {
+		cols[i].Name = id.Name
+	}
+	exprs := make([]expr.Expr, len(in))
+	for i, c := range in {
+		exprs[i] = &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: at}
+	}
+	return &logical.Project{Input: n, Exprs: exprs, Cols: cols, S: at}
 }
 
 func (b *binder) setOp(q *ast.SetOp) logical.Node {
@@ -148,6 +226,18 @@ func (b *binder) tableRef(t *ast.TableRef) *rel {
 	alias := name
 	if t.Alias != nil {
 		alias = t.Alias.Name
+	}
+	if s := b.ctes.lookup(name); s != nil {
+		// Bound and reported once where it is defined (with): here its
+		// diagnostics would only repeat those.
+		l := b.l
+		b.l = &diag.List{Source: l.Source}
+		n := b.cteQuery(s)
+		b.l = l
+		if n == nil {
+			return nil
+		}
+		return requalify(n, alias, name, t.S)
 	}
 	if tbl, ok := b.cat.Table(name); ok {
 		if tbl.Invalid && !usable(tbl) {
