@@ -53,12 +53,20 @@
 // A null value in a json topic is such a bad row, not a silent skip; for
 // debezium-json it is Debezium's tombstone and carries no change.
 //
-// Offsets are never committed, on Close or otherwise: the runtime closes a
-// source as soon as it has read its last rows, before the sinks have
-// flushed them, so a commit there could acknowledge rows that were never
-// written. A restarted job starts from its 'scan.startup.mode'.
-// group-offsets reads offsets committed by others. Committing safely needs
-// a hook from the runtime after the sinks flushed (see the Kafka issue).
+// Checkpoints (checkpoint.go): the source's position is, per partition,
+// the offset after the last record Read returned, and, for a bounded read,
+// the end offset resolved at the first Open, so that a resumed run ends
+// where the first would have. Seek, after Open, reads every partition of
+// the position from its offset with a new consuming client; an offset the
+// partition no longer has (deleted by retention) or beyond its end (a
+// recreated topic) stops the job rather than skip or repeat rows. After
+// each completed checkpoint (CheckpointComplete) the position's offsets
+// are committed to 'properties.group.id', when set, so that lag tools see
+// the job's progress; a resumed run reads the checkpoint, not the group.
+// Offsets are never committed otherwise, on Close or on a timer: the
+// runtime closes a source as soon as it has read its last rows, before the
+// sinks have flushed them, so such a commit could acknowledge rows that
+// were never written.
 //
 // Each partition is a split with its own watermark. Idleness
 // ('scan.watermark.idle-timeout') and watermark alignment

@@ -245,10 +245,11 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 				return nil, fmt.Errorf("'properties.isolation.level' = '%s': want read_committed or read_uncommitted", v)
 			}
 		case "enable.auto.commit":
-			// streamsql never commits offsets (see the package comment);
-			// 'false' says so, 'true' would promise what does not happen.
+			// streamsql commits offsets only after a checkpoint (see the
+			// package comment); 'false' says so, 'true' would promise
+			// commits that do not happen.
 			if !strings.EqualFold(v, "false") {
-				return nil, errors.New("'properties.enable.auto.commit' can only be 'false': streamsql does not commit offsets yet")
+				return nil, errors.New("'properties.enable.auto.commit' can only be 'false': streamsql commits offsets to 'properties.group.id' after each completed checkpoint, never on a timer")
 			}
 		case "fetch.max.wait.ms", "linger.ms", "request.timeout.ms", "delivery.timeout.ms":
 			d, err := ms(k, v)

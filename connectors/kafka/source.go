@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -52,6 +53,7 @@ type Source struct {
 	health               health          // of the consuming client
 
 	cl     *kgo.Client
+	base   []kgo.Opt // the client options Open used, to fetch again from a checkpoint (Seek)
 	parts  []part
 	index  map[string]map[int32]int
 	queue  []piece
@@ -59,6 +61,10 @@ type Source struct {
 	left   int // bounded: partitions not done
 	opened bool
 	keyBuf row.Batch
+
+	groupMu sync.Mutex  // guards groupCl and closed
+	groupCl *kgo.Client // commits offsets to 'properties.group.id' (CheckpointComplete)
+	closed  bool
 }
 
 // part is one split: a partition, where reading started and where it ends.
@@ -67,7 +73,10 @@ type part struct {
 	partition int32
 	start     int64
 	end       int64 // exclusive; -1: unbounded
-	done      bool
+	// next is the offset after the last record Read returned (or skipped):
+	// the partition's position in a checkpoint.
+	next int64
+	done bool
 	// paused: watermark alignment holds the partition; its fetched records
 	// stay queued until it resumes.
 	paused bool
@@ -225,12 +234,27 @@ func (s *Source) Open(ctx context.Context) error {
 	if err := s.resolve(octx, adm); err != nil {
 		return s.wrapOpen(octx, err)
 	}
+	s.base = base
+	return s.fetch()
+}
+
+// fetch starts fetching every partition that is not done at its start
+// offset, with a new consuming client.
+func (s *Source) fetch() error {
+	if s.cl != nil {
+		s.cl.Close()
+		s.cl = nil
+	}
+	s.left = 0
 	consume := map[string]map[int32]kgo.Offset{}
 	for i := range s.parts {
 		p := &s.parts[i]
+		p.next = p.start
 		if p.end >= 0 && p.start >= p.end {
-			p.done = true
-			s.doneQ = append(s.doneQ, i)
+			if !p.done {
+				p.done = true
+				s.doneQ = append(s.doneQ, i)
+			}
 			continue
 		}
 		if consume[p.topic] == nil {
@@ -245,8 +269,9 @@ func (s *Source) Open(ctx context.Context) error {
 		return nil
 	}
 	s.health.sec = s.set.sec
-	opts := append(base, kgo.ConsumePartitions(consume), kgo.KeepControlRecords(),
+	opts := append(slices.Clone(s.base), kgo.ConsumePartitions(consume), kgo.KeepControlRecords(),
 		kgo.WithHooks(&s.health))
+	var err error
 	s.cl, err = kgo.NewClient(opts...)
 	if err != nil {
 		return s.errorf("%v", err)
@@ -658,6 +683,7 @@ func (s *Source) next(i int) (int, row.Batch, error) {
 	for n < len(pc.recs) && n < BatchRecords {
 		r := pc.recs[n]
 		n++
+		p.next = r.Offset + 1
 		if p.done || p.end >= 0 && r.Offset >= p.end {
 			continue
 		}
@@ -807,12 +833,19 @@ func metaValue(m metaCol, r *kgo.Record) row.Value {
 	return row.NullValue
 }
 
-// Close stops fetching. Offsets are not committed: see the package
-// comment.
+// Close stops fetching. Offsets are committed only after a checkpoint
+// (CheckpointComplete): see the package comment.
 func (s *Source) Close() error {
 	if s.cl != nil {
 		s.cl.Close()
 		s.cl = nil
+	}
+	s.groupMu.Lock()
+	defer s.groupMu.Unlock()
+	s.closed = true
+	if s.groupCl != nil {
+		s.groupCl.Close()
+		s.groupCl = nil
 	}
 	return nil
 }
