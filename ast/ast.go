@@ -470,6 +470,9 @@ type FuncCall struct {
 	Args     []Expr
 	Star     bool
 	Distinct bool
+	// Filter is an aggregate's FILTER (WHERE cond): only the rows where
+	// cond is TRUE are aggregated.
+	Filter Expr
 }
 
 // Cast is CAST(x AS type) or TRY_CAST(x AS type).

@@ -2,6 +2,7 @@ package ast
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -592,6 +593,11 @@ func (p *printer) expr(e Expr) {
 		}
 		p.exprs(e.Args)
 		p.w(")")
+		if e.Filter != nil {
+			p.w(" FILTER (WHERE ")
+			p.expr(e.Filter)
+			p.w(")")
+		}
 	case *Cast:
 		if e.Try {
 			p.w("TRY_CAST(")
@@ -706,6 +712,9 @@ func Children(e Expr) []Expr {
 	case *Like:
 		return []Expr{e.X, e.Pattern}
 	case *FuncCall:
+		if e.Filter != nil {
+			return append(slices.Clip(e.Args), e.Filter)
+		}
 		return e.Args
 	case *Cast:
 		return []Expr{e.X}

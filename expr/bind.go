@@ -516,6 +516,10 @@ func (b *Binder) caseExpr(e *ast.Case) Expr {
 
 func (b *Binder) call(e *ast.FuncCall) Expr {
 	name := strings.ToUpper(e.Name.Name)
+	if e.Filter != nil && !IsAggregate(name) {
+		b.L.Errorf(diag.AggregateMisuse, e.Filter.Span(), "FILTER (WHERE ...) applies to aggregate functions only, and %s is not one", name)
+		return nullConst(e.S)
+	}
 	if IsAggregate(name) {
 		where := "here"
 		if b.Clause != "" {

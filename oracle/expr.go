@@ -47,6 +47,8 @@ type node struct {
 	lt       typ
 	distinct bool
 	ms       int64
+	// filter is an aggregate's FILTER (WHERE filter), or nil.
+	filter *node
 
 	// Derived by typecheck.
 	t        typ
@@ -99,6 +101,7 @@ func (n *node) clone() *node {
 	for i, a := range n.args {
 		c.args[i] = a.clone()
 	}
+	c.filter = n.filter.clone()
 	return &c
 }
 
@@ -181,6 +184,19 @@ func (n *node) typecheck(c ctx) error {
 		}
 		if err := a.typecheck(cc); err != nil {
 			return err
+		}
+	}
+	if n.filter != nil {
+		if !isAgg(n.op) {
+			return fail("FILTER on %s, not an aggregate", n.op)
+		}
+		cc := c
+		cc.inAgg = true
+		if err := n.filter.typecheck(cc); err != nil {
+			return err
+		}
+		if n.filter.t.k != kBool {
+			return fail("FILTER of %s", n.filter.t)
 		}
 	}
 	n.hasAgg = isAgg(n.op)
@@ -511,6 +527,15 @@ func litMag(v value, t typ) float64 {
 // flink renders n as streamsql reads it.
 func (n *node) flink(b *strings.Builder) {
 	w := func(s string) { b.WriteString(s) }
+	if f := n.filter; f != nil {
+		n.filter = nil
+		n.flink(b)
+		n.filter = f
+		w(" FILTER (WHERE ")
+		f.flink(b)
+		w(")")
+		return
+	}
 	a := func(i int) { n.args[i].flink(b) }
 	switch {
 	case n.op == "col":
@@ -711,6 +736,11 @@ func (n *node) pgAs(b *pgw, t typ) {
 func (n *node) pg(b *pgw) {
 	w := func(s string) { b.WriteString(s) }
 	a := func(i int) { n.args[i].pg(b) }
+	// filter is an aggregate's FILTER clause, written after each call.
+	filter := ""
+	if n.filter != nil {
+		filter = " FILTER (WHERE " + b.sub(n.filter) + ")"
+	}
 	switch {
 	case n.op == "col":
 		if r, ok := b.rename[n.q+"."+n.name]; ok {
@@ -947,7 +977,7 @@ func (n *node) pg(b *pgw) {
 		a(0)
 		w(fmt.Sprintf(" + INTERVAL '%d' SECOND)", n.ms/1000))
 	case n.op == "COUNT*":
-		w("COUNT(*)")
+		w("COUNT(*)" + filter)
 	case n.op == "SUM" && n.t.integral():
 		// PostgreSQL's SUM of a bigint is a numeric: back to an integer,
 		// so that a division of it stays integer division.
@@ -956,14 +986,14 @@ func (n *node) pg(b *pgw) {
 			w("DISTINCT ")
 		}
 		a(0)
-		w(") AS bigint)")
+		w(")" + filter + " AS bigint)")
 	case n.op == "COUNT" || n.op == "MIN" || n.op == "MAX" || n.op == "SUM":
 		w(n.op + "(")
 		if n.distinct {
 			w("DISTINCT ")
 		}
 		a(0)
-		w(")")
+		w(")" + filter)
 	case n.op == "AVG":
 		d := ""
 		if n.distinct {
@@ -972,13 +1002,13 @@ func (n *node) pg(b *pgw) {
 		x := b.sub(n.args[0])
 		switch n.t.k {
 		case kDecimal:
-			w(fmt.Sprintf("ROUND(AVG(%s%s), %d)", d, x, n.t.s))
+			w(fmt.Sprintf("ROUND(AVG(%s%s)%s, %d)", d, x, filter, n.t.s))
 		case kDouble:
-			w(fmt.Sprintf("AVG(%s%s)", d, x))
+			w(fmt.Sprintf("AVG(%s%s)%s", d, x, filter))
 		default:
 			// AVG of integers is integer division of the sum by the count,
 			// truncated toward zero (Java's long division).
-			w(fmt.Sprintf("CAST(DIV(SUM(%s%s), COUNT(%s%s)) AS bigint)", d, x, d, x))
+			w(fmt.Sprintf("CAST(DIV(SUM(%s%s)%s, COUNT(%s%s)%s) AS bigint)", d, x, filter, d, x, filter))
 		}
 	default:
 		panic("oracle: pg of " + n.op)

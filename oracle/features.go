@@ -40,6 +40,8 @@ type Features struct {
 	Tumble bool
 	// HopCumulate: HOP and CUMULATE window aggregates too.
 	HopCumulate bool
+	// AggFilter: aggregates with FILTER (WHERE ...).
+	AggFilter bool
 }
 
 // DefaultFeatures is what the oracle generates by default. Every feature
@@ -57,6 +59,7 @@ var DefaultFeatures = Features{
 	Interval:        true,
 	Tumble:          true,
 	HopCumulate:     true,
+	AggFilter:       true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the
@@ -71,6 +74,7 @@ func (f *Features) byName() map[string]*bool {
 		"avg-decimal":       &f.AvgDecimal,
 		"keyless-joins":     &f.KeylessJoins,
 		"capped-decimals":   &f.CappedDecimals,
+		"agg-filter":        &f.AggFilter,
 		"interval":          &f.Interval,
 		"tumble":            &f.Tumble,
 		"hop-cumulate":      &f.HopCumulate,

@@ -457,6 +457,9 @@ func (g *gen) aggExpr(sc *scope) *node {
 			a = call(fn, g.expr(sc, fAny, 1))
 		}
 		a.distinct = fn != "COUNT*" && g.chance(0.2)
+		if g.f.AggFilter && g.chance(0.25) {
+			a.filter = g.pred(sc, 1)
+		}
 		if err := a.typecheck(ctx{sc: sc, agg: true}); err != nil {
 			continue
 		}

@@ -268,6 +268,13 @@ func (m *mutator) node(n *node) *node {
 		n.distinct = false
 		return n
 	}
+	if n.filter != nil && m.hit() {
+		n.filter = nil
+		return n
+	}
+	if n.filter != nil {
+		n.filter = m.node(n.filter)
+	}
 	for i, a := range n.args {
 		n.args[i] = m.node(a)
 	}

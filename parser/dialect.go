@@ -43,6 +43,7 @@ type rewriter struct {
 	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
 	casts     map[diag.Pos]castRecord // start of the CAST keyword
 	hints     map[int][]*ast.Hint     // SELECT token index -> hints
+	filters   map[int]filterRecord    // index of the ')' of an aggregate call -> its FILTER
 	failed    bool
 }
 
@@ -59,6 +60,12 @@ var numberRE = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?
 // strips it.
 const renamedPrefix = "ssql_"
 
+// filterRecord is an aggregate's FILTER (WHERE cond), blanked for TiDB.
+type filterRecord struct {
+	cond ast.Expr
+	end  diag.Pos // the end of FILTER's ')'
+}
+
 type castRecord struct {
 	typ *ast.TypeName
 	try bool
@@ -72,7 +79,8 @@ type edit struct {
 
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
-		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}}
+		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{},
+		filters: map[int]filterRecord{}}
 	rw.blankComments()
 	rw.scan()
 	return rw
@@ -167,6 +175,8 @@ func (rw *rewriter) scan() {
 			// reads DAY, and the converter takes the unit from our token.
 			u := toks[k+2]
 			rw.edits = append(rw.edits, edit{int(u.start), int(u.end), "DAY" + strings.Repeat(" ", len(u.val)-3)})
+		case t.is("FILTER") && k > 0 && toks[k-1].isOp(")") && k+2 < len(toks) && toks[k+1].isOp("(") && toks[k+2].is("WHERE"):
+			k = rw.filter(k) - 1
 		case t.kind == tHint:
 			rw.hint(k)
 		case t.kind == tDQString:
@@ -247,6 +257,27 @@ func (rw *rewriter) origPos(n int) diag.Pos {
 		orig = e.to
 	}
 	return diag.Pos(orig + (n - neu))
+}
+
+// filter reads FILTER (WHERE cond) after the ')' of a call at k-1, records
+// it for that call and blanks it; it returns the index after it.
+func (rw *rewriter) filter(k int) int {
+	toks := rw.toks
+	closeAt := matchParen(toks, k+1)
+	if closeAt < 0 {
+		rw.errorf(diag.UnbalancedParen, toks[k+1].span(), "'(' is never closed: expected ')' after FILTER (WHERE ...")
+		rw.hide(k, len(toks))
+		return len(toks)
+	}
+	if closeAt == k+3 {
+		rw.errorf(diag.SyntaxError, toks[k+2].span(), "expected a condition after FILTER (WHERE")
+	} else if e := parseExprRegion(rw.src, toks[k+3:closeAt], rw.l); e == nil {
+		rw.failed = true
+	} else {
+		rw.filters[k-1] = filterRecord{cond: e, end: toks[closeAt].end}
+	}
+	rw.blank(k, closeAt+1)
+	return closeAt + 1
 }
 
 // hint parses /*+ NAME(args) [NAME(args)] */ after SELECT.

@@ -1089,6 +1089,10 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 	}
 	closeAt := c.findOp(")")
 	fc.S = diag.Span{Start: fc.Name.S.Start, End: c.spanOf(closeAt).End}
+	if f, ok := c.rw.filters[closeAt]; ok && closeAt >= 0 {
+		fc.Filter = f.cond
+		fc.S.End = f.end
+	}
 	return fc
 }
 

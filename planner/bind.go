@@ -569,6 +569,30 @@ func (b *binder) hints(hs []*ast.Hint, r *rel) {
 	}
 }
 
+// filteredArgs rewrites AGG(x) FILTER (WHERE c) as AGG(CASE WHEN c THEN x
+// END): every aggregate ignores NULLs, so a row where c is not TRUE counts
+// for nothing, as FILTER says (COUNT(*) becomes COUNT(CASE WHEN c THEN 1
+// END); LISTAGG's separator stays as it is).
+func filteredArgs(e *ast.FuncCall) []ast.Expr {
+	when := func(x ast.Expr) ast.Expr {
+		w := &ast.When{Cond: e.Filter, Result: x}
+		w.S = e.Filter.Span()
+		c := &ast.Case{Whens: []*ast.When{w}}
+		c.S = e.S
+		return c
+	}
+	if e.Star {
+		one := &ast.Literal{Kind: ast.IntLit, Raw: "1"}
+		one.S = e.S
+		return []ast.Expr{when(one)}
+	}
+	out := slices.Clone(e.Args)
+	if len(out) > 0 {
+		out[0] = when(out[0])
+	}
+	return out
+}
+
 func containsAgg(e ast.Expr) bool {
 	found := false
 	ast.Inspect(e, func(x ast.Expr) bool {
@@ -718,7 +742,22 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 			}
 			argB := &expr.Binder{Scope: scope, L: b.l, Clause: "an aggregate"}
 			call := &logical.AggCall{Fn: name, Distinct: e.Distinct, Star: e.Star, S: e.S}
-			for _, a := range e.Args {
+			args := e.Args
+			if e.Filter != nil {
+				if containsAgg(e.Filter) {
+					b.errorf(diag.AggregateMisuse, e.Filter.Span(), "aggregate functions are not allowed in FILTER (WHERE ...)")
+					failed = true
+					return &expr.Const{T: types.New(types.Null), S: e.S}, true
+				}
+				fb := &expr.Binder{Scope: scope, L: b.l, Clause: "the FILTER (WHERE ...)"}
+				if fb.BindBool(e.Filter) == nil {
+					failed = true
+					return &expr.Const{T: types.New(types.Null), S: e.S}, true
+				}
+				args = filteredArgs(e)
+				call.Star = false
+			}
+			for _, a := range args {
 				x := argB.Bind(a)
 				if x == nil {
 					failed = true
