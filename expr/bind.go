@@ -265,14 +265,26 @@ func (s *Scope) Resolve(ref *ast.ColumnRef, l *diag.List) int {
 			}
 		}
 		if !known {
-			var names []string
+			// Suggest only tables that have the column: a close alias
+			// without it would send the user to another error.
+			var names, having []string
 			for _, t := range s.Tables {
 				names = append(names, t.Alias)
+				for _, c := range s.Cols {
+					if c.Qualifier == t.Alias && c.Name == name && !slices.Contains(having, t.Alias) {
+						having = append(having, t.Alias)
+					}
+				}
 			}
 			d := l.Errorf(diag.UnknownTable, ref.Qualifier.S, "unknown table or alias %s in %s", q, ast.Format(ref))
-			if sg := diag.Suggest(q, names); sg != "" {
+			switch sg := diag.Suggest(q, having); {
+			case sg != "":
 				d.WithHint("did you mean %s.%s?", sg, name)
-			} else if len(names) > 0 {
+			case len(having) == 1:
+				d.WithHint("did you mean %s.%s?", having[0], name)
+			case len(having) > 0:
+				d.WithHint("%s is a column of %s", name, strings.Join(having, ", "))
+			case len(names) > 0:
 				d.WithHint("the tables here are: %s", strings.Join(names, ", "))
 			}
 			return -1
@@ -289,8 +301,25 @@ func (s *Scope) Resolve(ref *ast.ColumnRef, l *diag.List) int {
 		return hits[0]
 	case len(hits) > 1:
 		var quals []string
+		same := ""
 		for _, h := range hits {
-			quals = append(quals, s.Cols[h].Qualifier+"."+name)
+			q := s.Cols[h].Qualifier
+			if q == "" || slices.Contains(quals, q+"."+name) {
+				// Two columns of one name in one input: a qualifier
+				// cannot tell them apart.
+				same = q
+				continue
+			}
+			quals = append(quals, q+"."+name)
+		}
+		if same != "" || ref.Qualifier != nil {
+			in := "its input"
+			if same != "" {
+				in = same
+			}
+			l.Errorf(diag.AmbiguousColumn, ref.S, "column %s is ambiguous: %s has more than one column of that name", name, in).
+				WithHint("rename one of them with AS where %s is made (a window TVF adds window_start, window_end and window_time to its input's columns)", in)
+			return -1
 		}
 		l.Errorf(diag.AmbiguousColumn, ref.S, "column %s is ambiguous: it is in more than one table", name).
 			WithHint("qualify it: %s", strings.Join(quals, " or "))
@@ -310,7 +339,17 @@ func (s *Scope) Resolve(ref *ast.ColumnRef, l *diag.List) int {
 		where = " in " + ref.Qualifier.Name + tableOf(s, ref.Qualifier.Name)
 	}
 	d := l.Errorf(diag.UnknownColumn, ref.Name.S, "unknown column %s%s", name, where)
-	if sg := diag.Suggest(name, cands); sg != "" {
+	var elsewhere []string
+	if ref.Qualifier != nil {
+		for _, c := range s.Cols {
+			if c.Name == name && c.Qualifier != "" && !slices.Contains(elsewhere, c.Qualifier+"."+name) {
+				elsewhere = append(elsewhere, c.Qualifier+"."+name)
+			}
+		}
+	}
+	if len(elsewhere) > 0 {
+		d.WithHint("did you mean %s?", strings.Join(elsewhere, " or "))
+	} else if sg := diag.Suggest(name, cands); sg != "" {
 		d.WithHint("did you mean %s?", sg)
 	} else if len(cands) > 0 && len(cands) <= 12 {
 		d.WithHint("the columns here are: %s", strings.Join(cands, ", "))
