@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -1001,7 +1000,7 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		*tast.CompareSubqueryExpr, *tast.TrimDirectionExpr, *tast.SetCollationExpr:
 		c.failf(diag.UnsupportedSyntax, c.here(), "this expression is not supported")
 	}
-	c.failf(diag.UnsupportedSyntax, c.here(), "unsupported expression %s", strings.TrimPrefix(fmt.Sprintf("%T", e), "*ast."))
+	c.failf(diag.UnsupportedSyntax, c.here(), "this expression is not supported")
 	return nil
 }
 

@@ -647,6 +647,11 @@ func (b *binder) project(q *ast.Select, node logical.Node, scope *expr.Scope, ta
 		if c, ok := e.(*expr.Column); ok {
 			col.Name, col.Time = c.Name, c.Time
 		}
+		if c, ok := e.(*expr.Call); ok && c.Fn == "PROCTIME" {
+			// As in a computed column: PROCTIME() in a query (a view,
+			// a subquery) is a processing-time attribute.
+			col.Time = expr.ProcTime
+		}
 		if f.Alias != nil {
 			col.Name = f.Alias.Name
 		}

@@ -90,7 +90,7 @@ SELECT c.auction, c.num
 FROM counts c
 JOIN (SELECT MAX(num) AS maxn, starttime, endtime FROM counts GROUP BY starttime, endtime) m
   ON c.starttime = m.starttime AND c.endtime = m.endtime AND c.num >= m.maxn;`},
-	{suite: "Nexmark", name: "q6", shape: "ROW_NUMBER top-1, then an OVER ROWS window over its updates", mark: "refused: SQL105",
+	{suite: "Nexmark", name: "q6", shape: "ROW_NUMBER top-1, then an OVER ROWS window over its updates", mark: "refused: SQL105 (OVER windows, ROW_NUMBER)",
 		note: "Flink refuses it as well (an OVER window cannot consume updates)",
 		sql: nexmarkTables("auction", "bid") + `SELECT seller, AVG(price) OVER (PARTITION BY seller ORDER BY dateTime ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)
 FROM (SELECT A.seller, B.price, B.dateTime,
@@ -115,7 +115,7 @@ JOIN (SELECT seller, window_start AS starttime, window_end AS endtime
       FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
       GROUP BY seller, window_start, window_end) A
   ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime;`},
-	{suite: "Nexmark", name: "q9", shape: "ROW_NUMBER top-1 per auction over a join", mark: "refused: SQL105",
+	{suite: "Nexmark", name: "q9", shape: "ROW_NUMBER top-1 per auction over a join", mark: "refused: SQL105 (ROW_NUMBER: Top-N)",
 		sql: nexmarkTables("auction", "bid") + `SELECT id, seller, category, bidder, price
 FROM (SELECT A.id, A.seller, A.category, B.bidder, B.price,
              ROW_NUMBER() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.dateTime ASC) AS rn
@@ -130,17 +130,17 @@ WITH ('connector' = 'filesystem', 'path' = 'q10.json', 'format' = 'json');
 INSERT INTO q10_out
 SELECT auction, bidder, price, dateTime, extra, DATE_FORMAT(dateTime, 'yyyy-MM-dd'), DATE_FORMAT(dateTime, 'HH:mm')
 FROM bid;`},
-	{suite: "Nexmark", name: "q11", shape: "legacy GROUP BY SESSION(…) with SESSION_START/END", mark: "refused: SQL100",
+	{suite: "Nexmark", name: "q11", shape: "legacy GROUP BY SESSION(…) with SESSION_START/END", mark: "refused: SQL315 (session windows)",
 		sql: nexmarkTables("bid") + `SELECT bidder, COUNT(*) AS bid_count,
        SESSION_START(dateTime, INTERVAL '10' SECOND) AS starttime, SESSION_END(dateTime, INTERVAL '10' SECOND) AS endtime
 FROM bid
 GROUP BY bidder, SESSION(dateTime, INTERVAL '10' SECOND);`},
-	{suite: "Nexmark", name: "q12", shape: "TUMBLE over a PROCTIME() column added in a view", mark: "refused: SQL309",
+	{suite: "Nexmark", name: "q12", shape: "TUMBLE over a PROCTIME() column added in a view", mark: "runs",
 		sql: nexmarkTables("bid") + `CREATE VIEW bp AS SELECT auction, bidder, price, PROCTIME() AS p_time FROM bid;
 SELECT bidder, COUNT(*) AS bid_count, window_start, window_end
 FROM TABLE(TUMBLE(TABLE bp, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
 GROUP BY bidder, window_start, window_end;`},
-	{suite: "Nexmark", name: "q13", shape: "processing-time lookup join against a file; a column named key", mark: "refused: SQL100",
+	{suite: "Nexmark", name: "q13", shape: "processing-time lookup join against a file; a column named key", mark: "refused: SQL315 (a processing-time temporal join is a lookup join)",
 		files: map[string]string{"side.csv": "1,one\n2,two\n"},
 		sql: nexmarkTables("bid") + "CREATE TABLE side_input (key BIGINT, `value` STRING)\n" +
 			`WITH ('connector' = 'filesystem', 'path' = 'side.csv', 'format' = 'csv');
@@ -171,11 +171,11 @@ FROM bid GROUP BY channel, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`},
        COUNT(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
        MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price
 FROM bid GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`},
-	{suite: "Nexmark", name: "q18", shape: "deduplication: ROW_NUMBER … ORDER BY dateTime DESC = 1", mark: "refused: SQL105",
+	{suite: "Nexmark", name: "q18", shape: "deduplication: ROW_NUMBER … ORDER BY dateTime DESC = 1", mark: "refused: SQL105 (ROW_NUMBER: deduplication)",
 		sql: nexmarkTables("bid") + `SELECT auction, bidder, price, dateTime
 FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder, auction ORDER BY dateTime DESC) AS rank_number FROM bid)
 WHERE rank_number <= 1;`},
-	{suite: "Nexmark", name: "q19", shape: "Top-10 by price per auction", mark: "refused: SQL105",
+	{suite: "Nexmark", name: "q19", shape: "Top-10 by price per auction", mark: "refused: SQL105 (ROW_NUMBER: Top-N)",
 		sql: nexmarkTables("bid") + `SELECT * FROM
 (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rank_number FROM bid)
 WHERE rank_number <= 10;`},
@@ -203,7 +203,7 @@ FROM bid B JOIN person P ON P.id = B.bidder JOIN auction A ON A.seller = B.bidde
 		sql: `CREATE TABLE orders (order_uid BIGINT, product_id BIGINT, price DECIMAL(32, 2), order_time TIMESTAMP(3))
 WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT * FROM orders;`},
-	{suite: "Cookbook", name: "foundations/02 insert into", shape: "INSERT INTO … WHERE SIMILAR TO", mark: "refused: SQL100",
+	{suite: "Cookbook", name: "foundations/02 insert into", shape: "INSERT INTO … WHERE SIMILAR TO", mark: "refused: SQL100 (SIMILAR TO)",
 		sql: serverLogs + `CREATE TABLE client_errors (log_time TIMESTAMP(3), request_line STRING, status_code STRING, size INT)
 WITH ('connector' = 'blackhole');
 INSERT INTO client_errors
@@ -217,12 +217,12 @@ INSERT INTO sizes SELECT size FROM logs WHERE status_code LIKE '4%';`},
 	{suite: "Cookbook", name: "foundations/05 group by", shape: "GROUP BY an expression (REGEXP_EXTRACT)", mark: "runs",
 		sql: serverLogs + `SELECT REGEXP_EXTRACT(user_agent, '[^\/]+') AS browser, status_code, COUNT(*) AS cnt
 FROM server_logs GROUP BY REGEXP_EXTRACT(user_agent, '[^\/]+'), status_code;`},
-	{suite: "Cookbook", name: "foundations/06 order by", shape: "ORDER BY a time attribute (ascending)", mark: "refused: SQL315",
+	{suite: "Cookbook", name: "foundations/06 order by", shape: "ORDER BY a time attribute (ascending)", mark: "refused: SQL315 (ORDER BY)",
 		sql: serverLogs + `SELECT * FROM server_logs ORDER BY log_time;`},
-	{suite: "Cookbook", name: "foundations/07 views", shape: "CREATE VIEW … SIMILAR TO", mark: "refused: SQL100",
+	{suite: "Cookbook", name: "foundations/07 views", shape: "CREATE VIEW … SIMILAR TO", mark: "refused: SQL100 (SIMILAR TO)",
 		sql: serverLogs + `CREATE VIEW successful_requests AS SELECT * FROM server_logs WHERE status_code SIMILAR TO '[2,3][0-9][0-9]';
 SELECT * FROM successful_requests;`},
-	{suite: "Cookbook", name: "foundations/08 statement sets", shape: "BEGIN STATEMENT SET, legacy TUMBLE_ROWTIME, PARTITIONED BY", mark: "refused: SQL304",
+	{suite: "Cookbook", name: "foundations/08 statement sets", shape: "BEGIN STATEMENT SET, legacy TUMBLE_ROWTIME, PARTITIONED BY", mark: "refused: SQL315 (legacy group window; the TVF runs)",
 		sql: serverLogs + `CREATE TEMPORARY TABLE realtime (browser STRING, status_code STRING, end_time TIMESTAMP(3), requests BIGINT NOT NULL)
 WITH ('connector' = 'blackhole');
 CREATE TEMPORARY VIEW browsers AS SELECT REGEXP_EXTRACT(user_agent, '[^\/]+') AS browser, status_code, log_time FROM server_logs;
@@ -230,7 +230,7 @@ BEGIN STATEMENT SET;
 INSERT INTO realtime SELECT browser, status_code, TUMBLE_ROWTIME(log_time, INTERVAL '5' MINUTE), COUNT(*)
 FROM browsers GROUP BY browser, status_code, TUMBLE(log_time, INTERVAL '5' MINUTE);
 END;`},
-	{suite: "Cookbook", name: "foundations/09 convert timezones", shape: "CONVERT_TZ", mark: "refused: SQL304",
+	{suite: "Cookbook", name: "foundations/09 convert timezones", shape: "CONVERT_TZ", mark: "refused: SQL304 (CONVERT_TZ)",
 		sql: `CREATE TABLE iot_status (device_ip STRING, device_timezone STRING, iot_timestamp TIMESTAMP(3), status_code STRING)
 WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 SELECT device_ip, CONVERT_TZ(CAST(iot_timestamp AS STRING), device_timezone, 'UTC') AS utc FROM iot_status;`},
@@ -240,39 +240,39 @@ WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT window_start, window_end, COUNT(DISTINCT client_ip) AS ip_addresses
 FROM TABLE(TUMBLE(TABLE server_logs, DESCRIPTOR(log_time), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end;`},
-	{suite: "Cookbook", name: "aggregations/01 group by window (legacy)", shape: "GROUP BY TUMBLE(…), TUMBLE_PROCTIME", mark: "refused: SQL304",
+	{suite: "Cookbook", name: "aggregations/01 group by window (legacy)", shape: "GROUP BY TUMBLE(…), TUMBLE_PROCTIME", mark: "refused: SQL315 (legacy group window; the TVF runs)",
 		sql: `CREATE TABLE server_logs (client_ip STRING, log_time AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT COUNT(DISTINCT client_ip), TUMBLE_PROCTIME(log_time, INTERVAL '1' MINUTE)
 FROM server_logs GROUP BY TUMBLE(log_time, INTERVAL '1' MINUTE);`},
-	{suite: "Cookbook", name: "aggregations/02 watermarks", shape: "legacy TUMBLE_ROWTIME with a watermark", mark: "refused: SQL304",
+	{suite: "Cookbook", name: "aggregations/02 watermarks", shape: "legacy TUMBLE_ROWTIME with a watermark", mark: "refused: SQL315 (legacy group window; the TVF runs)",
 		sql: `CREATE TABLE doctor_sightings (doctor STRING, sighting_time TIMESTAMP(3),
   WATERMARK FOR sighting_time AS sighting_time - INTERVAL '15' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT doctor, TUMBLE_ROWTIME(sighting_time, INTERVAL '1' MINUTE) AS sighting_time, COUNT(*) AS sightings
 FROM doctor_sightings GROUP BY TUMBLE(sighting_time, INTERVAL '1' MINUTE), doctor;`},
-	{suite: "Cookbook", name: "aggregations/03 session windows", shape: "legacy GROUP BY SESSION(…)", mark: "refused: SQL100",
+	{suite: "Cookbook", name: "aggregations/03 session windows", shape: "legacy GROUP BY SESSION(…)", mark: "refused: SQL315 (session windows)",
 		sql: serverLogs + `SELECT userid, SESSION_START(log_time, INTERVAL '10' SECOND), SESSION_ROWTIME(log_time, INTERVAL '10' SECOND),
        COUNT(request_line)
 FROM server_logs WHERE status_code = '403' GROUP BY userid, SESSION(log_time, INTERVAL '10' SECOND);`},
-	{suite: "Cookbook", name: "aggregations/04 over", shape: "OVER RANGE with a named WINDOW, STDDEV", mark: "refused: SQL100",
+	{suite: "Cookbook", name: "aggregations/04 over", shape: "OVER RANGE with a named WINDOW, STDDEV", mark: "refused: SQL100 (named WINDOW, OVER)",
 		sql: `CREATE TABLE temps (measurement_time TIMESTAMP(3), city STRING, temperature FLOAT,
   WATERMARK FOR measurement_time AS measurement_time - INTERVAL '15' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT measurement_time, city, AVG(temperature) OVER last_minute, MAX(temperature) OVER last_minute
 FROM temps
 WINDOW last_minute AS (PARTITION BY city ORDER BY measurement_time RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW);`},
-	{suite: "Cookbook", name: "aggregations/05 top-n", shape: "ROW_NUMBER over an aggregate, rn <= 2", mark: "refused: SQL105",
+	{suite: "Cookbook", name: "aggregations/05 top-n", shape: "ROW_NUMBER over an aggregate, rn <= 2", mark: "refused: SQL105 (ROW_NUMBER: Top-N)",
 		sql: `CREATE TABLE spells_cast (wizard STRING, spell STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT wizard, spell, times_cast
 FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY wizard ORDER BY times_cast DESC) AS row_num
       FROM (SELECT wizard, spell, COUNT(*) AS times_cast FROM spells_cast GROUP BY wizard, spell))
 WHERE row_num <= 2;`},
-	{suite: "Cookbook", name: "aggregations/06 dedup", shape: "HAVING; ROW_NUMBER … = 1 on a time attribute", mark: "refused: SQL105",
+	{suite: "Cookbook", name: "aggregations/06 dedup", shape: "HAVING; ROW_NUMBER … = 1 on a time attribute", mark: "refused: SQL105 (ROW_NUMBER: deduplication)",
 		sql: `CREATE TABLE orders (id INT, order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '5' SECONDS)
 WITH ('connector' = 'datagen', 'number-of-rows' = '50', 'fields.id.min' = '1', 'fields.id.max' = '10');
 SELECT id, COUNT(*) FROM orders GROUP BY id HAVING COUNT(*) > 1;
 SELECT order_id, order_time
 FROM (SELECT id AS order_id, order_time, ROW_NUMBER() OVER (PARTITION BY id ORDER BY order_time) AS rownum FROM orders)
 WHERE rownum = 1;`},
-	{suite: "Cookbook", name: "aggregations/07 chained windows", shape: "legacy TUMBLE in a TEMPORARY VIEW, windows of windows", mark: "refused: SQL304",
+	{suite: "Cookbook", name: "aggregations/07 chained windows", shape: "legacy TUMBLE in a TEMPORARY VIEW, windows of windows", mark: "refused: SQL315 (legacy group window; the TVF runs)",
 		sql: serverLogs + `CREATE TEMPORARY VIEW w1m AS
 SELECT TUMBLE_START(log_time, INTERVAL '1' MINUTE) AS window_start, TUMBLE_ROWTIME(log_time, INTERVAL '1' MINUTE) AS window_end,
        SUM(size) AS total_size, COUNT(*) AS num_requests
@@ -287,7 +287,7 @@ GROUP BY window_start, window_end, window_time;
 SELECT window_start, window_end, SUM(total_size) / SUM(num_requests)
 FROM TABLE(TUMBLE(TABLE w1m, DESCRIPTOR(w_time), INTERVAL '5' MINUTE))
 GROUP BY window_start, window_end;`},
-	{suite: "Cookbook", name: "aggregations/08 match_recognize", shape: "MATCH_RECOGNIZE", mark: "refused: SQL100",
+	{suite: "Cookbook", name: "aggregations/08 match_recognize", shape: "MATCH_RECOGNIZE", mark: "refused: SQL315 (MATCH_RECOGNIZE)",
 		sql: `CREATE TABLE subscriptions (id STRING, user_id INT, type STRING, start_date TIMESTAMP(3), proc_time AS PROCTIME())
 WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 SELECT * FROM subscriptions MATCH_RECOGNIZE (PARTITION BY user_id ORDER BY proc_time
@@ -308,7 +308,7 @@ GROUP BY accident_detail;`},
 SELECT window_start, window_end, currency_code, ROUND(AVG(bid_price), 2) AS avg_price
 FROM TABLE(HOP(TABLE bids, DESCRIPTOR(transaction_time), INTERVAL '30' SECONDS, INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end, currency_code;`},
-	{suite: "Cookbook", name: "aggregations/11 window top-n", shape: "ROW_NUMBER over a window aggregate", mark: "refused: SQL105",
+	{suite: "Cookbook", name: "aggregations/11 window top-n", shape: "ROW_NUMBER over a window aggregate", mark: "refused: SQL105 (ROW_NUMBER: window Top-N)",
 		sql: `CREATE TABLE orders (bidtime TIMESTAMP(3), price DOUBLE, item STRING, supplier STRING,
   WATERMARK FOR bidtime AS bidtime - INTERVAL '5' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT * FROM (
@@ -317,7 +317,7 @@ SELECT * FROM (
         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
         GROUP BY window_start, window_end, supplier))
 WHERE rownum <= 3;`},
-	{suite: "Cookbook", name: "aggregations/12 lag", shape: "WITH, LAG OVER a PROCTIME() column", mark: "refused: SQL105",
+	{suite: "Cookbook", name: "aggregations/12 lag", shape: "WITH, LAG OVER a PROCTIME() column", mark: "refused: SQL105 (OVER windows: LAG)",
 		sql: `CREATE TABLE stocks (stock_name STRING, stock_value DOUBLE, log_time AS PROCTIME())
 WITH ('connector' = 'datagen', 'number-of-rows' = '20');
 WITH current_and_previous AS (
@@ -361,10 +361,10 @@ END;`},
 		sql: "CREATE TABLE airports (IATA_CODE CHAR(3), CITY STRING, `STATE` CHAR(2), LATITUDE DOUBLE)\n" +
 			`WITH ('connector' = 'filesystem', 'path' = 'airports.csv', 'format' = 'csv');
 SELECT * FROM airports /*+ OPTIONS('csv.ignore-parse-errors'='true') */ WHERE LATITUDE IS NULL;`},
-	{suite: "Cookbook", name: "functions/05 expanding arrays", shape: "ARRAY<STRING>, CROSS JOIN UNNEST, lookup join", mark: "refused: SQL106",
+	{suite: "Cookbook", name: "functions/05 expanding arrays", shape: "ARRAY<STRING>, CROSS JOIN UNNEST, lookup join", mark: "refused: SQL106 (ARRAY)",
 		sql: "CREATE TABLE HarryPotter (`character` STRING, spells ARRAY<STRING>) WITH ('connector' = 'datagen', 'number-of-rows' = '5');\n" +
 			"SELECT HarryPotter.`character`, SpellsTable.spell FROM HarryPotter CROSS JOIN UNNEST(HarryPotter.spells) AS SpellsTable (spell);"},
-	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "refused: SQL304",
+	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "refused: SQL304 (STR_TO_MAP, MAP)",
 		sql: `CREATE TABLE customers (identifier STRING, postal_address STRING, residential_address STRING)
 WITH ('connector' = 'datagen', 'number-of-rows' = '5');
 SELECT identifier, STR_TO_MAP('postal_address:' || postal_address || ';residential_address:' || residential_address, ';', ':')
@@ -382,7 +382,7 @@ WITH ('connector' = 'datagen', 'number-of-rows' = '20', 'fields.order_id.min' = 
 SELECT o.id AS order_id, o.order_time, s.shipment_time, TIMESTAMPDIFF(DAY, o.order_time, s.shipment_time) AS day_diff
 FROM orders o JOIN shipments s ON o.id = s.order_id
 WHERE o.order_time BETWEEN s.shipment_time - INTERVAL '3' DAY AND s.shipment_time;`},
-	{suite: "Cookbook", name: "joins/03 temporal join of Kafka topics", shape: "FOR SYSTEM_TIME AS OF an upsert table; CREATE TABLE … LIKE", mark: "refused: SQL100",
+	{suite: "Cookbook", name: "joins/03 temporal join of Kafka topics", shape: "FOR SYSTEM_TIME AS OF an upsert table; CREATE TABLE … LIKE", mark: "refused: SQL100 (CREATE TABLE … LIKE)",
 		sql: `CREATE TABLE currency_rates (currency_code STRING, eur_rate DECIMAL(6, 4), rate_time TIMESTAMP(3),
   WATERMARK FOR rate_time AS rate_time - INTERVAL '15' SECOND, PRIMARY KEY (currency_code) NOT ENFORCED)
 WITH ('connector' = 'upsert-kafka', 'topic' = 'currency_rates', 'properties.bootstrap.servers' = 'localhost:9092',
@@ -390,7 +390,7 @@ WITH ('connector' = 'upsert-kafka', 'topic' = 'currency_rates', 'properties.boot
 CREATE TEMPORARY TABLE currency_rates_gen WITH ('connector' = 'datagen', 'number-of-rows' = '10')
 LIKE currency_rates (EXCLUDING OPTIONS);
 INSERT INTO currency_rates SELECT * FROM currency_rates_gen;`},
-	{suite: "Cookbook", name: "joins/04 lookup joins", shape: "processing-time lookup join against JDBC", mark: "refused: SQL315",
+	{suite: "Cookbook", name: "joins/04 lookup joins", shape: "processing-time lookup join against JDBC", mark: "refused: SQL315 (a processing-time temporal join is a lookup join)",
 		sql: `CREATE TABLE subscriptions (id STRING, user_id INT, type STRING, proc_time AS PROCTIME())
 WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 CREATE TABLE users (user_id INT, user_name STRING NOT NULL, age INT NOT NULL, PRIMARY KEY (user_id) NOT ENFORCED)
@@ -424,7 +424,7 @@ LEFT JOIN booking_channels FOR SYSTEM_TIME AS OF t.actual_departure_date AS b ON
 LEFT JOIN passengers FOR SYSTEM_TIME AS OF t.actual_departure_date AS p ON t.passenger_key = p.passenger_key
 LEFT JOIN stations FOR SYSTEM_TIME AS OF t.actual_departure_date AS os ON t.origin_station_key = os.station_key
 LEFT JOIN stations FOR SYSTEM_TIME AS OF t.actual_departure_date AS ds ON t.destination_station_key = ds.station_key;`},
-	{suite: "Cookbook", name: "joins/06 lateral join", shape: "ROW_NUMBER dedup, SELECT DISTINCT, LATERAL subquery with ORDER BY … LIMIT", mark: "refused: SQL105",
+	{suite: "Cookbook", name: "joins/06 lateral join", shape: "ROW_NUMBER dedup, SELECT DISTINCT, LATERAL subquery with ORDER BY … LIMIT", mark: "refused: SQL105 (ROW_NUMBER, LATERAL)",
 		sql: `CREATE TABLE People (id INT, city STRING, state STRING, arrival_time TIMESTAMP(3),
   WATERMARK FOR arrival_time AS arrival_time - INTERVAL '1' MINUTE) WITH ('connector' = 'datagen', 'number-of-rows' = '20');
 CREATE TEMPORARY VIEW CurrentPopulation AS
