@@ -456,11 +456,12 @@ type In struct {
 	Not  bool
 }
 
-// Like is x [NOT] LIKE pattern.
+// Like is x [NOT] LIKE pattern, or x [NOT] SIMILAR TO pattern.
 type Like struct {
 	Loc
 	X, Pattern Expr
 	Not        bool
+	Similar    bool
 }
 
 // FuncCall is name([DISTINCT] args) or name(*).

@@ -573,7 +573,11 @@ func (p *printer) expr(e Expr) {
 		if e.Not {
 			p.w(" NOT")
 		}
-		p.w(" LIKE ")
+		if e.Similar {
+			p.w(" SIMILAR TO ")
+		} else {
+			p.w(" LIKE ")
+		}
 		p.operand(e.Pattern, precCompare+1)
 	case *FuncCall:
 		if e.Name.Name == "EXTRACT" && len(e.Args) == 2 {

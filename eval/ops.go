@@ -63,6 +63,11 @@ func (c *compiler) call(e *expr.Call, args []node) (Func, error) {
 			return nil, fmt.Errorf("eval: LIKE takes 2 arguments, got %d", len(args))
 		}
 		return like(args)
+	case "SIMILAR TO":
+		if err := want(2); err != nil {
+			return nil, err
+		}
+		return similar(args)
 	case "CASE":
 		return caseWhen(args, e.T)
 	case "IF":

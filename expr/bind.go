@@ -160,13 +160,17 @@ func (b *Binder) bind(e ast.Expr) Expr {
 		return out
 	case *ast.Like:
 		x, p := b.bind(e.X), b.bind(e.Pattern)
+		fn := "LIKE"
+		if e.Similar {
+			fn = "SIMILAR TO"
+		}
 		for i, y := range []Expr{x, p} {
 			if !y.Type().Kind.IsString() && !isNull(y) {
 				src := []ast.Expr{e.X, e.Pattern}[i]
-				b.L.Errorf(diag.TypeMismatch, src.Span(), "LIKE needs strings, but %s is %s", ast.Format(src), y.Type())
+				b.L.Errorf(diag.TypeMismatch, src.Span(), "%s needs strings, but %s is %s", fn, ast.Format(src), y.Type())
 			}
 		}
-		var out Expr = &Call{Fn: "LIKE", Args: []Expr{x, p}, T: boolT, S: e.S}
+		var out Expr = &Call{Fn: fn, Args: []Expr{x, p}, T: boolT, S: e.S}
 		if e.Not {
 			out = &Call{Fn: "NOT", Args: []Expr{out}, T: boolT, S: e.S}
 		}

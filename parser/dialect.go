@@ -193,6 +193,11 @@ func (rw *rewriter) scan() {
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), "`" + t.val + "`"})
 		case t.kind == tIdent && k+1 < len(toks) && toks[k+1].isOp("(") && isLegacyWindow(t.val):
 			rw.legacyWindow(k)
+		case t.is("SIMILAR") && k+1 < len(toks) && toks[k+1].is("TO"):
+			// TiDB reads LIKE; the converter takes SIMILAR from our token.
+			rw.edits = append(rw.edits, edit{int(t.start), int(toks[k+1].end), "LIKE" + strings.Repeat(" ", int(toks[k+1].end-t.start)-4)})
+			rw.hidden[k+1] = true
+			k++
 		case t.is("MATCH_RECOGNIZE"):
 			rw.errorf(diag.UnsupportedFeature, t.span(), "MATCH_RECOGNIZE is not supported")
 		case t.kind == tHint:

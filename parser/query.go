@@ -908,12 +908,12 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 			c.failf(diag.UnsupportedSyntax, c.here(), "ILIKE is not supported; use LOWER(x) LIKE ...")
 		}
 		x := c.expr(e.Expr)
-		c.findWord("LIKE")
+		op := c.find(func(t token) bool { return t.is("LIKE") || t.is("SIMILAR") })
 		pat := c.expr(e.Pattern)
-		lk := &ast.Like{X: x, Pattern: pat, Not: e.Not}
+		lk := &ast.Like{X: x, Pattern: pat, Not: e.Not, Similar: op >= 0 && c.toks[op].is("SIMILAR")}
 		lk.S = x.Span().Join(pat.Span())
 		if c.peekIs(func(t token) bool { return t.is("ESCAPE") }) {
-			c.failf(diag.UnsupportedSyntax, c.here(), "LIKE ... ESCAPE is not supported yet")
+			c.failf(diag.UnsupportedSyntax, c.here(), "LIKE ... ESCAPE and SIMILAR TO ... ESCAPE are not supported yet")
 		}
 		return lk
 	case *tast.FuncCallExpr:
