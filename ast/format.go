@@ -355,13 +355,29 @@ func (p *printer) query(q Query) {
 			p.expr(q.Limit)
 		}
 	case *SetOp:
-		p.query(q.Left)
+		// INTERSECT binds tighter than UNION and EXCEPT, and each is
+		// read from left to right: parenthesize an input that would
+		// otherwise group differently.
+		l, lok := q.Left.(*SetOp)
+		if lok && l.Op != "INTERSECT" && q.Op == "INTERSECT" {
+			p.w("(")
+			p.query(q.Left)
+			p.w(")")
+		} else {
+			p.query(q.Left)
+		}
 		p.w(" ", q.Op)
 		if q.All {
 			p.w(" ALL")
 		}
 		p.w(" ")
-		p.query(q.Right)
+		if _, rok := q.Right.(*SetOp); rok {
+			p.w("(")
+			p.query(q.Right)
+			p.w(")")
+		} else {
+			p.query(q.Right)
+		}
 	case *With:
 		p.w("WITH ")
 		for i, c := range q.CTEs {

@@ -42,6 +42,8 @@ type Features struct {
 	HopCumulate bool
 	// AggFilter: aggregates with FILTER (WHERE ...).
 	AggFilter bool
+	// SetOps: INTERSECT and EXCEPT.
+	SetOps bool
 }
 
 // DefaultFeatures is what the oracle generates by default. Every feature
@@ -60,6 +62,7 @@ var DefaultFeatures = Features{
 	Tumble:          true,
 	HopCumulate:     true,
 	AggFilter:       true,
+	SetOps:          true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the
@@ -75,6 +78,7 @@ func (f *Features) byName() map[string]*bool {
 		"keyless-joins":     &f.KeylessJoins,
 		"capped-decimals":   &f.CappedDecimals,
 		"agg-filter":        &f.AggFilter,
+		"set-ops":           &f.SetOps,
 		"interval":          &f.Interval,
 		"tumble":            &f.Tumble,
 		"hop-cumulate":      &f.HopCumulate,

@@ -293,6 +293,18 @@ func (g *gen) plainQuery() *sel {
 		if err := s.typecheck(); err == nil {
 			s.union = g.unionBranch(s)
 		}
+	} else if g.f.SetOps && g.chance(0.25) {
+		if err := s.typecheck(); err == nil {
+			s.setOp = []string{"INTERSECT", "EXCEPT"}[g.r.Intn(2)]
+			s.union = g.unionBranch(s)
+			if g.chance(0.6) {
+				// The same select with another WHERE: rows in common.
+				b := s.clone()
+				b.union, b.setOp = nil, ""
+				b.where = g.pred(&b.from.sc, 1)
+				s.union = b
+			}
+		}
 	}
 	return s
 }

@@ -45,6 +45,9 @@ type sel struct {
 	group     []*node
 	having    *node
 	union     *sel
+	// setOp is how union joins s: "" for UNION ALL, or INTERSECT or
+	// EXCEPT (distinct; then union is a single select).
+	setOp string
 
 	out scope // derived by typecheck; q is empty
 	// capped: a UNION ALL column's common type is wider than 38 digits.
@@ -278,15 +281,29 @@ func (s *sel) typecheck() error {
 			}
 			a.t, a.mag, a.nullable, a.padded = t, math.Max(a.mag, b.mag), a.nullable || b.nullable, a.padded || b.padded
 			a.negZero = a.negZero || b.negZero
+			if s.setOp != "" && a.negZero {
+				// -0.0 and 0.0 are one row: which one shows differs.
+				return fail("%s over a DOUBLE that can be -0.0", s.setOp)
+			}
 			a.minAbs = math.Min(a.minAbs, b.minAbs)
 			a.time, a.base = false, nil
 			if a.mag > limit(t) {
 				return fail("UNION ALL may overflow %s", t)
 			}
 		}
+		if s.setOp != "" && s.union.union != nil {
+			return fail("%s of a UNION ALL chain", s.setOp)
+		}
 		s.out.card += o.card
 	}
 	return nil
+}
+
+func (s *sel) setOpWord() string {
+	if s.setOp == "" {
+		return "UNION ALL"
+	}
+	return s.setOp
 }
 
 func (s *sel) groupedBy(name string) bool {
@@ -347,7 +364,7 @@ func (s *sel) flink(b *strings.Builder) {
 		s.having.flink(b)
 	}
 	if s.union != nil {
-		b.WriteString(" UNION ALL ")
+		b.WriteString(" " + s.setOpWord() + " ")
 		s.union.flink(b)
 	}
 }
@@ -426,7 +443,7 @@ func (s *sel) pg(b *pgw) {
 	}
 	b.rename = saved
 	if s.union != nil {
-		b.WriteString(" UNION ALL ")
+		b.WriteString(" " + s.setOpWord() + " ")
 		// The branches are converted to the union's types.
 		u := s.union
 		saved := u.out.cols

@@ -179,7 +179,11 @@ func (m *mutator) sel(s *sel, top bool) *sel {
 			return s.union
 		}
 		if m.hit() {
-			s.union = nil
+			s.union, s.setOp = nil, ""
+			return s
+		}
+		if s.setOp != "" && m.hit() {
+			s.setOp = "" // INTERSECT or EXCEPT as UNION ALL
 			return s
 		}
 	}

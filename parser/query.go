@@ -417,8 +417,15 @@ func (c *conv) with(w *tast.WithClause) *ast.With {
 	return out
 }
 
+// setOprList reads a set operation's inputs in order; INTERSECT binds
+// tighter than UNION and EXCEPT (as in Flink, PostgreSQL and the SQL
+// standard: a UNION b INTERSECT c is a UNION (b INTERSECT c)), which TiDB
+// leaves to us with a flat list.
 func (c *conv) setOprList(sl *tast.SetOprSelectList) ast.Query {
-	var out ast.Query
+	var (
+		qs  []ast.Query
+		ops []*ast.SetOp // ops[i] joins qs[i] to what is before it
+	)
 	for i, s := range sl.Selects {
 		var q ast.Query
 		var after *tast.SetOprType
@@ -439,11 +446,12 @@ func (c *conv) setOprList(sl *tast.SetOprSelectList) ast.Query {
 		default:
 			c.failf(diag.UnsupportedSyntax, c.here(), "unsupported set operation input")
 		}
+		qs = append(qs, q)
 		if i == 0 {
-			out = q
+			ops = append(ops, nil)
 			continue
 		}
-		op := &ast.SetOp{Left: out, Right: q}
+		op := &ast.SetOp{}
 		if after != nil {
 			switch *after {
 			case tast.Union:
@@ -460,11 +468,33 @@ func (c *conv) setOprList(sl *tast.SetOprSelectList) ast.Query {
 				op.Op, op.All = "INTERSECT", true
 			}
 		}
-		op.S = out.Span().Join(q.Span())
-		out = op
+		ops = append(ops, op)
 	}
-	if out == nil {
+	if len(qs) == 0 {
 		c.failf(diag.SyntaxError, c.here(), "empty set operation")
+	}
+	join := func(op *ast.SetOp, l, r ast.Query) ast.Query {
+		op.Left, op.Right = l, r
+		op.S = l.Span().Join(r.Span())
+		return op
+	}
+	// INTERSECT first, then UNION and EXCEPT from left to right.
+	var terms []ast.Query
+	var between []*ast.SetOp
+	cur := qs[0]
+	for i := 1; i < len(qs); i++ {
+		if ops[i].Op == "INTERSECT" {
+			cur = join(ops[i], cur, qs[i])
+			continue
+		}
+		terms = append(terms, cur)
+		between = append(between, ops[i])
+		cur = qs[i]
+	}
+	terms = append(terms, cur)
+	out := terms[0]
+	for i, op := range between {
+		out = join(op, out, terms[i+1])
 	}
 	return out
 }

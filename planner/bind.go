@@ -135,8 +135,8 @@ func (b *binder) renameColumns(n logical.Node, name *ast.Ident, names []*ast.Ide
 }
 
 func (b *binder) setOp(q *ast.SetOp) logical.Node {
-	if q.Op != "UNION" {
-		b.errorf(diag.UnsupportedFeature, q.S, "%s is not supported yet; UNION ALL is", q.Op)
+	if q.Op != "UNION" && q.All {
+		b.errorf(diag.UnsupportedFeature, q.S, "%s ALL is not supported yet; %s (without ALL, which removes duplicates) is", q.Op, q.Op)
 		return nil
 	}
 	l, r := b.query(q.Left), b.query(q.Right)
@@ -145,7 +145,7 @@ func (b *binder) setOp(q *ast.SetOp) logical.Node {
 	}
 	lc, rc := l.Columns(), r.Columns()
 	if len(lc) != len(rc) {
-		b.errorf(diag.SetOpMismatch, q.Right.Span(), "UNION inputs have different numbers of columns: %d and %d", len(lc), len(rc)).
+		b.errorf(diag.SetOpMismatch, q.Right.Span(), "%s inputs have different numbers of columns: %d and %d", q.Op, len(lc), len(rc)).
 			WithNote(q.Left.Span(), "the first input has %d", len(lc))
 		return nil
 	}
@@ -153,7 +153,7 @@ func (b *binder) setOp(q *ast.SetOp) logical.Node {
 	for i := range lc {
 		t, ok := types.CommonType(lc[i].Type, rc[i].Type)
 		if !ok {
-			b.errorf(diag.SetOpMismatch, q.Right.Span(), "UNION column %d (%s) is %s in the first input but %s in the second", i+1, lc[i].Name, lc[i].Type, rc[i].Type)
+			b.errorf(diag.SetOpMismatch, q.Right.Span(), "%s column %d (%s) is %s in the first input but %s in the second", q.Op, i+1, lc[i].Name, lc[i].Type, rc[i].Type)
 			return nil
 		}
 		cols[i] = logical.Column{Name: lc[i].Name, Type: t}
@@ -164,6 +164,9 @@ func (b *binder) setOp(q *ast.SetOp) logical.Node {
 	// Each input's values become the union's types (an INT 3 is 3.00 in a
 	// DECIMAL(12, 2) union).
 	l, r = convertColumns(l, cols), convertColumns(r, cols)
+	if q.Op != "UNION" {
+		return intersectExcept(q, l, r, cols)
+	}
 	var out logical.Node = &logical.Union{Inputs: []logical.Node{l, r}, Cols: cols, S: q.S}
 	if !q.All {
 		// UNION removes duplicates: group by every column.
@@ -178,6 +181,61 @@ func (b *binder) setOp(q *ast.SetOp) logical.Node {
 		out = agg
 	}
 	return out
+}
+
+// intersectExcept plans l INTERSECT r and l EXCEPT r (both distinct) as an
+// aggregate, as PostgreSQL's HashSetOp does: each input's rows get a tag (1
+// left, 2 right), the union of both is grouped by every column (NULLs in
+// one group, as the set operations compare), and a group is kept when it
+// has both tags (INTERSECT: MIN = 1 and MAX = 2) or only the left one
+// (EXCEPT: MAX = 1). Over changing inputs the aggregate follows every
+// insert and retraction: a row leaves EXCEPT's result when its copy
+// arrives on the right, and comes back when that copy is retracted.
+func intersectExcept(q *ast.SetOp, l, r logical.Node, cols []logical.Column) logical.Node {
+	intT := types.New(types.Int).NotNull()
+	tag := func(n logical.Node, v int64) logical.Node {
+		in := n.Columns()
+		p := &logical.Project{Input: n, S: n.Span()}
+		for i, c := range in {
+			p.Exprs = append(p.Exprs, &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: q.S})
+			p.Cols = append(p.Cols, logical.Column{Name: c.Name, Type: c.Type})
+		}
+		p.Exprs = append(p.Exprs, &expr.Const{V: v, T: intT, S: q.S})
+		p.Cols = append(p.Cols, logical.Column{Name: "$set", Type: intT})
+		return p
+	}
+	ucols := append(slices.Clone(cols), logical.Column{Name: "$set", Type: intT})
+	for i := range ucols {
+		ucols[i].Time = expr.NoTime
+	}
+	u := &logical.Union{Inputs: []logical.Node{tag(l, 1), tag(r, 2)}, Cols: ucols, S: q.S}
+	agg := &logical.Aggregate{Origin: q.Op, Input: u, S: q.S}
+	for i, c := range cols {
+		agg.Keys = append(agg.Keys, &expr.Column{Index: i, Name: c.Name, T: c.Type, S: q.S})
+		agg.Cols = append(agg.Cols, logical.Column{Name: c.Name, Type: c.Type})
+	}
+	setCol := &expr.Column{Index: len(cols), Name: "$set", T: intT, S: q.S}
+	for _, fn := range []string{"MIN", "MAX"} {
+		agg.Aggs = append(agg.Aggs, &logical.AggCall{Fn: fn, Args: []expr.Expr{setCol}, T: intT, S: q.S})
+		agg.Cols = append(agg.Cols, logical.Column{Name: "$" + strings.ToLower(fn), Type: intT})
+	}
+	minCol := &expr.Column{Index: len(cols), Name: "$min", T: intT, S: q.S}
+	maxCol := &expr.Column{Index: len(cols) + 1, Name: "$max", T: intT, S: q.S}
+	boolT := types.New(types.Boolean).NotNull()
+	eq := func(c *expr.Column, v int64) expr.Expr {
+		return &expr.Call{Fn: "=", Args: []expr.Expr{c, &expr.Const{V: v, T: intT, S: q.S}}, T: boolT, S: q.S}
+	}
+	cond := eq(maxCol, 1) // EXCEPT: only in the left input
+	if q.Op == "INTERSECT" {
+		cond = &expr.Call{Fn: "AND", Args: []expr.Expr{eq(minCol, 1), eq(maxCol, 2)}, T: boolT, S: q.S}
+	}
+	f := &logical.Filter{Input: agg, Cond: cond, S: q.S}
+	p := &logical.Project{Input: f, S: q.S}
+	for i, c := range cols {
+		p.Exprs = append(p.Exprs, &expr.Column{Index: i, Name: c.Name, T: c.Type, S: q.S})
+		p.Cols = append(p.Cols, logical.Column{Name: c.Name, Type: c.Type})
+	}
+	return p
 }
 
 func (b *binder) from(t ast.TableExpr) *rel {

@@ -191,6 +191,10 @@ func (d *deriver) produce(n logical.Node) *Props {
 			p.Why = "a GROUP BY without a window updates each group's result as rows arrive"
 		case "SELECT DISTINCT", "UNION":
 			p.Why = fmt.Sprintf("%s removes duplicates by remembering every distinct row, and retracts a row when its last copy is retracted", x.Origin)
+		case "INTERSECT":
+			p.Why = "INTERSECT remembers every distinct row of both inputs, and retracts a row when either input loses its last copy"
+		case "EXCEPT":
+			p.Why = "EXCEPT remembers every distinct row of both inputs, and retracts a row of the left one when the right one gets it"
 		default:
 			p.Why = "an aggregate without GROUP BY or window updates its single result row with every input row"
 		}
