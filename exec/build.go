@@ -56,10 +56,11 @@ type Options struct {
 }
 
 type builder struct {
-	opts   Options
-	stores int
-	job    *Job
-	evalO  eval.Options
+	opts Options
+	// stateDirs are the operator instances that opened a state directory.
+	stateDirs map[string]bool
+	job       *Job
+	evalO     eval.Options
 	// groups are the job's watermark alignment groups by name.
 	groups map[string]*alignGroup
 	// scans are the counters of each source, by ID (late rows are counted
@@ -603,15 +604,25 @@ func (b *builder) joinSides(name string, j *physical.Join) (sides, error) {
 }
 
 // openState opens the state of one operator partition: under
-// --state-dir/<n> when one was given, else a temporary store that touches
-// the disk only if it has to spill. The memory budget
-// ('state.memory-budget', default 1gb) is shared by every partition of
-// every stateful operator of the job.
+// --state-dir/<operator ID>.p<partition> when one was given (the name of
+// its parts in a checkpoint, the same from one run of the plan to the
+// next), else a temporary store that touches the disk only if it has to
+// spill. The memory budget ('state.memory-budget', default 1gb) is shared
+// by every partition of every stateful operator of the job.
 func (b *builder) openState() (*state.Store, error) {
-	b.stores++
 	dir := ""
 	if b.opts.StateDir != "" {
-		dir = filepath.Join(b.opts.StateDir, fmt.Sprintf("op%d", b.stores))
+		name := instanceName(b.curID, b.curPart)
+		if b.stateDirs[name] {
+			// An operator instance keeps one store: a second would share
+			// its directory (a bug of exec, not of the job).
+			return nil, fmt.Errorf("operator %s (partition %d) opened its state twice", b.curID, b.curPart)
+		}
+		if b.stateDirs == nil {
+			b.stateDirs = map[string]bool{}
+		}
+		b.stateDirs[name] = true
+		dir = filepath.Join(b.opts.StateDir, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}

@@ -344,8 +344,14 @@ func (d *driver) aligned() error {
 	return nil
 }
 
+// instanceName names one partition of an operator: its parts in a
+// checkpoint (<name>.meta, <name>.state) and its directory under
+// --state-dir. It is made of the operator's physical ID, so it is the same
+// in every run of one plan.
+func instanceName(id string, part int) string { return fmt.Sprintf("%s.p%d", id, part) }
+
 // partName is the prefix of the driver's parts.
-func (d *driver) partName() string { return fmt.Sprintf("%s.p%d", d.id, d.part) }
+func (d *driver) partName() string { return instanceName(d.id, d.part) }
 
 // snapshot writes the driver's parts of checkpoint b: its valve and sink
 // state now, its store's view in the background. A failure fails the
@@ -662,7 +668,7 @@ func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Sto
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("%s.p%d.state", b.curID, b.curPart)
+	name := instanceName(b.curID, b.curPart) + ".state"
 	var parts []state.SnapshotPart
 	if c.HasPart(name) {
 		r, err := c.Open(name)

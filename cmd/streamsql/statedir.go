@@ -38,8 +38,11 @@ import (
 const stateMarkerName = "STREAMSQL-STATE.json"
 
 // stateLayoutVersion changes whenever the files under a state directory
-// change meaning.
-const stateLayoutVersion = 1
+// change meaning. Layout 1 named each operator's live state op1, op2, ...
+// in the order the job was built; layout 2 names it by the operator's
+// physical ID and partition, as its checkpoint parts are named. A
+// directory in another layout is refused, never resumed.
+const stateLayoutVersion = 2
 
 // stateMarker is the marker's content.
 type stateMarker struct {
@@ -206,7 +209,8 @@ func refuseUsedStateDir(dir string, now stateMarker) error {
 	var layout string
 	switch {
 	case old.Layout != now.Layout:
-		layout = fmt.Sprintf(", in state layout %d (this streamsql writes layout %d)", old.Layout, now.Layout)
+		return fmt.Errorf("--state-dir %s holds the state of a run of %s started at %s, in state layout %d: this streamsql reads and writes layout %d (operator state named by operator ID), so it cannot resume from it; %s",
+			dir, whose, old.Started, old.Layout, now.Layout, startOver)
 	case old.Job == now.Job:
 		// Resumed: a changed plan is refused against the checkpoint's
 		// operators, saying what changed (exec.Build).

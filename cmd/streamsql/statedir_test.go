@@ -197,3 +197,29 @@ func scanFor(sc *bufio.Scanner, what string) string {
 	}
 	return ""
 }
+
+// TestStateDirOldLayout: a directory of this job written in state layout 1
+// (operator state in op1, op2, ...) is refused with what it is and how to
+// start over, not resumed under names it does not have.
+func TestStateDirOldLayout(t *testing.T) {
+	dir := t.TempDir()
+	writeFilesIn(t, dir, map[string]string{
+		"l.json":  `{"k":"a","v":1}` + "\n",
+		"r.json":  `{"k":"a","w":10}` + "\n",
+		"job.sql": joinJob,
+	})
+	job, st := filepath.Join(dir, "job.sql"), filepath.Join(dir, "state")
+	if err := os.MkdirAll(filepath.Join(st, "op1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := `{"layout": 1, "job": "` + absPath(job) + `", "plan": "x", "started": "2026-01-02T03:04:05Z"}`
+	writeFilesIn(t, st, map[string]string{stateMarkerName: marker})
+	r := invoke("run", "--state-dir", st, job)
+	if r.code != 1 || !strings.Contains(r.stderr, "in state layout 1: this streamsql reads and writes layout 2") ||
+		!strings.Contains(r.stderr, "rm -r") {
+		t.Fatalf("a layout 1 directory: want it refused, saying the layout and how to start over, got:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(st, "op1")); err != nil {
+		t.Errorf("the refused directory was changed: %v", err)
+	}
+}
