@@ -141,12 +141,6 @@ func (d *deriver) normalize(n logical.Node) (logical.Node, bool) {
 // watermark.
 func intervalDelay(j *logical.IntervalJoin) int64 { return max(-j.Lower, j.Upper, 0) }
 
-// millis is a duration the settings' validation accepted, in ms.
-func millis(v string) int64 {
-	d, _ := connectors.ParseDuration(v)
-	return d.Milliseconds()
-}
-
 // ttl is 'table.exec.state.ttl' as written, when it expires state.
 func (d *deriver) ttl() (string, bool) {
 	if d.settings.StateTTL <= 0 {
@@ -245,7 +239,7 @@ func (d *deriver) walk(n logical.Node) {
 		p.State = []string{state}
 	case *logical.Aggregate:
 		if ttl, ok := d.ttl(); ok {
-			p.StateTTL[0] = millis(ttl)
+			p.StateTTL[0] = d.settings.StateTTL.Milliseconds()
 			p.State = []string{fmt.Sprintf("one row per group: %s after last access (table.exec.state.ttl)", ttl)}
 		} else {
 			p.State = []string{"UNBOUNDED: one row per group key, kept forever"}
@@ -258,10 +252,11 @@ func (d *deriver) walk(n logical.Node) {
 	}
 }
 
-// stateTTL returns the retention of one side of a regular join: the
-// STATE_TTL hint for its alias (or table name), or table.exec.state.ttl;
-// ok is false when the side is kept forever.
-func (d *deriver) stateTTL(j *logical.Join, side logical.Node) (string, string, bool) {
+// stateTTL returns the retention of one side of a regular join, as
+// written and in milliseconds: the STATE_TTL hint for its alias (or table
+// name), or table.exec.state.ttl; ok is false when the side is kept
+// forever.
+func (d *deriver) stateTTL(j *logical.Join, side logical.Node) (text string, ms int64, src string, ok bool) {
 	if s := baseScan(side); s != nil && j.Hints != nil {
 		v, ok := j.Hints[s.Alias]
 		if !ok {
@@ -272,24 +267,24 @@ func (d *deriver) stateTTL(j *logical.Join, side logical.Node) (string, string, 
 			// forever (Flink's StateTtlHint takes any duration the hint
 			// parses to). A hint that does not parse is refused at check.
 			if dur, err := connectors.ParseDuration(v); err == nil {
-				return v, "STATE_TTL hint", dur > 0
+				return v, dur.Milliseconds(), "STATE_TTL hint", dur > 0
 			}
 		}
 	}
 	if ttl, ok := d.ttl(); ok {
-		return ttl, "table.exec.state.ttl", true
+		return ttl, d.settings.StateTTL.Milliseconds(), "table.exec.state.ttl", true
 	}
-	return "", "", false
+	return "", 0, "", false
 }
 
 func (d *deriver) regularJoin(j *logical.Join, p *Props) {
-	lttl, lsrc, lok := d.stateTTL(j, j.Left)
-	rttl, rsrc, rok := d.stateTTL(j, j.Right)
+	lttl, lms, lsrc, lok := d.stateTTL(j, j.Left)
+	rttl, rms, rsrc, rok := d.stateTTL(j, j.Right)
 	if lok {
-		p.StateTTL[0] = millis(lttl)
+		p.StateTTL[0] = lms
 	}
 	if rok {
-		p.StateTTL[1] = millis(rttl)
+		p.StateTTL[1] = rms
 	}
 	switch {
 	case lok && rok && lttl == rttl && lsrc == rsrc:
