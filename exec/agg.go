@@ -137,7 +137,7 @@ func (a *distinctCount) add(v row.Value, retract bool) error {
 	if v.IsNull() {
 		return nil
 	}
-	a.buf = appendKey(a.buf[:0], v)
+	a.buf = row.AppendKey(a.buf[:0], v)
 	k := string(a.buf)
 	if retract {
 		if a.seen[k]--; a.seen[k] <= 0 {
@@ -451,7 +451,7 @@ func (a *distinctAcc) add(v row.Value, retract bool) error {
 	if v.IsNull() {
 		return nil
 	}
-	a.buf = appendKey(a.buf[:0], v)
+	a.buf = row.AppendKey(a.buf[:0], v)
 	n, ok := a.seen[string(a.buf)]
 	switch {
 	case !retract:

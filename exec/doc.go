@@ -56,7 +56,7 @@
 //   - Keyed operators store, look up and partition rows by the keys the
 //     planner decided: a physical join's Keys, already cast to the type
 //     both sides compare in, and its residual condition; a group's keys.
-//     Exec derives no key itself. A key's encoding (appendKey) makes
+//     Exec derives no key itself. A key's encoding (row.AppendKey) makes
 //     values equal exactly when = does: -0.0 with 0.0, NaN with NaN.
 //   - Every operator keeps one contract (operator.go): open, then batches
 //     per input port, "the watermark advanced to W", "input i ended", and

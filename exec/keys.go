@@ -2,41 +2,9 @@ package exec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/streamsql/streamsql/row"
 )
-
-// appendKey encodes values of one type (join keys, grouping keys, DISTINCT
-// values) into a byte key that is equal exactly when SQL's = says the values
-// are equal, or both are NULL: kind, number, string length and bytes, with
-// -0.0 the same as 0.0 and every NaN the same NaN, as = compares them (and
-// PostgreSQL). Join keys of different types are cast to one type by the
-// planner before they get here.
-func appendKey(buf []byte, vals ...row.Value) []byte {
-	for _, v := range vals {
-		buf = append(buf, byte(v.Kind()))
-		switch v.Kind() {
-		case row.Int:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(v.Int()))
-		case row.Float:
-			f := v.Float()
-			switch {
-			case f == 0:
-				f = 0 // -0.0 = 0.0
-			case math.IsNaN(f):
-				f = math.NaN() // NaN = NaN
-			}
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(f))
-		case row.Str:
-			s := v.Str()
-			buf = binary.AppendUvarint(buf, uint64(len(s)))
-			buf = append(buf, s...)
-		case row.Null:
-		}
-	}
-	return buf
-}
 
 // appendExact encodes a value exactly (-0.0 apart from 0.0): the identity
 // of a value kept in a multiset, such as MIN and MAX keep.
@@ -89,7 +57,7 @@ func (k *keyer) encode(r []row.Value) ([]byte, bool, error) {
 		for _, c := range k.cols {
 			v := r[c]
 			hasNull = hasNull || v.IsNull()
-			k.buf = appendKey(k.buf, v)
+			k.buf = row.AppendKey(k.buf, v)
 		}
 		return k.buf, hasNull, nil
 	}
@@ -99,7 +67,7 @@ func (k *keyer) encode(r []row.Value) ([]byte, bool, error) {
 			return nil, false, err
 		}
 		hasNull = hasNull || v.IsNull()
-		k.buf = appendKey(k.buf, v)
+		k.buf = row.AppendKey(k.buf, v)
 	}
 	return k.buf, hasNull, nil
 }

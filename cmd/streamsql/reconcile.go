@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/ast"
@@ -276,30 +275,27 @@ func (s *tableState) Flush(context.Context) error { return nil }
 func (s *tableState) Close() error                { return nil }
 
 // appendKey appends an encoding of vals (only the columns cols, or all)
-// equal for equal values.
+// equal exactly when the values are equal as SQL's = compares them
+// (row.AppendKey: -0.0 is 0.0).
 func appendKey(b []byte, vals []row.Value, cols []int) []byte {
-	put := func(v row.Value) {
-		b = append(b, byte(v.Kind()))
-		b = strconv.AppendInt(b, v.Int(), 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(len(v.Str())), 10)
-		b = append(b, ':')
-		b = append(b, v.Str()...)
-	}
 	if cols == nil {
-		for _, v := range vals {
-			put(v)
-		}
-		return b
+		return row.AppendKey(b, vals...)
 	}
 	for _, c := range cols {
-		put(vals[c])
+		b = row.AppendKey(b, vals[c])
 	}
 	return b
 }
 
+// sameVals compares rows' values as SQL's = does, NULL equal to NULL.
 func sameVals(a, b []row.Value) bool {
-	return slices.EqualFunc(a, b, func(x, y row.Value) bool { return x.Equal(y) })
+	return slices.EqualFunc(a, b, func(x, y row.Value) bool {
+		if x.Kind() == row.Float && y.Kind() == row.Float {
+			var kx, ky [9]byte
+			return string(row.AppendKey(kx[:0], x)) == string(row.AppendKey(ky[:0], y))
+		}
+		return x.Equal(y)
+	})
 }
 
 // reconcileReport is the comparison of two tables.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/connectors/jdbc/jdbctest"
+	"github.com/streamsql/streamsql/row"
 )
 
 // ledgerInputs writes n orders (amount 100+i) and a shipment for every
@@ -264,4 +268,45 @@ func dedupRecords(recs []*kgo.Record) []*kgo.Record {
 		}
 	}
 	return out
+}
+
+// TestReconcileNegativeZero: -0.0 and 0.0 are one value, as SQL's =
+// compares them: one key of a table applied from a changelog (a +I of 0.0
+// then a -D of -0.0 leaves nothing), and rows that differ only there are
+// the same rows. Before, they were two keys: the +I stayed, and a key
+// read back as 0.0 was missing and unexpected at once.
+func TestReconcileNegativeZero(t *testing.T) {
+	negZero := row.FloatValue(math.Copysign(0, -1))
+	zero := row.FloatValue(0)
+	s := newTableState([]int{0}, true)
+	if err := s.Write(context.Background(), row.Batch{
+		{Kind: changelogmode.Insert, Vals: []row.Value{zero, row.StrValue("a")}},
+		{Kind: changelogmode.Delete, Vals: []row.Value{negZero, row.StrValue("a")}},
+		{Kind: changelogmode.Insert, Vals: []row.Value{row.FloatValue(1), row.StrValue("b")}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.rows) != 1 {
+		t.Errorf("after +I 0.0, -D -0.0, +I 1.0 the table holds %d keys, want 1: %v", len(s.rows), s.rows)
+	}
+	held := newTableState([]int{0}, false)
+	if err := held.Write(context.Background(), row.Batch{
+		{Kind: changelogmode.Insert, Vals: []row.Value{negZero, row.StrValue("c")}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := newTableState([]int{0}, true)
+	if err := want.Write(context.Background(), row.Batch{
+		{Kind: changelogmode.Insert, Vals: []row.Value{zero, row.StrValue("c")}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(held.rows) != 1 || len(want.rows) != 1 {
+		t.Fatalf("one row each: %v, %v", held.rows, want.rows)
+	}
+	for k, w := range want.rows {
+		if g, ok := held.rows[k]; !ok || !sameRows(w, g) {
+			t.Errorf("the row of key 0.0 is %v; held, -0.0 is %v (%v): want the same row under the same key", w, g, ok)
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,16 +168,11 @@ func (s *Sink) Write(ctx context.Context, rows row.Batch) error {
 	return nil
 }
 
-// encodeKey appends a key's values in a form equal for equal keys.
+// encodeKey appends a key's values in a form equal exactly when the keys
+// are equal as SQL's = (and the database) compares them: -0.0 is 0.0.
 func encodeKey(b []byte, r row.Row, key []int) []byte {
 	for _, k := range key {
-		v := r.Vals[k]
-		b = append(b, byte(v.Kind()))
-		b = strconv.AppendInt(b, v.Int(), 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(len(v.Str())), 10)
-		b = append(b, ':')
-		b = append(b, v.Str()...)
+		b = row.AppendKey(b, r.Vals[k])
 	}
 	return b
 }
