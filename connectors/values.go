@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/settings"
 )
 
 // Value checks used by the built-in specs. Each error says what is allowed.
@@ -127,12 +129,9 @@ func specificOffsets(v string) error {
 	return nil
 }
 
-var memoryRE = regexp.MustCompile(`(?i)^\d+\s*(b|bytes|k|kb|kibibytes|m|mb|mebibytes|g|gb|gibibytes|t|tb|tebibytes)?$`)
-
-// memorySize accepts Flink's memory sizes: '100b', '1kb', '5 mb'.
+// memorySize accepts Flink's memory sizes, as settings.ParseMemorySize
+// reads them: '100b', '1kb', '5 mb'.
 func memorySize(v string) error {
-	if !memoryRE.MatchString(strings.TrimSpace(v)) {
-		return errors.New("must be a size such as '200b', '1kb' or '5mb'")
-	}
-	return nil
+	_, err := settings.ParseMemorySize(v)
+	return err
 }

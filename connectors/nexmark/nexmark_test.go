@@ -459,3 +459,44 @@ func TestFirstEventTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestAvgSize: an average event size is a memory size as every size is
+// read (settings.ParseMemorySize): what it refuses, check refuses with the
+// same words; a size of 1gb or more is refused by the generator.
+func TestAvgSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int    // bytes, when accepted
+		err  string // else what the refusal says
+	}{
+		{"200", 200, ""},
+		{"1 kb", 1024, ""},
+		{"2MB", 2 << 20, ""},
+		{"1023mb", 1023 << 20, ""},
+		{"1gb", 0, "'1gb' is too large for an event"},
+		{"1.5kb", 0, "a memory size is a whole number; use a smaller unit"},
+		{"lots", 0, "a memory size starts with a whole number"},
+		{"5 parsecs", 0, "unknown memory unit 'parsecs'"},
+	} {
+		ddl := "CREATE TABLE b (" + bidCols + ") WITH ('connector' = 'nexmark', 'bid.avg-size' = '" + c.in + "')"
+		j := frontend.CheckJob(diag.NewSource("job.sql", ddl+";"))
+		checked := j.Diags.Err()
+		if c.err != "" && !strings.Contains(c.err, "too large") {
+			if checked == nil || !strings.Contains(checked.Error(), c.err) {
+				t.Errorf("%q: check says %v, want %q", c.in, checked, c.err)
+			}
+			continue
+		}
+		if checked != nil {
+			t.Errorf("%q: refused at check: %v", c.in, checked)
+			continue
+		}
+		cfg, err := ConfigFrom(conntest.SourceSpec(t, ddl, "").Options)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: %d, %v; want %q", c.in, cfg.AvgBidSize, err, c.err)
+		case c.err == "" && (err != nil || cfg.AvgBidSize != c.want):
+			t.Errorf("%q: %d, %v; want %d", c.in, cfg.AvgBidSize, err, c.want)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"github.com/streamsql/streamsql/civil"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/settings"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -142,26 +142,21 @@ func NewSource(spec connector.Spec) (*Source, error) {
 	return s, nil
 }
 
-var memoryRE = regexp.MustCompile(`(?i)^(\d+)\s*(b|bytes|k|kb|kibibytes|m|mb|mebibytes|g|gb|gibibytes|t|tb|tebibytes)?$`)
+// maxEventSize bounds an average event size: the generator builds each
+// event in memory.
+const maxEventSize = 1 << 30
 
-func parseSize(v string) (int, error) {
-	m := memoryRE.FindStringSubmatch(strings.TrimSpace(v))
-	if m == nil {
-		return 0, fmt.Errorf("'%s' is not a size such as '200b'", v)
-	}
-	n, err := strconv.Atoi(m[1])
+// eventSize reads an average event size: a memory size as every size is
+// read (settings.ParseMemorySize), below 1gb.
+func eventSize(v string) (int, error) {
+	n, err := settings.ParseMemorySize(v)
 	if err != nil {
 		return 0, err
 	}
-	switch strings.ToLower(m[2]) {
-	case "k", "kb", "kibibytes":
-		n <<= 10
-	case "m", "mb", "mebibytes":
-		n <<= 20
-	case "g", "gb", "gibibytes", "t", "tb", "tebibytes":
-		return 0, fmt.Errorf("'%s' is too large for an event", v)
+	if n >= maxEventSize {
+		return 0, fmt.Errorf("'%s' is too large for an event (at most 1023mb)", v)
 	}
-	return n, nil
+	return int(n), nil
 }
 
 // ConfigFrom reads the generator settings from a table's options.
@@ -217,7 +212,7 @@ func ConfigFrom(c connector.Options) (Config, error) {
 	}
 	for _, o := range sizes {
 		if v := c.Get(o.key); v != "" {
-			n, err := parseSize(v)
+			n, err := eventSize(v)
 			if err != nil {
 				return cfg, fmt.Errorf("'%s': %w", o.key, err)
 			}
