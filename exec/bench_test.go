@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -23,7 +24,7 @@ func benchJob(b *testing.B, sql string) (*Job, map[string]collector) {
 	if j.Diags.HasErrors() {
 		b.Fatal(j.Diags.Err())
 	}
-	job, err := Build(context.Background(), mustLower(b, j.Session.Plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(b, j.Session.Plans), Options{
 		Settings:  j.Session.Settings,
 		Clock:     func() int64 { return 0 },
 		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} },

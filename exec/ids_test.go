@@ -9,6 +9,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/physical"
 )
 
@@ -23,7 +24,7 @@ SELECT k, COUNT(*) FROM o WHERE v > 1 GROUP BY k;`))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
-	plans := mustLower(t, j.Session.Plans)
+	plans := plantest.Lower(t, j.Session.Plans)
 	nodes := map[string]string{} // ID -> name
 	for _, p := range plans {
 		physical.Walk(p.Root, func(n physical.Node) { nodes[n.Base().ID] = n.Base().Name })
@@ -67,7 +68,7 @@ SELECT o.k, c.name FROM o JOIN c ON o.k = c.k;`
 		if j.Diags.HasErrors() {
 			t.Fatal(j.Diags.Err())
 		}
-		plans := mustLower(t, j.Session.Plans)
+		plans := plantest.Lower(t, j.Session.Plans)
 		for _, p := range plans {
 			physical.Walk(p.Root, func(n physical.Node) {
 				switch n.(type) {

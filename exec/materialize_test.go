@@ -12,6 +12,7 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/state"
 )
@@ -335,7 +336,7 @@ INSERT INTO s SELECT l.id, l.k, r.name FROM l LEFT JOIN r ON l.k = r.k;`, lpath,
 			if j.Diags.HasErrors() {
 				t.Fatal(j.Diags.Err())
 			}
-			job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{Settings: j.Session.Settings, Parallelism: p})
+			job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{Settings: j.Session.Settings, Parallelism: p})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -144,7 +145,7 @@ SELECT k, COUNT(*) FROM w GROUP BY k;`
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
-	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{
 		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} }})
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +242,7 @@ INSERT INTO rare SELECT u, COUNT(*) FROM clicks GROUP BY u HAVING COUNT(*) < 2;`
 		if j.Diags.HasErrors() {
 			t.Fatal(j.Diags.Err())
 		}
-		job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{Settings: j.Session.Settings, Parallelism: p})
+		job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{Settings: j.Session.Settings, Parallelism: p})
 		if err != nil {
 			t.Fatal(err)
 		}

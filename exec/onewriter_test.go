@@ -16,6 +16,7 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -105,7 +106,7 @@ func runOneWriter(t *testing.T, sql string) map[string][]string {
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
 	queries := map[string]*oneWriterSink{}
-	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{
 		Settings:    j.Session.Settings,
 		Parallelism: 4,
 		QuerySink: func(name string, cols []connector.Column) connector.Sink {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -68,7 +69,7 @@ func runJob(t *testing.T, sql string, parallelism int) []string {
 	}
 	var mu sync.Mutex
 	var lines []string
-	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{
 		Settings:    j.Session.Settings,
 		Parallelism: parallelism,
 		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
@@ -161,7 +162,7 @@ SELECT auction, price FROM b;`))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
 	}
-	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{
 		QuerySink: func(string, []connector.Column) connector.Sink { return &funcSink{write: func(row.Batch) {}} },
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
@@ -83,7 +84,7 @@ func runReplayJob(t *testing.T, parallelism int) ([]string, int64) {
 		}
 	}
 	var sink *lineSink
-	job, err := Build(context.Background(), mustLower(t, plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(t, plans), Options{
 		Settings: j.Session.Settings, Parallelism: parallelism,
 		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
 			sink = &lineSink{cols: cols}

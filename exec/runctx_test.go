@@ -7,6 +7,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -43,7 +44,7 @@ SELECT x FROM n WHERE x > 1;`))
 	}
 	built, cancel := context.WithCancel(context.Background())
 	sink := &ctxSink{}
-	job, err := Build(built, mustLower(t, j.Session.Plans), Options{
+	job, err := Build(built, plantest.Lower(t, j.Session.Plans), Options{
 		QuerySink: func(string, []connector.Column) connector.Sink { return sink },
 	})
 	if err != nil {

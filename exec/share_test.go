@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -23,7 +24,7 @@ func runQueries(t *testing.T, sql string, p int) (map[string][]string, []*Counte
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
 	sinks := map[string]*oneWriterSink{}
-	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{
 		Settings:    j.Session.Settings,
 		Parallelism: p,
 		Warn:        func(string) {},

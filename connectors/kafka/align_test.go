@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/internal/plantest"
 )
 
 // The rewound-clicks case from the field: impressions are live, the click
@@ -83,7 +84,7 @@ func runRewound(t *testing.T, sql string) (*exec.Job, []string) {
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings, Parallelism: 1, Warn: func(string) {}})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings, Parallelism: 1, Warn: func(string) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ GROUP BY window_start, window_end;
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings, Parallelism: parallelism})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings, Parallelism: parallelism})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	_ "github.com/streamsql/streamsql/connectors/blackhole"
 	_ "github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/internal/plantest"
 )
 
 // A broker that goes away while a job runs: the job fails with the table,
@@ -51,7 +52,7 @@ func startJob(t *testing.T, sql string) *running {
 	t.Helper()
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/planner"
 	jobsettings "github.com/streamsql/streamsql/settings"
 )
@@ -38,7 +39,7 @@ func runJob(t *testing.T, sql string) *exec.Job {
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/internal/plantest"
 )
 
 // runJobAt runs sql to the end with keyed operators in p partitions.
@@ -15,7 +16,7 @@ func runJobAt(t *testing.T, sql string, p int) *exec.Job {
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings, Parallelism: p})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings, Parallelism: p})
 	if err != nil {
 		t.Fatal(err)
 	}

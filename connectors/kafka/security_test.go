@@ -24,6 +24,7 @@ import (
 
 	"github.com/streamsql/streamsql/connectors/conntest"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/internal/plantest"
 )
 
 // Secured brokers: TLS with a CA made in the test, SASL users, ACLs. The
@@ -108,7 +109,7 @@ func runErr(t *testing.T, sql string) error {
 	plans, settings := plan(t, sql)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings})
 	if err == nil {
 		err = job.Run(ctx)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/internal/plantest"
 )
 
 // TestSharedTopicReadOnce (#11.9): two INSERTs over one Kafka table read
@@ -50,7 +51,7 @@ INSERT INTO out2 SELECT id FROM src WHERE part >= 0;
 `, addr))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/row"
 )
@@ -338,7 +339,7 @@ FROM bid b JOIN auction a ON b.auction = a.id
 		}
 	}
 	var sinks []*captureSink
-	job, err := exec.Build(context.Background(), mustLower(t, plans), exec.Options{
+	job, err := exec.Build(context.Background(), plantest.Lower(t, plans), exec.Options{
 		Settings:    j.Session.Settings,
 		Parallelism: 2,
 		QuerySink: func(string, []connector.Column) connector.Sink {
