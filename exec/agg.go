@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"github.com/streamsql/streamsql/connector"
 	"math"
@@ -792,7 +793,7 @@ type windowAggOp struct {
 	specs    []*aggSpec
 	store    *state.Store
 	groups   *state.Map[*group]
-	wm       int64
+	in       inputs // the watermark: the last that passed (open)
 	out      collector
 	c        *Counters
 	late     *lateWriter
@@ -800,23 +801,29 @@ type windowAggOp struct {
 	buf      row.Batch
 }
 
+func (o *windowAggOp) open(_ context.Context, in inputs) error {
+	o.in = in
+	return nil
+}
+
 func (o *windowAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
+	wm := o.in.watermark()
 	for _, r := range b {
 		ev := r.Vals[o.endCol]
 		if ev.IsNull() {
 			// No window (a window TVF never emits one): counted and
 			// dead-lettered, never silent.
 			o.c.NoTime.Add(1)
-			if err := o.late.noTime(o.name, "no event time: "+colName(o.lateCols, o.endCol)+" is NULL", r, o.wm, o.lateCols, true); err != nil {
+			if err := o.late.noTime(o.name, "no event time: "+colName(o.lateCols, o.endCol)+" is NULL", r, wm, o.lateCols, true); err != nil {
 				return err
 			}
 			continue
 		}
 		end := ev.Int()
-		if end-1 <= o.wm {
+		if end-1 <= wm {
 			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {
+			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), wm, o.lateCols); err != nil {
 				return err
 			}
 			continue
@@ -855,7 +862,6 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 // spilled) is never held whole, and its first rows leave at once. The
 // callback may push: downstream operators have stores of their own.
 func (o *windowAggOp) advance(wm int64) error {
-	o.wm = wm
 	o.buf = o.buf[:0]
 	var perr error
 	o.groups.Expire(wm, func(_ []byte, g *group) {

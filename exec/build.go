@@ -260,7 +260,7 @@ func (b *builder) node(n physical.Node, out collector) error {
 	case *physical.Source:
 		return b.source(x, out)
 	case *physical.Calc:
-		op := &calcOp{out: out, c: b.counters(x.Name, &b.job.Operators), wm: MinWatermark}
+		op := &calcOp{out: out, c: b.counters(x.Name, &b.job.Operators)}
 		if x.Cond != nil {
 			f, err := eval.CompilePredicateWith(x.Cond, op.evalOptions(b.evalO))
 			if err != nil {
@@ -754,7 +754,7 @@ func (b *builder) windowAgg(x *physical.WindowAggregate, out collector) (operato
 		return nil, err
 	}
 	op := &windowAggOp{name: x.Name, key: k, endCol: x.EndCol, timeCol: x.TimeCol, specs: specs,
-		wm: MinWatermark, out: out, lateCols: columns(x.InCols)}
+		out: out, lateCols: columns(x.InCols)}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Late)
 	st, err := b.openState()

@@ -67,8 +67,8 @@ type Checkpointing struct {
 const snapshotLayout = 1
 
 // checkpointable is implemented by the operators whose whole state between
-// two calls is their state store (if any), their valve and, for some, a
-// copy of the combined watermark: those can be snapshotted by the driver.
+// two calls is their state store (if any) and their valve (whose combined
+// watermark they read, never copy): those can be snapshotted by the driver.
 type checkpointable interface {
 	// stateStore is the operator's store, nil for none.
 	stateStore() *state.Store
@@ -86,8 +86,6 @@ func (o *normalizeOp) stateStore() *state.Store    { return o.store }
 func (o *materializeOp) stateStore() *state.Store  { return o.store }
 func (o *groupAggOp) stateStore() *state.Store     { return o.store }
 func (o *windowAggOp) stateStore() *state.Store    { return o.store }
-func (o *calcOp) restoreWatermark(wm int64)        { o.wm = wm }
-func (o *windowAggOp) restoreWatermark(wm int64)   { o.wm = wm }
 
 // barrier is checkpoint id flowing through the job.
 type barrier struct {
@@ -423,9 +421,6 @@ func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
 	d.v.cur = st.Cur
 	if st.Cur != MinWatermark {
 		d.op.counters().Watermark.Store(st.Cur)
-		if w, ok := d.op.(interface{ restoreWatermark(int64) }); ok {
-			w.restoreWatermark(st.Cur)
-		}
 	}
 	return &st, nil
 }

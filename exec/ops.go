@@ -27,14 +27,23 @@ type calcOp struct {
 	out    collector
 	c      *Counters
 	buf    row.Batch
-	// wm is the last watermark that passed, MinWatermark before the first:
-	// CURRENT_WATERMARK reads it.
-	wm int64
+	// in is the view of the operator's input (open): CURRENT_WATERMARK
+	// reads its watermark, the last that passed.
+	in inputs
 }
 
-// evalOptions are o with the operator's watermark for CURRENT_WATERMARK.
+func (o *calcOp) open(_ context.Context, in inputs) error {
+	o.in = in
+	return nil
+}
+
+// evalOptions are o with the operator's watermark for CURRENT_WATERMARK
+// (which runs only after open).
 func (o *calcOp) evalOptions(opts eval.Options) eval.Options {
-	opts.Watermark = func() (int64, bool) { return o.wm, o.wm != MinWatermark }
+	opts.Watermark = func() (int64, bool) {
+		wm := o.in.watermark()
+		return wm, wm != MinWatermark
+	}
 	return opts
 }
 
@@ -72,10 +81,7 @@ func (o *calcOp) process(_ int, b row.Batch) error {
 	return o.out.push(out)
 }
 
-func (o *calcOp) advance(wm int64) error {
-	o.wm = wm
-	return nil
-}
+func (o *calcOp) advance(int64) error { return nil }
 
 func (o *calcOp) counters() *Counters { return o.c }
 
