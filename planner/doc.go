@@ -4,7 +4,8 @@
 // the rewrite rules, derives each node's properties (changelog mode, upsert
 // keys, time attributes, state retention) and reports what cannot run or
 // will hurt. The rules (rules.go) are pure rewrites, plan to plan: they
-// report nothing. What a rule's input is refused or warned for is decided
+// report nothing, and leave the plan they are given as it was (a rewrite
+// copies the nodes it changes and the nodes above them). What a rule's input is refused or warned for is decided
 // by the checks between the rules (checks.go), from the functions the rules
 // read; the rest by the checks on the derived properties (validate.go).
 // With Session.Trace each plan keeps its tree after every pass that

@@ -29,6 +29,7 @@ func (o *optimizer) keys(n logical.Node) logical.Node {
 		return n
 	}
 	var casts []string
+	j = shallowCopy(j)
 	j.Keys, j.Residual, casts = splitJoinCond(j.Cond, len(j.Left.Columns()), j.Cols)
 	for _, c := range casts {
 		o.fire("keys", j.Keyword, "%s", c)

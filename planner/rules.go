@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/streamsql/streamsql/ast"
@@ -26,8 +27,10 @@ import (
 //	project      merge a projection into the projection below it; drop identities
 //	prune        mark the columns each scan really reads
 //
-// A rule is a rewrite and nothing else: it reports no diagnostic, and what
-// it makes of a plan depends on the plan alone. What a rule's input can be
+// A rule is a rewrite and nothing else: it reports no diagnostic, what it
+// makes of a plan depends on the plan alone, and it leaves that plan as it
+// was: it copies the nodes it changes and those above them (withChildren,
+// shallowCopy), so that each trace step keeps its plan. What a rule's input can be
 // refused for is decided by a check that runs between the rules (checks.go),
 // from the same functions the rule reads (intervalBounds, versionedProblem),
 // so that a rule and its check cannot disagree. Interval and temporal joins
@@ -76,17 +79,38 @@ func optimize(root logical.Node, l *diag.List, tr *tracer) (logical.Node, []Firi
 	return root, o.fired
 }
 
-// mapChildren rebuilds n with f applied to each child.
+// mapChildren returns n with f applied to each child: n itself when f
+// changed none, else a copy (withChildren).
 func mapChildren(n logical.Node, f func(logical.Node) logical.Node) logical.Node {
 	cs := logical.Children(n)
 	if len(cs) == 0 {
 		return n
 	}
 	out := make([]logical.Node, len(cs))
+	changed := false
 	for i, c := range cs {
 		out[i] = f(c)
+		changed = changed || out[i] != c
 	}
-	return logical.Replace(n, out)
+	if !changed {
+		return n
+	}
+	return withChildren(n, out)
+}
+
+// withChildren returns a copy of n with the inputs children: a rewrite
+// leaves the plan it was given as it was (logical.Replace alone would
+// change n, which an earlier plan, a trace step, still holds).
+func withChildren(n logical.Node, children []logical.Node) logical.Node {
+	return logical.Replace(shallowCopy(n), children)
+}
+
+// shallowCopy returns a copy of the node n points to, whatever its kind.
+func shallowCopy[N logical.Node](n N) N {
+	v := reflect.ValueOf(n).Elem()
+	c := reflect.New(v.Type())
+	c.Elem().Set(v)
+	return c.Interface().(N)
 }
 
 // ---- watermark ----
@@ -116,12 +140,13 @@ func (o *optimizer) pushdown(n logical.Node) logical.Node {
 		case *logical.Project:
 			if sub, ok := substitute(f.Cond, in.Exprs); ok {
 				o.fire("pushdown", f.S, "the filter reads only columns passed through unchanged, so it runs below the projection")
-				in.Input = &logical.Filter{Input: in.Input, Cond: sub, S: f.S}
-				return o.pushdown(in)
+				p := shallowCopy(in)
+				p.Input = &logical.Filter{Input: in.Input, Cond: sub, S: f.S}
+				return o.pushdown(p)
 			}
 		}
 	case *logical.Join:
-		o.joinCondIntoInputs(f)
+		n = o.joinCondIntoInputs(f)
 	}
 	return mapChildren(n, o.pushdown)
 }
@@ -178,6 +203,7 @@ func (o *optimizer) filterIntoJoin(f *logical.Filter, j *logical.Join) logical.N
 	if len(left)+len(right)+len(both) == 0 {
 		return f
 	}
+	j = shallowCopy(j)
 	if len(left) > 0 {
 		o.fire("pushdown", f.S, "%d WHERE predicate(s) read only the left input of the %s JOIN", len(left), j.Kind)
 	}
@@ -196,9 +222,9 @@ func (o *optimizer) filterIntoJoin(f *logical.Filter, j *logical.Join) logical.N
 	return addFilter(j, keep, f.S)
 }
 
-func (o *optimizer) joinCondIntoInputs(j *logical.Join) {
+func (o *optimizer) joinCondIntoInputs(j *logical.Join) logical.Node {
 	if j.Cond == nil {
-		return
+		return j
 	}
 	nL := len(j.Left.Columns())
 	var keep, left, right []expr.Expr
@@ -216,12 +242,14 @@ func (o *optimizer) joinCondIntoInputs(j *logical.Join) {
 		}
 	}
 	if len(left)+len(right) == 0 {
-		return
+		return j
 	}
 	o.fire("pushdown", j.Keyword, "%d ON predicate(s) read only one input of the %s JOIN and filter it before the join", len(left)+len(right), j.Kind)
+	j = shallowCopy(j)
 	j.Left = addFilter(j.Left, left, j.Keyword)
 	j.Right = addFilter(j.Right, right, j.Keyword)
 	j.Cond = expr.And(keep...)
+	return j
 }
 
 // ---- interval and temporal joins ----
@@ -662,8 +690,7 @@ func (o *optimizer) prune(root logical.Node) logical.Node {
 	for i := range need {
 		need[i] = true
 	}
-	o.require(root, need)
-	return root
+	return o.require(root, need)
 }
 
 func mark(need []bool, e expr.Expr, offset int) {
@@ -678,8 +705,9 @@ func mark(need []bool, e expr.Expr, offset int) {
 }
 
 // require records which columns of n its consumer reads, and passes the
-// requirement down.
-func (o *optimizer) require(n logical.Node, need []bool) {
+// requirement down; it returns n with its scans marked.
+func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
+	one := func(in logical.Node) logical.Node { return withChildren(n, []logical.Node{in}) }
 	switch x := n.(type) {
 	case *logical.Scan:
 		used := append([]bool(nil), need...)
@@ -702,7 +730,8 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 				mark(used, c.Expr, 0)
 			}
 		}
-		x.Used = used
+		s := shallowCopy(x)
+		s.Used = used
 		n := 0
 		var names []string
 		for i, u := range used {
@@ -714,14 +743,15 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 		if n < len(used) {
 			o.fire("prune", x.S, "%s: the plan reads %d of %d columns (%s)", x.Table.Name, n, len(used), strings.Join(names, ", "))
 		}
+		return s
 	case *logical.WatermarkAssigner:
 		in := append([]bool(nil), need...)
 		in[x.TimeCol] = true
-		o.require(x.Input, in)
+		return one(o.require(x.Input, in))
 	case *logical.Filter:
 		in := append([]bool(nil), need...)
 		mark(in, x.Cond, 0)
-		o.require(x.Input, in)
+		return one(o.require(x.Input, in))
 	case *logical.Project:
 		in := make([]bool, len(x.Input.Columns()))
 		for i, e := range x.Exprs {
@@ -729,47 +759,52 @@ func (o *optimizer) require(n logical.Node, need []bool) {
 				mark(in, e, 0)
 			}
 		}
-		o.require(x.Input, in)
+		return one(o.require(x.Input, in))
 	case *logical.Join:
 		all := append([]bool(nil), need...)
 		mark(all, x.AsOf, 0)
-		o.requireJoin(x.Left, x.Right, all, x.Keys, x.Residual)
+		return o.requireJoin(x, all, x.Keys, x.Residual)
 	case *logical.IntervalJoin:
 		nL := len(x.Left.Columns())
 		all := append([]bool(nil), need...)
 		all[x.LeftTime], all[nL+x.RightTime] = true, true
-		o.requireJoin(x.Left, x.Right, all, x.Keys, x.Residual)
+		return o.requireJoin(x, all, x.Keys, x.Residual)
 	case *logical.TemporalJoin:
 		all := append([]bool(nil), need...)
 		all[x.LeftTime] = true
-		o.requireJoin(x.Left, x.Right, all, x.Keys, x.Residual)
+		return o.requireJoin(x, all, x.Keys, x.Residual)
 	case *logical.WindowJoin:
-		o.requireJoin(x.Left, x.Right, need, x.Keys, x.Residual)
+		return o.requireJoin(x, need, x.Keys, x.Residual)
 	case *logical.Window:
 		nIn := len(x.Input.Columns())
 		in := append([]bool(nil), need[:nIn]...)
 		in[x.TimeCol] = true
-		o.require(x.Input, in)
+		return one(o.require(x.Input, in))
 	case *logical.Aggregate:
-		o.requireAgg(x.Input, x.Keys, x.Aggs)
+		return one(o.requireAgg(x.Input, x.Keys, x.Aggs))
 	case *logical.WindowAggregate:
-		o.requireAgg(x.Input, x.Keys, x.Aggs)
+		return one(o.requireAgg(x.Input, x.Keys, x.Aggs))
 	case *logical.Union:
-		for _, in := range x.Inputs {
-			o.require(in, append([]bool(nil), need...))
+		ins := make([]logical.Node, len(x.Inputs))
+		for i, in := range x.Inputs {
+			ins[i] = o.require(in, append([]bool(nil), need...))
 		}
+		return withChildren(x, ins)
 	case *logical.Sink:
 		all := make([]bool, len(x.Input.Columns()))
 		for i := range all {
 			all[i] = true
 		}
-		o.require(x.Input, all)
+		return one(o.require(x.Input, all))
 	default:
 		panic(fmt.Sprintf("require: unknown node %T", n))
 	}
 }
 
-func (o *optimizer) requireJoin(l, r logical.Node, need []bool, keys []logical.JoinKey, residual expr.Expr) {
+// requireJoin passes down what a join of the two inputs of n reads.
+func (o *optimizer) requireJoin(n logical.Node, need []bool, keys []logical.JoinKey, residual expr.Expr) logical.Node {
+	cs := logical.Children(n)
+	l, r := cs[0], cs[1]
 	all := append([]bool(nil), need...)
 	mark(all, residual, 0)
 	nL := len(l.Columns())
@@ -778,11 +813,10 @@ func (o *optimizer) requireJoin(l, r logical.Node, need []bool, keys []logical.J
 		mark(left, k.Left, 0)
 		mark(right, k.Right, 0)
 	}
-	o.require(l, left)
-	o.require(r, right)
+	return withChildren(n, []logical.Node{o.require(l, left), o.require(r, right)})
 }
 
-func (o *optimizer) requireAgg(in logical.Node, keys []expr.Expr, aggs []*logical.AggCall) {
+func (o *optimizer) requireAgg(in logical.Node, keys []expr.Expr, aggs []*logical.AggCall) logical.Node {
 	need := make([]bool, len(in.Columns()))
 	for _, k := range keys {
 		mark(need, k, 0)
@@ -792,5 +826,5 @@ func (o *optimizer) requireAgg(in logical.Node, keys []expr.Expr, aggs []*logica
 			mark(need, x, 0)
 		}
 	}
-	o.require(in, need)
+	return o.require(in, need)
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/parser"
@@ -40,4 +43,40 @@ func rulesOutput(text string) string {
 		return "ok\n"
 	}
 	return b.String()
+}
+
+// TestRewritesLeaveTheirInput: every rewrite pass returns a new plan and
+// leaves the one it was given as it was, so that each step of a trace still
+// draws as it did when it was taken, after every later pass ran. It plans
+// the input of every golden in testdata.
+func TestRewritesLeaveTheirInput(t *testing.T) {
+	plans := 0
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		if strings.Contains(path, "fuzz") {
+			return
+		}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd == "contracts" {
+				return d.Expected
+			}
+			f := parser.Parse(diag.NewSource("job.sql", d.Input))
+			s := NewSession()
+			s.Trace = true
+			for _, st := range f.Stmts {
+				s.Apply(st, &f.Diags)
+			}
+			for _, p := range s.Plans {
+				plans++
+				for i, st := range p.Steps {
+					if now := treeText(st.root); now != st.Tree {
+						t.Errorf("%s: step %d (%s) drew\n%s\nand after the later passes draws\n%s", d.Pos, i, st.Rule, st.Tree, now)
+					}
+				}
+			}
+			return d.Expected
+		})
+	})
+	if plans < 100 {
+		t.Errorf("only %d plans checked", plans)
+	}
 }

@@ -14,6 +14,7 @@ type Step struct {
 	Rule  string
 	Fired []Firing
 	Tree  string
+	root  logical.Node // the plan Tree draws (TestRewritesLeaveTheirInput)
 }
 
 // tracer records the steps of one plan; a nil tracer records nothing.
@@ -31,7 +32,7 @@ func (t *tracer) step(rule string, root logical.Node, fired []Firing) {
 		return
 	}
 	t.last = tree
-	t.steps = append(t.steps, Step{Rule: rule, Fired: append([]Firing(nil), fired...), Tree: tree})
+	t.steps = append(t.steps, Step{Rule: rule, Fired: append([]Firing(nil), fired...), Tree: tree, root: root})
 }
 
 // treeText draws a plan as EXPLAIN does, without properties: what a plan

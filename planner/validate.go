@@ -93,6 +93,7 @@ func (d *deriver) materialize(root logical.Node) (logical.Node, bool) {
 	if ttl, ok := d.ttl(); ok {
 		m.TTL, m.TTLText = d.settings.StateTTL.Milliseconds(), ttl
 	}
+	s = shallowCopy(s)
 	s.Input = m
 	return s, true
 }
@@ -131,7 +132,7 @@ func (d *deriver) normalize(n logical.Node) (logical.Node, bool) {
 		changed = changed || ch
 	}
 	if changed {
-		n = logical.Replace(n, out)
+		n = withChildren(n, out)
 	}
 	return n, changed
 }
