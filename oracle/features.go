@@ -44,6 +44,8 @@ type Features struct {
 	AggFilter bool
 	// SetOps: INTERSECT and EXCEPT.
 	SetOps bool
+	// DistinctGroupBy: SELECT DISTINCT with GROUP BY.
+	DistinctGroupBy bool
 }
 
 // DefaultFeatures is what the oracle generates by default. Every feature
@@ -63,6 +65,7 @@ var DefaultFeatures = Features{
 	HopCumulate:     true,
 	AggFilter:       true,
 	SetOps:          true,
+	DistinctGroupBy: true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the
@@ -79,6 +82,7 @@ func (f *Features) byName() map[string]*bool {
 		"capped-decimals":   &f.CappedDecimals,
 		"agg-filter":        &f.AggFilter,
 		"set-ops":           &f.SetOps,
+		"distinct-group-by": &f.DistinctGroupBy,
 		"interval":          &f.Interval,
 		"tumble":            &f.Tumble,
 		"hop-cumulate":      &f.HopCumulate,

@@ -421,6 +421,8 @@ func (g *gen) selectOver(from *rel, aggregate, top bool) *sel {
 		if g.chance(0.3) {
 			s.having = g.havingPred(sc)
 		}
+		// SELECT DISTINCT ... GROUP BY: the groups' rows, each once.
+		s.distinct = g.f.DistinctGroupBy && len(s.group) > 0 && g.chance(0.15)
 	} else {
 		for i, n := 0, 1+g.r.Intn(4); i < n; i++ {
 			s.items = append(s.items, item{e: g.expr(sc, fAny, 2)})

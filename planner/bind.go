@@ -853,11 +853,7 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 		return nil, false
 	}
 	post := &expr.Scope{Tables: tables} // columns come only through the hook
-	if q.Distinct {
-		if len(q.GroupBy) > 0 {
-			b.errorf(diag.UnsupportedFeature, q.S, "SELECT DISTINCT with GROUP BY is not supported")
-			return nil
-		}
+	if q.Distinct && len(q.GroupBy) == 0 {
 		// DISTINCT groups by every selected expression.
 		for _, f := range q.Fields {
 			if f.Star {
@@ -907,7 +903,22 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 		proj := p.(*logical.Project)
 		proj.Input = &logical.Filter{Input: agg, Cond: having, S: q.Having.Span()}
 	}
+	if q.Distinct && len(q.GroupBy) > 0 {
+		// SELECT DISTINCT ... GROUP BY: the groups' rows, each once.
+		return distinctOf(p, q.S)
+	}
 	return p
+}
+
+// distinctOf removes duplicate rows of n: an aggregate grouping by every
+// column.
+func distinctOf(n logical.Node, s diag.Span) logical.Node {
+	d := &logical.Aggregate{Origin: "SELECT DISTINCT", Input: n, S: s}
+	for i, c := range n.Columns() {
+		d.Keys = append(d.Keys, &expr.Column{Index: i, Name: c.Name, T: c.Type, S: s})
+		d.Cols = append(d.Cols, logical.Column{Name: c.Name, Type: c.Type})
+	}
+	return d
 }
 
 // insert binds INSERT INTO sink query.
