@@ -136,6 +136,7 @@ FROM bid;`},
 FROM bid
 GROUP BY bidder, SESSION(dateTime, INTERVAL '10' SECOND);`},
 	{suite: "Nexmark", name: "q12", shape: "TUMBLE over a PROCTIME() column added in a view", mark: "runs",
+		note: "its windows close on the watermark (here at the end of the input), not on the wall clock as in Flink",
 		sql: nexmarkTables("bid") + `CREATE VIEW bp AS SELECT auction, bidder, price, PROCTIME() AS p_time FROM bid;
 SELECT bidder, COUNT(*) AS bid_count, window_start, window_end
 FROM TABLE(TUMBLE(TABLE bp, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
@@ -235,6 +236,7 @@ END;`},
 WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 SELECT device_ip, CONVERT_TZ(CAST(iot_timestamp AS STRING), device_timezone, 'UTC') AS utc FROM iot_status;`},
 	{suite: "Cookbook", name: "aggregations/01 group by window (TVF)", shape: "TUMBLE TVF over PROCTIME(), COUNT(DISTINCT)", mark: "runs",
+		note: "its windows close at the end of the input, not on the wall clock as in Flink",
 		sql: `CREATE TABLE server_logs (client_ip STRING, status_code STRING, log_time AS PROCTIME())
 WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT window_start, window_end, COUNT(DISTINCT client_ip) AS ip_addresses
