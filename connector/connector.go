@@ -57,6 +57,22 @@ type SplitPauser interface {
 	ResumeSplits(splits []int)
 }
 
+// SplitMeter is implemented by sources that measure their reading per
+// split, for metrics. Both methods may be called from any goroutine, at
+// any time after Open returned, concurrently with Read: they read values
+// Read keeps anyway and cost it nothing more.
+type SplitMeter interface {
+	// SplitBytes is how many bytes of input split has given so far: for
+	// Kafka the keys and values of the records Read returned, for a file
+	// the bytes of its lines.
+	SplitBytes(split int) int64
+	// SplitLag is how many records of split are not read yet (Kafka's
+	// consumer lag: the partition's high watermark, as of the last fetch
+	// that returned records, minus the offset of the next record Read
+	// returns); false when it is not known.
+	SplitLag(split int) (int64, bool)
+}
+
 // BadRowError describes input that could not be decoded. Where names the
 // place precisely: FILE:LINE, or topic/partition/offset.
 type BadRowError struct {

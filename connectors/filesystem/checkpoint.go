@@ -58,6 +58,7 @@ func (s *Source) Seek(pos []byte) error {
 	}
 	s.r = bufio.NewReaderSize(s.f, 64<<10)
 	s.off, s.line, s.eof, s.cr = p.Offset, p.Line, false, false
+	s.base = p.Offset
 	return nil
 }
 

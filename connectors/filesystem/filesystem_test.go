@@ -185,12 +185,14 @@ func TestBatches(t *testing.T) {
 	dir := t.TempDir()
 	var sb strings.Builder
 	long := strings.Repeat("x", 200<<10)
+	upTo := []int{0} // upTo[i]: bytes of the first i lines
 	for i := range 2500 {
 		name := "n"
 		if i == 1500 {
 			name = long
 		}
 		sb.WriteString(`{"id": ` + strconv.Itoa(i) + `, "name": "` + name + `"}` + "\n")
+		upTo = append(upTo, sb.Len())
 	}
 	write(t, dir, "in/events.json", sb.String())
 	src := openSource(t, conntest.SourceSpec(t, ddl("json", ""), dir))
@@ -206,6 +208,10 @@ func TestBatches(t *testing.T) {
 		}
 		sizes = append(sizes, len(b))
 		all = append(all, b...)
+		// Metrics read the bytes of the lines read so far.
+		if got := src.SplitBytes(0); got != int64(upTo[len(all)]) {
+			t.Errorf("after %d lines: SplitBytes %d, want %d", len(all), got, upTo[len(all)])
+		}
 	}
 	if len(sizes) != 3 || sizes[0] != BatchLines || sizes[1] != BatchLines || sizes[2] != 2500-2*BatchLines {
 		t.Errorf("batch sizes %v", sizes)

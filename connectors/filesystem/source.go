@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/format"
@@ -38,6 +39,10 @@ type Source struct {
 	line int64  // lines read so far
 	off  int64  // bytes read so far: the offset of the next line
 	eof  bool
+	// base is the offset this run started reading at (Seek's); read is
+	// off - base after each Read, for metrics (SplitBytes).
+	base int64
+	read atomic.Int64
 }
 
 // metaCol is a metadata column to fill: the same value for every row of
@@ -128,6 +133,18 @@ func (s *Source) Splits() int { return 1 }
 // Read returns the rows of up to BatchLines lines, all from split 0. See
 // the package comment for bad lines and the end of the file.
 func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
+	split, batch, err := s.readBatch(ctx)
+	s.read.Store(s.off - s.base)
+	return split, batch, err
+}
+
+// SplitBytes is the bytes of the file read so far by this run (SplitMeter).
+func (s *Source) SplitBytes(int) int64 { return s.read.Load() }
+
+// SplitLag is not known for a file (SplitMeter).
+func (s *Source) SplitLag(int) (int64, bool) { return 0, false }
+
+func (s *Source) readBatch(ctx context.Context) (int, row.Batch, error) {
 	if s.r == nil {
 		return 0, nil, errors.New("filesystem: Read before Open")
 	}

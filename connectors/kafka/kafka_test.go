@@ -600,3 +600,50 @@ func TestOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitMeter: the source's consumer lag of a partition is its high
+// watermark minus the offset after the last record Read returned, and its
+// bytes are those of the keys and values returned, computed here from the
+// records produced; before anything is fetched the lag is not known.
+func TestSplitMeter(t *testing.T) {
+	addr := cluster(t, map[string]int32{"orders": 1})
+	const n = 3000 // three Reads of BatchRecords at least
+	var recs []rec
+	size := make([]int, n+1) // size[i]: bytes of the first i records
+	for i := range n {
+		r := rec{value: js(i, "01")}
+		if i%3 == 0 {
+			r.key = fmt.Sprint("k", i)
+		}
+		recs = append(recs, r)
+		size[i+1] = size[i] + len(r.key) + len(r.value)
+	}
+	produce(t, addr, "orders", recs...)
+	src := openSource(t, ordersTable(addr, ""))
+	if lag, ok := src.SplitLag(0); ok {
+		t.Errorf("before any fetch: lag %d, want not known", lag)
+	}
+	if b := src.SplitBytes(0); b != 0 {
+		t.Errorf("before any Read: %d bytes", b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	read := 0
+	for read < n {
+		_, rows, err := src.Read(ctx)
+		if err != nil {
+			t.Fatalf("after %d records: %v", read, err)
+		}
+		read += len(rows)
+		lag, ok := src.SplitLag(0)
+		if !ok || lag != int64(n-read) {
+			t.Fatalf("after %d of %d records: lag %d (known %v), want %d", read, n, lag, ok, n-read)
+		}
+		if b := src.SplitBytes(0); b != int64(size[read]) {
+			t.Fatalf("after %d records: %d bytes, want %d", read, b, size[read])
+		}
+	}
+	if lag, ok := src.SplitLag(7); ok || src.SplitBytes(-1) != 0 {
+		t.Errorf("a split that does not exist has lag %d (%v), bytes %d", lag, ok, src.SplitBytes(-1))
+	}
+}

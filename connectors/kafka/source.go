@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -65,6 +66,17 @@ type Source struct {
 	groupMu sync.Mutex  // guards groupCl and closed
 	groupCl *kgo.Client // commits offsets to 'properties.group.id' (CheckpointComplete)
 	closed  bool
+	// meters are the splits' figures for metrics (SplitMeter), made by
+	// Open and read from any goroutine.
+	meters []meter
+}
+
+// meter is what a split has read, for metrics: bytes of keys and values
+// returned, the offset of the next record Read returns, and the
+// partition's high watermark at the last fetch that returned records (-1
+// before one).
+type meter struct {
+	bytes, next, hwm atomic.Int64
 }
 
 // part is one split: a partition, where reading started and where it ends.
@@ -235,6 +247,7 @@ func (s *Source) Open(ctx context.Context) error {
 		return s.wrapOpen(octx, err)
 	}
 	s.base = base
+	s.meters = make([]meter, len(s.parts))
 	return s.fetch()
 }
 
@@ -250,6 +263,8 @@ func (s *Source) fetch() error {
 	for i := range s.parts {
 		p := &s.parts[i]
 		p.next = p.start
+		s.meters[i].next.Store(p.start)
+		s.meters[i].hwm.Store(-1)
 		if p.end >= 0 && p.start >= p.end {
 			if !p.done {
 				p.done = true
@@ -516,6 +531,30 @@ func (s *Source) Offsets(split int) (start, end int64) {
 	return s.parts[split].start, s.parts[split].end
 }
 
+// SplitBytes is the bytes of the keys and values of the records of split
+// returned so far (SplitMeter).
+func (s *Source) SplitBytes(split int) int64 {
+	if split < 0 || split >= len(s.meters) {
+		return 0
+	}
+	return s.meters[split].bytes.Load()
+}
+
+// SplitLag is Kafka's consumer lag of split: its high watermark at the
+// last fetch that returned records of it, minus the offset of the next
+// record Read returns (SplitMeter); false before such a fetch.
+func (s *Source) SplitLag(split int) (int64, bool) {
+	if split < 0 || split >= len(s.meters) {
+		return 0, false
+	}
+	m := &s.meters[split]
+	hwm := m.hwm.Load()
+	if hwm < 0 {
+		return 0, false
+	}
+	return max(hwm-m.next.Load(), 0), true
+}
+
 // PauseSplits stops fetching partitions (watermark alignment). Records
 // already fetched for them stay queued, not returned, until they resume.
 func (s *Source) PauseSplits(splits []int) {
@@ -608,6 +647,7 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 				return
 			}
 			s.queue = append(s.queue, piece{split: split, recs: fp.Records})
+			s.meters[split].hwm.Store(fp.HighWatermark)
 		})
 		if s.ready() >= 0 || ctx.Err() != nil {
 			continue
@@ -680,6 +720,7 @@ func (s *Source) next(i int) (int, row.Batch, error) {
 	p := &s.parts[split]
 	var batch row.Batch
 	n := 0
+	bytes := 0 // metrics' figures are updated once per call (measure)
 	for n < len(pc.recs) && n < BatchRecords {
 		r := pc.recs[n]
 		n++
@@ -687,6 +728,7 @@ func (s *Source) next(i int) (int, row.Batch, error) {
 		if p.done || p.end >= 0 && r.Offset >= p.end {
 			continue
 		}
+		bytes += len(r.Key) + len(r.Value)
 		last := p.end >= 0 && r.Offset >= p.end-1
 		if last {
 			s.finish(split)
@@ -701,6 +743,7 @@ func (s *Source) next(i int) (int, row.Batch, error) {
 		batch, err = s.decode(batch, r)
 		if err != nil {
 			s.advance(i, n)
+			s.measure(split, bytes)
 			return split, batch, &connector.BadRowError{
 				Where: r.Topic + "/" + strconv.Itoa(int(r.Partition)) + "/" + strconv.FormatInt(r.Offset, 10),
 				Err:   err,
@@ -709,7 +752,16 @@ func (s *Source) next(i int) (int, row.Batch, error) {
 		}
 	}
 	s.advance(i, n)
+	s.measure(split, bytes)
 	return split, batch, nil
+}
+
+// measure adds the bytes of records returned from split, and publishes
+// where the split's reading is (p.next) for its lag.
+func (s *Source) measure(split, bytes int) {
+	m := &s.meters[split]
+	m.bytes.Add(int64(bytes))
+	m.next.Store(s.parts[split].next)
 }
 
 // advance drops the first n records of queued piece i.
