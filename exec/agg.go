@@ -675,7 +675,7 @@ func (o *groupAggOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.groups.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -852,7 +852,7 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.groups.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	return nil
 }
 
@@ -880,6 +880,7 @@ func (o *windowAggOp) advance(wm int64) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.groups.Len())
+	o.c.setStore(o.store)
 	return o.pushFired()
 }
 

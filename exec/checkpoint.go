@@ -487,6 +487,11 @@ func (j *Job) CheckpointsOff() string {
 // before the first).
 func (j *Job) LastCheckpoint() *checkpoint.Checkpoint { return j.lastCP.Load() }
 
+// TakesCheckpoints reports whether the job takes checkpoints: it was
+// given Options.Checkpoint and every source, operator and sink can be
+// checkpointed (CheckpointsOff).
+func (j *Job) TakesCheckpoints() bool { return j.cp != nil && j.cp.off == "" }
+
 // cpState is the job's checkpoint bookkeeping.
 type cpState struct {
 	mu      sync.Mutex // one checkpoint at a time: the periodic ones, CheckpointNow
@@ -570,10 +575,25 @@ func (j *Job) CheckpointNow(ctx context.Context) (*checkpoint.Checkpoint, error)
 	return j.LastCheckpoint(), nil
 }
 
-// takeCheckpoint takes one checkpoint and waits for it.
+// takeCheckpoint takes one checkpoint and waits for it, and counts it
+// completed or failed (a checkpoint given up because the job is ending is
+// neither).
 func (j *Job) takeCheckpoint(ctx context.Context, final bool) error {
 	j.cp.mu.Lock()
 	defer j.cp.mu.Unlock()
+	before := j.lastCP.Load()
+	err := j.take(ctx, final)
+	switch {
+	case j.lastCP.Load() != before:
+		j.CheckpointsDone.Add(1)
+	case err != nil && ctx.Err() == nil:
+		j.CheckpointsFailed.Add(1)
+	}
+	return err
+}
+
+// take is takeCheckpoint's work, under j.cp.mu.
+func (j *Job) take(ctx context.Context, final bool) error {
 	if j.cp.ended.Load() {
 		return nil
 	}

@@ -172,7 +172,7 @@ func (o *intervalJoinOp) process(port int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	return o.flush()
 }
 
@@ -224,6 +224,7 @@ func (o *intervalJoinOp) advance(w int64) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
+	o.c.setStore(o.store)
 	return o.flush()
 }
 

@@ -191,7 +191,7 @@ func (o *joinOp) process(port int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.side[0].table.Len() + o.side[1].table.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	if len(o.buf) == 0 {
 		return nil
 	}

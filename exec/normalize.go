@@ -96,7 +96,7 @@ func (o *normalizeOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.rows.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	if len(o.buf) == 0 {
 		return nil
 	}

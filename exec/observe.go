@@ -52,6 +52,28 @@ type SplitWatermark struct {
 	// number from 0.
 	Name string
 	WM   atomic.Int64
+	// meter measures the split's bytes and lag (nil when the source does
+	// not), split its number there.
+	meter connector.SplitMeter
+	split int
+}
+
+// Bytes is the bytes of input the split has given, and false when its
+// source does not count them.
+func (w *SplitWatermark) Bytes() (int64, bool) {
+	if w.meter == nil {
+		return 0, false
+	}
+	return w.meter.SplitBytes(w.split), true
+}
+
+// Lag is how many records of the split are not read yet (a Kafka
+// partition's consumer lag), and false when it is not known.
+func (w *SplitWatermark) Lag() (int64, bool) {
+	if w.meter == nil {
+		return 0, false
+	}
+	return w.meter.SplitLag(w.split)
 }
 
 // Splits returns the watermarks of a source's splits (nil before it
@@ -68,14 +90,18 @@ func (c *Counters) publishSplits(src connector.Source, n int) []*SplitWatermark 
 	named, _ := src.(interface {
 		Partition(split int) (string, int32)
 	})
+	meter, _ := src.(connector.SplitMeter)
+	if src.Splits() != n {
+		named, meter = nil, nil // one split stands for a source without any
+	}
 	out := make([]*SplitWatermark, n)
 	for i := range out {
 		name := strconv.Itoa(i)
-		if named != nil && src.Splits() == n {
+		if named != nil {
 			topic, part := named.Partition(i)
 			name = topic + "-" + strconv.Itoa(int(part))
 		}
-		out[i] = &SplitWatermark{Name: name}
+		out[i] = &SplitWatermark{Name: name, meter: meter, split: i}
 		out[i].WM.Store(MinWatermark)
 	}
 	c.splits.Store(&out)

@@ -13,6 +13,7 @@ import (
 	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 )
 
 // MaxWatermark is the final watermark of a bounded input: every timer fires.
@@ -67,8 +68,12 @@ type Counters struct {
 	// the most it has kept.
 	StateRows atomic.Int64
 	PeakState atomic.Int64
-	// Spilled counts state keys written out to Badger under the budget.
-	Spilled atomic.Int64
+	// Spilled counts state keys written out to Badger under the budget;
+	// StateMem is the estimated bytes of the state's in-memory tier, and
+	// StateDisk the bytes its directory takes on disk (setStore).
+	Spilled   atomic.Int64
+	StateMem  atomic.Int64
+	StateDisk atomic.Int64
 	// Sources only: Idle is set while every split of the source is idle
 	// ('scan.watermark.idle-timeout'); Paused while watermark alignment
 	// holds it back; Drift is how far its watermark is ahead of its
@@ -100,6 +105,14 @@ func (c *Counters) setState(n int64) {
 	if n > c.PeakState.Load() {
 		c.PeakState.Store(n)
 	}
+}
+
+// setStore publishes the size of an operator's state store: keys
+// spilled, bytes in memory and on disk (three loads the store keeps).
+func (c *Counters) setStore(st *state.Store) {
+	c.Spilled.Store(st.Stats().Spilled)
+	c.StateMem.Store(st.MemBytes())
+	c.StateDisk.Store(st.DiskBytes())
 }
 
 func newCounters(name string) *Counters {
@@ -509,6 +522,9 @@ type Job struct {
 	lastCP      atomic.Pointer[checkpoint.Checkpoint]
 	cpOps       []checkpoint.Operator
 	parallelism int
+	// CheckpointsDone and CheckpointsFailed count the checkpoints this run
+	// completed and failed (LastCheckpoint is the last completed).
+	CheckpointsDone, CheckpointsFailed atomic.Int64
 }
 
 // warn reports msg once per key (an operator's partitions share its name).

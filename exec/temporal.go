@@ -154,7 +154,7 @@ func (o *temporalJoinOp) process(port int, b row.Batch) error {
 
 func (o *temporalJoinOp) setState() {
 	o.c.setState(o.probes.Len() + o.versions.Len()) // waiting probes and kept versions
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 }
 
 // validAt returns the version of key valid at t: the greatest time <= t,

@@ -100,6 +100,7 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
+	o.c.setStore(o.store)
 	return nil
 }
 
@@ -164,7 +165,7 @@ func (o *windowJoinOp) advance(w int64) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.live())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	if len(o.buf) == 0 {
 		return nil
 	}

@@ -58,6 +58,9 @@ type Store struct {
 	// it; pagedOut is when its mapped pages were last given back.
 	pageDir  string
 	pagedOut time.Time
+	// disk is what the directory took on disk when pages were last given
+	// back (DiskBytes).
+	disk int64
 
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
@@ -158,6 +161,7 @@ func (s *Store) openDB() error {
 		return fmt.Errorf("state: %s: %w", dir, err)
 	}
 	s.db = db
+	s.disk = diskUsage(dir)
 	s.pageDir = dir
 	if abs, err := filepath.Abs(dir); err == nil {
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
@@ -182,6 +186,7 @@ func (s *Store) maybePageOut() {
 	}
 	if now := time.Now(); now.Sub(s.pagedOut) >= pageOutEvery {
 		pageOutMappings(s.pageDir)
+		s.disk = diskUsage(s.pageDir)
 		s.pagedOut = now
 	}
 }
@@ -259,6 +264,12 @@ func (s *Store) fail(err error) {
 
 // MemBytes is the estimated size of the hot tier of all tables.
 func (s *Store) MemBytes() int64 { return s.used }
+
+// DiskBytes is what the store's directory takes on disk (Badger's tables,
+// value log and memtable logs, counted as du counts them), as measured
+// after Badger last wrote or read, at most every pageOutEvery; 0 while
+// nothing was written there (a temporary store that never spilled).
+func (s *Store) DiskBytes() int64 { return s.disk }
 
 // Budget is the memory budget in bytes (math.MaxInt64: unlimited).
 func (s *Store) Budget() int64 { return s.budget }
