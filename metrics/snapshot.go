@@ -15,13 +15,29 @@ type Snapshot struct {
 	Sources   []Source
 	Operators []Operator
 	Sinks     []Sink
+	// Checkpoints is nil for a job that takes none.
+	Checkpoints *Checkpoints
+}
+
+// Checkpoints are the checkpoints a job took in this run.
+type Checkpoints struct {
+	Completed, Failed int64
+	// LastEnd is when the last completed (zero before the first), after
+	// LastDuration; LastSize is its size in bytes.
+	LastEnd      time.Time
+	LastDuration time.Duration
+	LastSize     int64
 }
 
 // Source is one table read by the job.
 type Source struct {
-	ID            string // the physical plan's id (EXPLAIN's Source[source-cd6d50d4])
-	Table         string
-	RowsRead      int64
+	ID       string // the physical plan's id (EXPLAIN's Source[source-cd6d50d4])
+	Table    string
+	RowsRead int64
+	// Bytes is the sum of the splits' Bytes, when HasBytes (the source
+	// counts them: Kafka, files).
+	Bytes         int64
+	HasBytes      bool
 	BadRows, Late int64
 	NoTime        int64
 	Watermark     int64
@@ -36,10 +52,14 @@ type Source struct {
 	GapAlerting bool
 }
 
-// Split is the watermark of one split of a source (a Kafka partition).
+// Split is one split of a source (a Kafka partition): its watermark, the
+// bytes it gave (when HasBytes) and the records not read yet (a Kafka
+// partition's consumer lag, when HasLag).
 type Split struct {
-	Name      string
-	Watermark int64
+	Name             string
+	Watermark        int64
+	Bytes, Lag       int64
+	HasBytes, HasLag bool
 }
 
 // Gap is max event time minus watermark in ms, and whether both are known
@@ -66,8 +86,11 @@ type Operator struct {
 	StateRows int64
 	PeakState int64
 	Spilled   int64
-	Watermark int64
-	Inputs    []Input
+	// StateMem is the estimated bytes of state in memory, StateDisk the
+	// bytes its state directory takes on disk.
+	StateMem, StateDisk int64
+	Watermark           int64
+	Inputs              []Input
 }
 
 // Input is the watermark of one input of a multi-input operator.
@@ -98,9 +121,16 @@ func Take(job *exec.Job, at time.Time) Snapshot {
 			Late: c.Late.Load(), NoTime: c.NoTime.Load(), Watermark: c.Watermark.Load(), MaxEventTime: c.MaxTime.Load(),
 			Idle: c.Idle.Load(), Paused: c.Paused.Load(), Drift: c.Drift.Load(), Group: c.Group,
 			GapAlerts: c.GapAlerts.Load(), GapAlerting: c.GapAlerting.Load()})
+		src := &s.Sources[len(s.Sources)-1]
 		for _, sp := range c.Splits() {
-			src := &s.Sources[len(s.Sources)-1]
-			src.Splits = append(src.Splits, Split{Name: sp.Name, Watermark: sp.WM.Load()})
+			x := Split{Name: sp.Name, Watermark: sp.WM.Load()}
+			x.Bytes, x.HasBytes = sp.Bytes()
+			x.Lag, x.HasLag = sp.Lag()
+			if x.HasBytes {
+				src.Bytes += x.Bytes
+				src.HasBytes = true
+			}
+			src.Splits = append(src.Splits, x)
 		}
 	}
 	n := 0
@@ -116,7 +146,7 @@ func Take(job *exec.Job, at time.Time) Snapshot {
 		}
 		o := Operator{ID: id, Subtask: c.Subtask, Name: c.Name, In: c.In.Load(), Out: c.Out.Load(), Late: c.Late.Load(),
 			NoTime: c.NoTime.Load(), StateRows: c.StateRows.Load(), PeakState: c.PeakState.Load(),
-			Spilled: c.Spilled.Load(), Watermark: c.Watermark.Load()}
+			Spilled: c.Spilled.Load(), StateMem: c.StateMem.Load(), StateDisk: c.StateDisk.Load(), Watermark: c.Watermark.Load()}
 		for _, in := range c.Inputs {
 			o.Inputs = append(o.Inputs, Input{Name: in.Name, Watermark: in.WM.Load()})
 		}
@@ -129,6 +159,14 @@ func Take(job *exec.Job, at time.Time) Snapshot {
 			k.Kinds[i] = c.Kinds[i].Load()
 		}
 		s.Sinks = append(s.Sinks, k)
+	}
+	if job.TakesCheckpoints() {
+		cp := &Checkpoints{Completed: job.CheckpointsDone.Load(), Failed: job.CheckpointsFailed.Load()}
+		if last := job.LastCheckpoint(); last != nil {
+			cp.LastEnd, cp.LastSize = last.Completed, last.Size()
+			cp.LastDuration = time.Duration(last.DurationMS) * time.Millisecond
+		}
+		s.Checkpoints = cp
 	}
 	return s
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -22,6 +23,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/checkpoint"
 )
 
 // rewoundClicks is the case the engine was built around: impressions join
@@ -30,6 +33,8 @@ import (
 type rewoundClicks struct {
 	addr string
 	t0   time.Time
+	// bytes are the bytes of the records' values, by topic-partition.
+	bytes map[string]int
 }
 
 const rewind = 72 * time.Hour
@@ -57,20 +62,25 @@ func startRewoundClicks(t *testing.T) rewoundClicks {
 			Value: fmt.Appendf(nil, `{"ad_id": %d, "ts": "%s"}`, ad, ts.Format("2006-01-02 15:04:05.000"))}
 	}
 	var recs []*kgo.Record
+	bytes := map[string]int{}
 	for i := range 10 {
 		ts := t0.Add(time.Duration(i-9) * time.Second)
 		recs = append(recs, rec("impressions", 0, i, ts), rec("clicks", 0, i, ts), rec("clicks", 1, i, ts.Add(-rewind)))
+	}
+	for _, r := range recs {
+		bytes[fmt.Sprintf("%s-%d", r.Topic, r.Partition)] += len(r.Value)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	return rewoundClicks{addr: addr, t0: t0}
+	return rewoundClicks{addr: addr, t0: t0, bytes: bytes}
 }
 
 // job is the attribution job over the broker: an interval join of the two
-// topics, unbounded, into a blackhole. extra goes into both tables' WITH.
+// topics, unbounded, into a file in a temporary directory (a sink that
+// checkpoints). extra goes into both tables' WITH.
 func (r rewoundClicks) job(t *testing.T, extra string) string {
 	table := func(name string) string {
 		return fmt.Sprintf(`CREATE TABLE %[1]s (ad_id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
@@ -78,8 +88,9 @@ WITH ('connector' = 'kafka', 'topic' = '%[1]s', 'properties.bootstrap.servers' =
   'scan.startup.mode' = 'earliest-offset'%[3]s);
 `, name, r.addr, extra)
 	}
+	out := filepath.Join(t.TempDir(), "attributed.json")
 	return writeJob(t, "attribution.sql", table("impressions")+table("clicks")+`CREATE TABLE attributed (ad_id BIGINT, shown TIMESTAMP(3), clicked TIMESTAMP(3))
-WITH ('connector' = 'blackhole');
+WITH ('connector' = 'filesystem', 'path' = '`+out+`', 'format' = 'json');
 INSERT INTO attributed
 SELECT i.ad_id, i.ts, c.ts FROM impressions i JOIN clicks c
   ON i.ad_id = c.ad_id AND c.ts BETWEEN i.ts AND i.ts + INTERVAL '1' HOUR;
@@ -151,11 +162,16 @@ next:
 // t0, watermark the rewound partition's t0 - 3 d - 5 s), impressions' is
 // the five seconds of its watermark delay; the join's two input
 // watermarks are three days apart; and every row was read. promtool, when
-// installed (.ci/run installs it), accepts the scrape.
+// installed (.ci/run installs it), accepts the scrape. Bytes read per
+// partition are those of the records produced, and every partition's
+// consumer lag is 0 once its records are read. The join's state, under
+// --state-dir, has bytes in memory and on disk. STREAMSQL_DUMP_SCRAPE=1
+// logs the scrape (docs/metrics.md's example scrapes come from this test
+// and TestMetricsCheckpoints).
 func TestMetricsRewoundClicks(t *testing.T) {
 	r := startRewoundClicks(t)
 	job := r.job(t, ",\n  'scan.watermark.gap-alert' = '1 h'")
-	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", job)
+	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", "--state-dir", t.TempDir(), job)
 	url := serveURL(t, stderr)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("serving at %s, not on the loopback address asked for", url)
@@ -187,6 +203,21 @@ func TestMetricsRewoundClicks(t *testing.T) {
 		{"streamsql_source_gap_alert", src("impressions"), 0},
 		{"streamsql_source_gap_alerts_total", src("impressions"), 0},
 		{"streamsql_job_info", map[string]string{"job_name": "attribution.sql", "state": "RUNNING"}, 1},
+		{"streamsql_source_bytes_read_total", src("impressions"), float64(r.bytes["impressions-0"])},
+		{"streamsql_source_bytes_read_total", src("clicks"), float64(r.bytes["clicks-0"] + r.bytes["clicks-1"])},
+	}
+	for _, split := range []string{"impressions-0", "clicks-0", "clicks-1"} {
+		table, _, _ := strings.Cut(split, "-")
+		l := map[string]string{"table": table, "split": split}
+		want = append(want, struct {
+			name   string
+			labels map[string]string
+			value  float64
+		}{"streamsql_source_split_bytes_read_total", l, float64(r.bytes[split])}, struct {
+			name   string
+			labels map[string]string
+			value  float64
+		}{"streamsql_source_split_lag_records", l, 0})
 	}
 	// The values settle as the rows and watermarks travel from the sources
 	// to the join: scrape until they all hold, and report those that never
@@ -220,6 +251,10 @@ func TestMetricsRewoundClicks(t *testing.T) {
 		t.Errorf("after 60 s:\n%s\nscrape:\n%s", strings.Join(wrong, "\n"), body)
 	}
 	promtoolCheck(t, body)
+	checkStateBytes(t, url)
+	if os.Getenv("STREAMSQL_DUMP_SCRAPE") != "" {
+		t.Log(body)
+	}
 
 	// The API gives the join's input watermarks as Flink names them.
 	var detail struct {
@@ -245,6 +280,65 @@ func TestMetricsRewoundClicks(t *testing.T) {
 	}
 	if !slices.Equal(wms, wantWM) {
 		t.Errorf("GET /api/jobs/1/vertices/%s/watermarks = %v, want %v", join, wms, wantWM)
+	}
+}
+
+// checkStateBytes: the rewound-clicks join, which holds rows, has state
+// bytes in memory and on disk (its --state-dir store).
+func checkStateBytes(t *testing.T, url string) {
+	t.Helper()
+	join := map[string]string{"name": "IntervalJoin INNER(i, c)"}
+	fams, body := scrape(t, url)
+	rows, _ := sample(fams, "streamsql_operator_state_rows", join)
+	mem, _ := sample(fams, "streamsql_operator_state_memory_bytes", join)
+	disk, _ := sample(fams, "streamsql_operator_state_disk_bytes", join)
+	if rows <= 0 || mem <= 0 || disk <= 0 {
+		t.Errorf("the join holds %v rows in %v bytes of memory and %v on disk; want all three above 0\n%s", rows, mem, disk, body)
+	}
+}
+
+// TestMetricsCheckpoints: a job that checkpoints (datagen into a file,
+// --state-dir, a checkpoint every 200 ms) exports its checkpoints, and the
+// last one's size is that of the newest checkpoint on disk; none failed,
+// and the age and duration are within a minute.
+func TestMetricsCheckpoints(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.json")
+	job := writeJob(t, "gen.sql", `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '200');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '`+out+`', 'format' = 'json');
+INSERT INTO sink SELECT id FROM gen;
+`)
+	stateDir := t.TempDir()
+	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--state-dir", stateDir,
+		"--set", "execution.checkpointing.interval=200ms", job)
+	url := serveURL(t, stderr)
+	var body string
+	// Checkpoints go on being taken: scrape, then read the newest on disk,
+	// until no checkpoint completed in between.
+	waitFor(t, "checkpoint metrics that match the newest checkpoint on disk", func() bool {
+		var fams map[string]*dto.MetricFamily
+		fams, body = scrape(t, url)
+		done, _ := sample(fams, "streamsql_checkpoints_completed_total", nil)
+		size, ok := sample(fams, "streamsql_checkpoint_last_size_bytes", nil)
+		if done < 2 || !ok {
+			return false
+		}
+		d, err := checkpoint.Open(stateDir, checkpoint.Options{})
+		if err != nil {
+			return false
+		}
+		c, _, err := d.Latest()
+		return err == nil && c != nil && float64(c.Size()) == size
+	})
+	fams, _ := scrape(t, url)
+	if os.Getenv("STREAMSQL_DUMP_SCRAPE") != "" {
+		t.Log(body)
+	}
+	failed, okFailed := sample(fams, "streamsql_checkpoints_failed_total", nil)
+	age, okAge := sample(fams, "streamsql_checkpoint_age_seconds", nil)
+	dur, okDur := sample(fams, "streamsql_checkpoint_last_duration_seconds", nil)
+	if !okFailed || failed != 0 || !okAge || age < 0 || age > 60 || !okDur || dur < 0 || dur > 60 {
+		t.Errorf("checkpoints: failed %v (%v), age %v s (%v), last duration %v s (%v); want 0 failed, an age and a duration within a minute\n%s\nstderr:\n%s",
+			failed, okFailed, age, okAge, dur, okDur, body, stderr.String())
 	}
 }
 
