@@ -165,13 +165,14 @@ next:
 // installed (.ci/run installs it), accepts the scrape. Bytes read per
 // partition are those of the records produced, and every partition's
 // consumer lag is 0 once its records are read. The join's state, under
-// --state-dir, has bytes in memory and on disk. STREAMSQL_DUMP_SCRAPE=1
+// --state-dir, has bytes in memory and on disk, and the job checkpoints. STREAMSQL_DUMP_SCRAPE=1
 // logs the scrape (docs/metrics.md's example scrapes come from this test
 // and TestMetricsCheckpoints).
 func TestMetricsRewoundClicks(t *testing.T) {
 	r := startRewoundClicks(t)
 	job := r.job(t, ",\n  'scan.watermark.gap-alert' = '1 h'")
-	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", "--state-dir", t.TempDir(), job)
+	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", "--state-dir", t.TempDir(),
+		"--set", "execution.checkpointing.interval=200ms", job)
 	url := serveURL(t, stderr)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("serving at %s, not on the loopback address asked for", url)
@@ -236,6 +237,9 @@ func TestMetricsRewoundClicks(t *testing.T) {
 		}
 		if lag, ok := sample(fams, "streamsql_source_watermark_lag_seconds", src("clicks")); !ok || lag < days {
 			wrong = append(wrong, fmt.Sprintf("clicks' watermark lag is %v (present %v), want at least three days", lag, ok))
+		}
+		if n, _ := sample(fams, "streamsql_checkpoints_completed_total", nil); n < 1 {
+			wrong = append(wrong, "no checkpoint completed")
 		}
 		if len(wrong) == 0 || time.Now().After(end) {
 			break
