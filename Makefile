@@ -87,7 +87,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 60s); FUZZ=REGEXP pick
 # through `streamsql run` (BENCH_RUNS times, median) and prints a Markdown
 # table; the JSON goes to bench/results/latest.json. Sizes and the rest come
 # from BENCH_* variables (see bench/main.go), e.g. `make bench BENCH_EVENTS=1000000`.
-bench: ## End-to-end benchmarks (Nexmark q0 q3 q8 q9 q20, orders ⋈ shipments): table on stdout, JSON in bench/results/.
+bench: ## End-to-end benchmarks (Nexmark q0 q3 q8 q9 q20, orders ⋈ shipments, --http's cost): table on stdout, JSON in bench/results/.
 	$(GO) run ./bench
 
 bench-go: ## Go micro-benchmarks of every package, with allocation counts.

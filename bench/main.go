@@ -12,6 +12,7 @@
 //	BENCH_EVENTS       Nexmark events of the whole stream for q0, q3 and q8 (10000000)
 //	BENCH_JOIN_EVENTS  Nexmark events for q9 and q20, whose state holds nearly every auction and bid (2000000)
 //	BENCH_WINDOW_EVENTS Nexmark events for tumble-1h-spill, one 1-hour window of ~3.8M groups (4200000)
+//	BENCH_SERVED_EVENTS rows of served-1m and served-1m-http, read at 1 M a second (15000000)
 //	BENCH_RATE         Nexmark 'first-event.rate', events per second of event time (10000000, as the Nexmark suite)
 //	BENCH_KEYS         orders (and shipments) of the orders ⋈ shipments joins (1000000)
 //	BENCH_RUNS         runs of each query; the table shows the median (3)
@@ -26,8 +27,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -36,6 +39,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,6 +48,8 @@ type config struct {
 	joinEvents int64
 	// windowEvents: Nexmark events of tumble-1h-spill.
 	windowEvents int64
+	// servedEvents: rows of served-1m and served-1m-http.
+	servedEvents int64
 	rate         int64
 	keys         int64
 	runs         int
@@ -99,6 +105,9 @@ type Run struct {
 	// BrokerCPUS is the development broker's CPU time during the run
 	// (Kafka queries).
 	BrokerCPUS float64 `json:"broker_cpu_s,omitempty"`
+	// Scrapes is how many times bench scraped /metrics during the run
+	// (queries run with --http).
+	Scrapes int `json:"scrapes,omitempty"`
 }
 
 // Result is a query's median over its runs.
@@ -139,6 +148,7 @@ func main() {
 		events:       envInt("BENCH_EVENTS", 10_000_000),
 		joinEvents:   envInt("BENCH_JOIN_EVENTS", 2_000_000),
 		windowEvents: envInt("BENCH_WINDOW_EVENTS", 4_200_000),
+		servedEvents: envInt("BENCH_SERVED_EVENTS", 15_000_000),
 		rate:         envInt("BENCH_RATE", 10_000_000),
 		keys:         envInt("BENCH_KEYS", 1_000_000),
 		runs:         int(envInt("BENCH_RUNS", 3)),
@@ -198,7 +208,7 @@ func main() {
 				}
 				brokerCPU = br.cpu()
 			}
-			r, err := runOnce(c, bin, job, q.budget, filepath.Join(c.dir, q.name+".log"))
+			r, err := runOnce(c, bin, job, q, filepath.Join(c.dir, q.name+".log"))
 			if err != nil {
 				fatalf("%s: %v (see %s)", q.name, err, filepath.Join(c.dir, q.name+".log"))
 			}
@@ -229,7 +239,7 @@ func main() {
 		Commit:  gitCommit(),
 		Machine: machine(),
 		Settings: map[string]int64{"events": c.events, "join_events": c.joinEvents, "window_events": c.windowEvents,
-			"first_event_rate": c.rate, "keys": c.keys,
+			"first_event_rate": c.rate, "keys": c.keys, "served_events": c.servedEvents,
 			"runs": int64(c.runs), "parallelism": int64(c.parallelism)},
 		Results: results,
 	}
@@ -252,21 +262,38 @@ var (
 )
 
 // runOnce runs the job once, keeping its stderr (progress and summary) in
-// logPath.
-func runOnce(c config, bin, job, budget, logPath string) (Run, error) {
+// logPath. A query with http runs with --http and is scraped every second
+// (scrape).
+func runOnce(c config, bin, job string, q query, logPath string) (Run, error) {
+	budget := q.budget
 	args := []string{"run", "--set", "parallelism=" + strconv.Itoa(c.parallelism)}
 	if budget != "" {
 		args = append(args, "--set", "state.memory-budget="+budget)
 	}
+	if q.http {
+		args = append(args, "--http", "127.0.0.1:0")
+	}
 	cmd := osexec.Command(bin, append(args, filepath.Base(job))...)
 	cmd.Dir = filepath.Dir(job)
-	var stderr bytes.Buffer
+	stderr := &lockedBuffer{}
 	cmd.Stdout = io.Discard
-	cmd.Stderr = &stderr
+	cmd.Stderr = stderr
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return Run{}, err
+	}
+	scrapes := make(chan int, 1)
+	done := make(chan struct{})
+	if q.http {
+		go func() { scrapes <- scrape(stderr, done) }()
+	} else {
+		scrapes <- 0
+	}
+	err := cmd.Wait()
 	wall := time.Since(start)
-	_ = os.WriteFile(logPath, stderr.Bytes(), 0o644)
+	close(done)
+	scraped := <-scrapes
+	_ = os.WriteFile(logPath, []byte(stderr.String()), 0o644)
 	if err != nil {
 		return Run{}, fmt.Errorf("streamsql run: %w", err)
 	}
@@ -275,6 +302,10 @@ func runOnce(c config, bin, job, budget, logPath string) (Run, error) {
 		WallS:    wall.Seconds(),
 		CPUS:     (ps.UserTime() + ps.SystemTime()).Seconds(),
 		MaxRSSMB: maxRSSMB(ps),
+		Scrapes:  scraped,
+	}
+	if q.http && scraped == 0 {
+		return r, errors.New("--http: /metrics was never scraped (no address on stderr, or every scrape failed)")
 	}
 	out := stderr.String()
 	for _, m := range sourceRE.FindAllStringSubmatch(out, -1) {
@@ -399,6 +430,23 @@ func printTable(w io.Writer, rep Report) {
 	for _, n := range rep.NotRunnable {
 		fmt.Fprintf(w, "- %s: %s\n", n["query"], n["reason"])
 	}
+	for _, r := range rep.Results {
+		base, ok := strings.CutSuffix(r.Query, "-http")
+		if !ok {
+			continue
+		}
+		for _, b := range rep.Results {
+			if b.Query == base && b.CPUUsPerEvent > 0 {
+				var scrapes []float64
+				for _, run := range r.Runs {
+					scrapes = append(scrapes, float64(run.Scrapes))
+				}
+				fmt.Fprintf(w, "- %s: serving --http and scraped every second (median %.0f scrapes a run) costs %.4f CPU µs/event "+
+					"over %s's %.4f: %+.2f%% (medians; load average at the end %s).\n", r.Query, median(scrapes),
+					r.CPUUsPerEvent, base, b.CPUUsPerEvent, 100*(r.CPUUsPerEvent-b.CPUUsPerEvent)/b.CPUUsPerEvent, rep.Machine["loadavg_at_end"])
+			}
+		}
+	}
 }
 
 // group formats a number with thousands separators.
@@ -447,4 +495,60 @@ func machine() map[string]string {
 		m["loadavg_at_end"] = strings.Join(strings.Fields(string(b))[:3], " ")
 	}
 	return m
+}
+
+// lockedBuffer is a child's stderr, read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var webUI = regexp.MustCompile(`web UI at (http://\S+/),`)
+
+// scrape waits for run's stderr to say where it serves, then GETs
+// /metrics every second, as Prometheus would, until done; it returns the
+// scrapes that succeeded. Its own CPU is bench's, not the job's.
+func scrape(stderr *lockedBuffer, done <-chan struct{}) int {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	url := ""
+	for url == "" {
+		select {
+		case <-done:
+			return 0
+		case <-t.C:
+		}
+		if m := webUI.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1] + "metrics"
+		}
+	}
+	t.Reset(time.Second)
+	n := 0
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err == nil && resp.StatusCode == http.StatusOK {
+				n++
+			}
+		}
+		select {
+		case <-done:
+			return n
+		case <-t.C:
+		}
+	}
 }

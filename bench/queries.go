@@ -20,6 +20,9 @@ type query struct {
 	// budget, when set, is the 'state.memory-budget' of the run (a budget
 	// that forces state to spill to Badger).
 	budget string
+	// http: the job runs with --http 127.0.0.1:0, and bench scrapes its
+	// /metrics every second while it runs (the cost of being watched).
+	http bool
 	// kafka: the job reads and writes topics of the development broker
 	// (see kafka.go): inputs are produced to these topics from the files
 	// of the same name under data/, keyed by order_id, and the output
@@ -74,11 +77,30 @@ WITH ('connector' = 'blackhole');
 }
 
 func nexmarkEvents(c config) int64 { return c.events }
-func joinEvents(c config) int64    { return c.joinEvents }
-func windowEvents(c config) int64  { return c.windowEvents }
-func orderEvents(c config) int64   { return 2 * c.keys }
+func servedEvents(c config) int64  { return c.servedEvents }
+
+// servedSQL is the job of served-1m and served-1m-http: datagen rows at
+// 1 M a second of wall clock into a blackhole, with an event time.
+func servedSQL(c config) string {
+	return fmt.Sprintf(`CREATE TABLE gen (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'datagen', 'rows-per-second' = '1000000', 'number-of-rows' = '%d');
+CREATE TABLE served_out (id BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'blackhole');
+INSERT INTO served_out SELECT id, ts FROM gen;
+`, c.servedEvents)
+}
+func joinEvents(c config) int64   { return c.joinEvents }
+func windowEvents(c config) int64 { return c.windowEvents }
+func orderEvents(c config) int64  { return 2 * c.keys }
 
 var queries = []query{
+	{
+		name: "served-1m", events: servedEvents, sql: servedSQL,
+		note: "datagen at 1 M rows a second of wall clock into a blackhole, without --http: the base of served-1m-http.",
+	},
+	{
+		name: "served-1m-http", events: servedEvents, sql: servedSQL, http: true,
+		note: "served-1m run with --http 127.0.0.1:0, its /metrics scraped every second while it runs: what serving metrics costs.",
+	},
 	{
 		name: "q0", nexmark: true, events: nexmarkEvents,
 		note: "Nexmark q0: every bid passed through to a blackhole sink.",
