@@ -21,13 +21,36 @@ type Job struct {
 	// or SELECT, and Statements their SQL (for the UI).
 	Plans      []string
 	Statements []string
-	Exec       *exec.Job
-	Start      time.Time
+	// Graph is the job's operators for the UI's job graph, inputs first
+	// (nil: none drawn).
+	Graph []Node
+	Exec  *exec.Job
+	Start time.Time
 
 	mu      sync.Mutex
 	state   string
 	end     time.Time
 	history []Snapshot
+}
+
+// Node is one operator of a job's graph, as EXPLAIN shows it.
+type Node struct {
+	// ID is the physical plan's operator id: a Source's, an Operator's or
+	// a Sink's ID in snapshots.
+	ID string
+	// Kind is the operator's kind as EXPLAIN's physical plan names it
+	// (Source, Calc, IntervalJoin, …, Sink), Title what the UI calls it
+	// ("IntervalJoin INNER(i, c)", "Source: clicks"), and Detail the rest
+	// of EXPLAIN's physical line (keys, casts, retention, delays).
+	Kind, Title, Detail string
+	// Notes are what EXPLAIN's optimized logical plan says of the node it
+	// was lowered from: "mode=[+I,-U,+U] keys=(id)", its watermark delay,
+	// a "state: …" line per state it keeps and when rows leave it.
+	Notes []string
+	// Unbounded is set when some of its state is never freed.
+	Unbounded bool
+	// Inputs are the ids of its inputs, in port order.
+	Inputs []string
 }
 
 // Job states, as Flink's REST API names them.

@@ -91,9 +91,13 @@ func vertices(s metrics.Snapshot) []vertex {
 		out = append(out, vertex{ID: vid(src.ID, "source", i), Name: "Source: " + src.Table, Kind: "source", Parallelism: 1,
 			Metrics: map[string]int64{"write-records": src.RowsRead, "bad-records": src.BadRows, "late-records": src.Late,
 				"current-watermark": src.Watermark, "max-event-time": src.MaxEventTime}})
+		if src.HasBytes {
+			out[len(out)-1].Metrics["read-bytes"] = src.Bytes
+		}
 	}
 	for _, o := range s.Operators {
-		m := map[string]int64{"read-records": o.In, "write-records": o.Out, "late-records": o.Late, "state-rows": o.StateRows}
+		m := map[string]int64{"read-records": o.In, "write-records": o.Out, "late-records": o.Late, "state-rows": o.StateRows,
+			"state-memory-bytes": o.StateMem, "state-disk-bytes": o.StateDisk}
 		if o.Subtask > 0 {
 			v := &out[len(out)-1]
 			v.Parallelism++

@@ -9,6 +9,12 @@
 //   - The UI works offline: HTML and SVG drawn on the server, the stylesheet
 //     inline, no script (the page reloads itself); nothing is fetched from
 //     anywhere else.
+//   - A job's page draws, from the job's history (metrics.Registry samples
+//     every second): the job graph (graph.go: one box per operator of the
+//     physical plan, with EXPLAIN's changelog mode, keys and state
+//     retention and its rows per second over the last 5 s), each input's
+//     watermark and max event time (chart.go), and state and late rows
+//     over time (history.go).
 //   - It only reads: the jobs' numbers come from package metrics, which
 //     reads the counters exec keeps; serving costs the jobs nothing on their
 //     rows' path.

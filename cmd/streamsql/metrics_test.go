@@ -347,7 +347,8 @@ INSERT INTO sink SELECT id FROM gen;
 }
 
 // TestShellServesItsJobs: `streamsql shell --http` shows a background
-// INSERT in /metrics under its SHOW JOBS id, and the API lists it.
+// INSERT in /metrics under its SHOW JOBS id, the API lists it, and its
+// page draws its graph.
 func TestShellServesItsJobs(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "shell", "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
@@ -374,6 +375,11 @@ INSERT INTO sink SELECT id FROM gen;
 	getJSON(t, url+"api/jobs", &jobs)
 	if len(jobs.Jobs) != 1 || jobs.Jobs[0].ID != "1" || jobs.Jobs[0].Status != "RUNNING" {
 		t.Errorf("GET /api/jobs = %+v, want job 1 RUNNING\nstdout:\n%s\nstderr:\n%s", jobs, stdout.String(), stderr.String())
+	}
+	// Its page draws its graph: the datagen source, the sink.
+	page := string(get(t, url+"jobs/1"))
+	if strings.Count(page, `<g class="node"`) < 2 || !strings.Contains(page, "Source: gen") || !strings.Contains(page, "Sink: sink") {
+		t.Errorf("the background job's page has no graph of its source and sink:\n%s", page)
 	}
 }
 
@@ -425,6 +431,42 @@ func promtoolCheck(t *testing.T, body string) {
 
 func ciRun() bool { return os.Getenv("CI") != "" }
 
+// checkGraph: the job graph on page has a box for each vertex of job 1
+// that the API lists, an edge from each of the join's inputs to it, and in
+// the join's box its changelog mode and keys as EXPLAIN prints them.
+func checkGraph(t *testing.T, url, page string) {
+	t.Helper()
+	var detail struct {
+		Vertices []struct{ ID, Name string }
+	}
+	getJSON(t, url+"api/jobs/1", &detail)
+	if len(detail.Vertices) < 4 {
+		t.Fatalf("GET /api/jobs/1 lists %d vertices: %+v", len(detail.Vertices), detail.Vertices)
+	}
+	join := ""
+	for _, v := range detail.Vertices {
+		if !strings.Contains(page, `<g class="node" data-id="`+v.ID+`"`) {
+			t.Errorf("the graph has no box for %s (%s)", v.ID, v.Name)
+		}
+		if v.Name == "IntervalJoin INNER(i, c)" {
+			join = v.ID
+		}
+	}
+	i := strings.Index(page, `<g class="node" data-id="`+join+`"`)
+	if join == "" || i < 0 {
+		t.Fatalf("no box for the join %q", join)
+	}
+	box := page[i : i+strings.Index(page[i:], "</g>")]
+	for _, want := range []string{"mode=[+I]", "keys=(i.ad_id = c.ad_id)", "state: left rows: until watermark", "rows in "} {
+		if !strings.Contains(box, want) {
+			t.Errorf("the join's box lacks %q:\n%s", want, box)
+		}
+	}
+	if n := strings.Count(page, `data-to="`+join+`"`); n != 2 {
+		t.Errorf("%d edges go into the join, want 2", n)
+	}
+}
+
 // TestRunPortInUse: a run whose --http address is taken exits 1 saying
 // so, and one whose port is not a number is a usage error.
 func TestRunPortInUse(t *testing.T) {
@@ -452,7 +494,13 @@ INSERT INTO sink SELECT id FROM gen;
 // event-time chart has one watermark and one max-event-time series per
 // input, clicks' row is marked red by its gap alert and impressions' is
 // not, the operators table shows the join, and the chart grows between two
-// loads. STREAMSQL_UI_SCREENSHOT=path also saves a screenshot there (how
+// loads. The job graph has a box for every vertex the API lists, edges
+// from each input of the join to it, and the join's changelog mode and
+// keys as EXPLAIN prints them; the state and late-row charts have a series
+// per stateful operator and per input, and grow. This is issue #15's
+// "done when" end to end: a Kafka job run with --http, its page showing
+// the rewound input's gap, its /metrics scraped (and checked by promtool).
+// STREAMSQL_UI_SCREENSHOT=path also saves a screenshot there (how
 // docs/metrics-ui.png was made).
 func TestWebUIInChromium(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
@@ -466,19 +514,28 @@ func TestWebUIInChromium(t *testing.T) {
 	job := r.job(t, ",\n  'scan.watermark.gap-alert' = '1 h'")
 	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", job)
 	url := serveURL(t, stderr)
+	var scraped string
 	waitFor(t, "clicks' gap alert in /metrics", func() bool {
-		fams, _ := scrape(t, url)
+		fams, body := scrape(t, url)
+		scraped = body
 		v, _ := sample(fams, "streamsql_source_gap_alert", map[string]string{"table": "clicks"})
 		w, _ := sample(fams, "streamsql_operator_watermark_seconds", map[string]string{"name": "IntervalJoin INNER(i, c)"})
 		return v == 1 && w > 0
 	})
+	promtoolCheck(t, scraped)
+	// Each Chromium gets a minute: one that hangs on a loaded machine
+	// fails the test instead of stalling it until go test's timeout.
 	headless := func(args ...string) *exec.Cmd {
-		return exec.Command(chromium, append([]string{"--headless", "--no-sandbox", "--disable-gpu",
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		t.Cleanup(cancel)
+		cmd := exec.CommandContext(ctx, chromium, append([]string{"--headless", "--no-sandbox", "--disable-gpu",
 			"--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir()}, args...)...)
+		cmd.WaitDelay = 5 * time.Second // its children may hold the pipes
+		return cmd
 	}
 	dump := func() string {
 		t.Helper()
-		out, err := headless("--dump-dom", url+"jobs/1").Output()
+		out, err := headless("--dump-dom", url+"jobs/1?refresh=0").Output()
 		if err != nil {
 			t.Fatalf("chromium --dump-dom: %v", err)
 		}
@@ -505,18 +562,47 @@ func TestWebUIInChromium(t *testing.T) {
 	if !strings.Contains(first, "IntervalJoin INNER(i, c)") || !strings.Contains(first, "3d") {
 		t.Errorf("the page lacks the join or the 3-day gap:\n%s", first)
 	}
-	// The history is sampled every second: the chart grows.
-	waitFor(t, "the chart to grow", func() bool {
-		for _, m := range points.FindAllStringSubmatch(dump(), -1) {
+	checkGraph(t, url, first)
+	histories := regexp.MustCompile(`<path class="series" data-name="([^"]+)" data-points="(\d+)"`)
+	chartPoints := func(page, chart string) map[string]int {
+		i := strings.Index(page, `<svg id="`+chart+`"`)
+		if i < 0 {
+			t.Fatalf("the page has no chart %s", chart)
+		}
+		j := strings.Index(page[i:], "</svg>")
+		out := map[string]int{}
+		for _, m := range histories.FindAllStringSubmatch(page[i:i+j], -1) {
+			out[m[1]], _ = strconv.Atoi(m[2])
+		}
+		return out
+	}
+	state0, late0 := chartPoints(first, "state-rows"), chartPoints(first, "late-rows")
+	join := ""
+	for name := range state0 {
+		if strings.HasPrefix(name, "IntervalJoin INNER(i, c) [") {
+			join = name
+		}
+	}
+	if join == "" || state0[join] == 0 {
+		t.Errorf("the state chart has no series for the join: %v", state0)
+	}
+	if len(late0) != 2 || late0["clicks"] == 0 || late0["impressions"] == 0 {
+		t.Errorf("the late-rows chart has series %v, want one per input", late0)
+	}
+	// The history is sampled every second: the charts grow.
+	waitFor(t, "the charts to grow", func() bool {
+		page := dump()
+		grown := false
+		for _, m := range points.FindAllStringSubmatch(page, -1) {
 			n, _ := strconv.Atoi(m[3])
 			if m[1] == "clicks" && m[2] == "watermark" && n > series["clicks watermark"] {
-				return true
+				grown = true
 			}
 		}
-		return false
+		return grown && chartPoints(page, "state-rows")[join] > state0[join] && chartPoints(page, "late-rows")["clicks"] > late0["clicks"]
 	})
 	if path := os.Getenv("STREAMSQL_UI_SCREENSHOT"); path != "" {
-		if out, err := headless("--window-size=1000,1100", "--screenshot="+path, url+"jobs/1").CombinedOutput(); err != nil {
+		if out, err := headless("--window-size=1400,2600", "--screenshot="+path, url+"jobs/1?refresh=0").CombinedOutput(); err != nil {
 			t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 		}
 	}

@@ -249,7 +249,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	watched := &metrics.Job{Name: jobName(file, opts.Settings), Exec: job, Start: start}
+	watched := &metrics.Job{Name: jobName(file, opts.Settings), Exec: job, Start: start, Graph: jobGraph(plans)}
 	for _, p := range plans {
 		watched.Plans = append(watched.Plans, p.ExplainText())
 		watched.Statements = append(watched.Statements, statementText(src, p))

@@ -279,7 +279,8 @@ func (sh *shell) watch(id string, job *exec.Job, plans []*planner.Plan, stmt str
 		sh.queries++
 		id = "query-" + strconv.Itoa(sh.queries)
 	}
-	w := &metrics.Job{ID: id, Name: shorten(strings.Join(strings.Fields(stmt), " "), 80), Exec: job, Statements: []string{stmt}}
+	w := &metrics.Job{ID: id, Name: shorten(strings.Join(strings.Fields(stmt), " "), 80), Exec: job, Statements: []string{stmt},
+		Graph: jobGraph(plans)}
 	if n := sh.sess.Settings.PipelineName; n != "" {
 		w.Name = n
 	}
