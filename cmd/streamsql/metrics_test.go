@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -605,5 +606,116 @@ func TestWebUIInChromium(t *testing.T) {
 		if out, err := headless("--window-size=1400,2600", "--screenshot="+path, url+"jobs/1?refresh=0").CombinedOutput(); err != nil {
 			t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 		}
+	}
+}
+
+// TestPrometheusScrapesRewoundClicks: a real Prometheus (Debian's
+// prometheus package, which .ci/run installs for promtool) scrapes the
+// rewound-clicks job run with --http, loads the alert rules of
+// docs/metrics.md, and then answers a query for clicks' event-time gap with
+// three days and five seconds and fires StreamsqlGapAlert for clicks, and
+// for clicks only.
+func TestPrometheusScrapesRewoundClicks(t *testing.T) {
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if ciRun() {
+			t.Fatal("prometheus is missing in CI: .ci/run installs it (Debian's prometheus package)")
+		}
+		t.Skip("prometheus is not installed (apt-get install prometheus)")
+	}
+	r := startRewoundClicks(t)
+	job := r.job(t, ",\n  'scan.watermark.gap-alert' = '1 h'")
+	_, _, stderr := startRun(t, "--http", "127.0.0.1:0", "--set", "parallelism=1", job)
+	target := strings.TrimSuffix(strings.TrimPrefix(serveURL(t, stderr), "http://"), "/")
+
+	dir := t.TempDir()
+	doc, err := os.ReadFile("../../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rules, ok := strings.Cut(string(doc), "```yaml rules\n")
+	rules, _, ok2 := strings.Cut(rules, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/metrics.md has no ```yaml rules block")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules.yml"), []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prom := ln.Addr().String()
+	ln.Close() // Prometheus takes the port (a race with another process taking it first only fails the test)
+	cfg := fmt.Sprintf(`global: {scrape_interval: 1s, evaluation_interval: 1s}
+rule_files: [%q]
+scrape_configs:
+  - job_name: streamsql
+    static_configs: [{targets: [%q]}]
+`, filepath.Join(dir, "rules.yml"), target)
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+prom)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	api := "http://" + prom + "/api/v1/"
+	type result struct {
+		Metric map[string]string
+		Value  []any
+	}
+	var gap string
+	waitFor(t, "Prometheus to have scraped clicks' event-time gap", func() bool {
+		resp, err := http.Get(api + "query?query=" + url.QueryEscape(`streamsql_source_event_time_gap_seconds{table="clicks"}`))
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var q struct{ Data struct{ Result []result } }
+		if json.NewDecoder(resp.Body).Decode(&q) != nil || len(q.Data.Result) != 1 || len(q.Data.Result[0].Value) != 2 {
+			return false
+		}
+		gap, _ = q.Data.Result[0].Value[1].(string)
+		return true
+	})
+	if want := strconv.FormatFloat((rewind + 5*time.Second).Seconds(), 'f', -1, 64); gap != want {
+		t.Errorf("Prometheus says clicks' gap is %s s, want %s", gap, want)
+	}
+	var firing []string
+	waitFor(t, "StreamsqlGapAlert to fire in Prometheus", func() bool {
+		resp, err := http.Get(api + "alerts")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var a struct {
+			Data struct {
+				Alerts []struct {
+					Labels map[string]string
+					State  string
+				}
+			}
+		}
+		if json.NewDecoder(resp.Body).Decode(&a) != nil {
+			return false
+		}
+		firing = firing[:0]
+		for _, x := range a.Data.Alerts {
+			if x.Labels["alertname"] == "StreamsqlGapAlert" && x.State == "firing" {
+				firing = append(firing, x.Labels["table"])
+			}
+		}
+		return len(firing) > 0
+	})
+	if !slices.Equal(firing, []string{"clicks"}) {
+		t.Errorf("StreamsqlGapAlert fires for %v, want clicks only\nprometheus:\n%s", firing, out.String())
 	}
 }
