@@ -72,6 +72,12 @@ func jobGraph(plans []*planner.Plan) []metrics.Node {
 	return out
 }
 
+// planTexts are the EXPLAIN texts the web UI shows for a job's plans,
+// lowered together as run lowers them: their operator ids are those of the
+// job's counters and graph (a plan lowered alone may number the operators
+// of a job's second statement otherwise).
+func planTexts(plans []*planner.Plan) []string { return planner.ExplainJob(plans) }
+
 // logicalNodes are the nodes of one logical plan by the span of SQL they
 // came from, for matching the physical nodes lowered from them.
 type logicalNodes map[string][]logical.Node

@@ -250,8 +250,8 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	watched := &metrics.Job{Name: jobName(file, opts.Settings), Exec: job, Start: start, Graph: jobGraph(plans)}
+	watched.Plans = planTexts(plans)
 	for _, p := range plans {
-		watched.Plans = append(watched.Plans, p.ExplainText())
 		watched.Statements = append(watched.Statements, statementText(src, p))
 	}
 	reg.Add(watched)

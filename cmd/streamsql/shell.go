@@ -284,9 +284,7 @@ func (sh *shell) watch(id string, job *exec.Job, plans []*planner.Plan, stmt str
 	if n := sh.sess.Settings.PipelineName; n != "" {
 		w.Name = n
 	}
-	for _, p := range plans {
-		w.Plans = append(w.Plans, p.ExplainText())
-	}
+	w.Plans = planTexts(plans)
 	sh.watched.Add(w)
 	return w
 }
