@@ -49,3 +49,26 @@ type SinkCheckpointer interface {
 	// output is shorter than at the checkpoint) stops the job.
 	Resume(ctx context.Context, state []byte) error
 }
+
+// SinkCommitter is implemented by sinks that commit in two phases (Kafka
+// transactions): Checkpoint pre-commits what was written so far, and
+// CheckpointComplete commits it once the checkpoint is complete, so that
+// output becomes visible only when the job can no longer go back before it.
+// Resume then commits what a crashed run pre-committed for the checkpoint
+// and discards what it wrote after.
+type SinkCommitter interface {
+	// CheckpointComplete is called after the checkpoint in which Checkpoint
+	// returned state completed. It may be called from any goroutine,
+	// concurrently with Write. An error is reported; the sink itself fails
+	// its next Write or Flush if the job must stop.
+	CheckpointComplete(ctx context.Context, state []byte) error
+}
+
+// CheckpointRequirer is implemented by sinks that cannot work without
+// checkpoints (an exactly-once Kafka sink commits when one completes).
+type CheckpointRequirer interface {
+	// NeedsCheckpoints says why, or returns "" when this sink does not
+	// need them. A job that takes no checkpoints and has such a sink is
+	// refused before anything is opened.
+	NeedsCheckpoints() string
+}

@@ -646,8 +646,51 @@ func (j *Job) take(ctx context.Context, final bool) error {
 			cfg.Completed(c)
 		}
 		j.notifySources(ctx, c)
+		j.notifySinks(ctx, c)
 	}
 	return err
+}
+
+// notifySinks tells sinks that commit in two phases (Kafka transactions)
+// that c, holding their pre-committed output, is complete.
+func (j *Job) notifySinks(ctx context.Context, c *checkpoint.Checkpoint) {
+	for _, d := range j.drivers {
+		so, ok := d.op.(*sinkOp)
+		if !ok {
+			continue
+		}
+		n, ok := so.sink.(connector.SinkCommitter)
+		if !ok {
+			continue
+		}
+		data, err := c.ReadPart(d.partName() + ".meta")
+		var st driverState
+		if err == nil {
+			err = json.Unmarshal(data, &st)
+		}
+		if err == nil {
+			err = n.CheckpointComplete(ctx, st.Sink)
+		}
+		if err != nil {
+			j.warn("commit:"+d.name, fmt.Sprintf("%s: after checkpoint %d: %v", d.name, c.ID, err))
+		}
+	}
+}
+
+// needCheckpoints says why a job that takes no checkpoints cannot run
+// ("" when it can): a sink that commits only when one completes.
+func (j *Job) needCheckpoints() string {
+	for _, d := range j.drivers {
+		if so, ok := d.op.(*sinkOp); ok {
+			if r, ok := so.sink.(connector.CheckpointRequirer); ok {
+				if why := r.NeedsCheckpoints(); why != "" {
+					return fmt.Sprintf("%s: %s, and this job takes no checkpoints: run it with --state-dir DIR "+
+						"and a positive 'execution.checkpointing.interval'", d.name, why)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // notifySources tells sources that want to know (Kafka) that their

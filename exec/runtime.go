@@ -597,6 +597,9 @@ func (j *Job) Run(ctx context.Context) (err error) {
 		}
 	}()
 	checkpoints := j.cp != nil && j.cp.off == "" && j.cp.cfg.Interval > 0
+	if why := j.needCheckpoints(); why != "" && !checkpoints {
+		return errors.New(why)
+	}
 	if j.cp != nil && j.cp.cfg.Restore != nil {
 		if err := j.restoreAll(); err != nil {
 			return err

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -155,7 +158,9 @@ func TestKafkaSourceStopResume(t *testing.T) {
 	select {
 	case <-afterOutput(st, out):
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = <-exited
+		if err := <-exited; err == nil {
+			t.Error("the stopped job exited 0")
+		}
 	case err := <-exited:
 		t.Skipf("the job ended (%v) before its first checkpoint: nothing to stop\n%s", err, stderr.String())
 	}
@@ -192,4 +197,352 @@ func afterOutput(st, out string) <-chan time.Time {
 		ch <- <-afterCheckpoint(st, latestComplete(st), 0)
 	}()
 	return ch
+}
+
+// kafkaSinkJob joins the topics into topic %[3]s: 'kafka' with the
+// delivery guarantee %[4]s (and transactional id prefix %[5]s).
+const kafkaSinkJob = kafkaCrashTables + `CREATE TABLE o (id INT, v INT, w INT, ts TIMESTAMP(3))
+  WITH ('connector' = 'kafka', 'topic' = '%[3]s', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'json',
+    'sink.delivery-guarantee' = '%[4]s', 'sink.transactional-id-prefix' = '%[5]s');
+INSERT INTO o SELECT a.id, v, w, a.ts FROM a JOIN b
+  ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND;
+`
+
+// upsertSinkJob joins the topics and counts per id into upsert-kafka
+// topic %[3]s (at-least-once: the table is the clean run's however often
+// a row after a checkpoint is written again).
+const upsertSinkJob = kafkaCrashTables + `CREATE TABLE u (id INT, n BIGINT, w INT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'upsert-kafka', 'topic' = '%[3]s', 'properties.bootstrap.servers' = '%[1]s',
+    'key.format' = 'json', 'value.format' = 'json');
+INSERT INTO u SELECT a.id, COUNT(*), MAX(w) FROM a JOIN b
+  ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND GROUP BY a.id;
+`
+
+// createTopic makes topic with two partitions.
+func createTopic(t *testing.T, cl *kgo.Client, topic string) {
+	t.Helper()
+	rs, err := kadm.NewClient(cl).CreateTopics(context.Background(), 2, 1, nil, topic)
+	if err == nil {
+		err = rs.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// topicRecord is a record read back.
+type topicRecord struct{ key, value string }
+
+// readTopic reads every record of topic visible at the isolation level,
+// to the high watermark; read_committed also requires that no
+// transaction is left open (the last stable offset is the high
+// watermark): a transaction a crashed run left open would hold every
+// reader back.
+func readTopic(t *testing.T, addr string, cl *kgo.Client, topic string, committed bool) []topicRecord {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []kgo.Opt{kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords()}
+	if committed {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	} else {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	}
+	rd, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	next := map[int32]int64{}
+	var out []topicRecord
+	reached := func() bool {
+		done := true
+		ends.Each(func(o kadm.ListedOffset) {
+			if next[o.Partition] < o.Offset {
+				done = false
+			}
+		})
+		return done
+	}
+	for !reached() {
+		fs := rd.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("topic %s: read to %v of end offsets %v: a transaction left open holds read_committed readers back", topic, next, ends)
+		}
+		fs.EachPartition(func(p kgo.FetchTopicPartition) {
+			for _, r := range p.Records {
+				next[r.Partition] = r.Offset + 1
+				if !r.Attrs.IsControl() {
+					var v string
+					if r.Value != nil {
+						v = string(r.Value)
+					}
+					out = append(out, topicRecord{key: string(r.Key), value: v})
+				}
+			}
+			// Aborted records are skipped by a read_committed fetch: the
+			// partition has been read to its last stable offset.
+			if committed && p.LastStableOffset > next[p.Partition] && len(p.Records) == 0 {
+				next[p.Partition] = p.LastStableOffset
+			}
+		})
+	}
+	return out
+}
+
+func values(recs []topicRecord) []string {
+	out := make([]string, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.value)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// table is the compacted view of an upsert topic: the last value per key,
+// a tombstone deleting it.
+func table(recs []topicRecord) map[string]string {
+	m := map[string]string{}
+	for _, r := range recs {
+		if r.value == "" {
+			delete(m, r.key)
+		} else {
+			m[r.key] = r.value
+		}
+	}
+	return m
+}
+
+// kafkaCrashKills is the number of kills per Kafka scenario: a few in make
+// test, STREAMSQL_CRASH_KILLS under make crash.
+func kafkaCrashKills(t *testing.T) (kills, rows int) {
+	kills, rows = 2, 150000
+	if s := os.Getenv("STREAMSQL_CRASH_KILLS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kills = n
+	}
+	return kills, rows
+}
+
+// kafkaCrashEpisodes kills runs of the job made by jobFor(episode), which
+// writes topic topicFor(episode), until kills add up; after each episode
+// check compares its output.
+func kafkaCrashEpisodes(t *testing.T, dir, addr string, kills int, span time.Duration,
+	jobFor func(ep int) string, topicFor func(ep int) string, check func(ep int)) {
+	t.Helper()
+	st := filepath.Join(dir, "state")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+	seed := rng.Uint64()
+	t.Logf("kill timing seed %d", seed)
+	rng = rand.New(rand.NewPCG(seed, 13))
+	var killed, resumed, runs, episodes, writing int
+	for killed < kills || resumed == 0 {
+		episodes++
+		if episodes > 4*kills+3 {
+			t.Fatalf("%d episodes, %d kills, %d resumed: the job ends before the kills come", episodes, killed, resumed)
+		}
+		job, topic := jobFor(episodes), topicFor(episodes)
+		k, r, n, w := kafkaCrashRuns(t, rng, job, st, addr, topic, kills-killed, span)
+		killed, resumed, runs, writing = killed+k, resumed+r, runs+n, writing+w
+		check(episodes)
+		if err := os.RemoveAll(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d episodes, %d runs, %d killed (%d while writing records after a checkpoint), %d resumed from a checkpoint: "+
+		"every episode's output was the clean run's", episodes, runs, killed, writing, resumed)
+}
+
+// kafkaCrashRuns runs the job with --state-dir st until it finishes,
+// killing the first kills runs: one in three at a random moment
+// (restoring, reading, writing a checkpoint), the others while they write
+// records to topic after a checkpoint (the topic has grown since the run
+// began and a checkpoint completed since, then up to 300 ms more). writing
+// counts the kills of the second kind.
+func kafkaCrashRuns(t *testing.T, rng *rand.Rand, job, st, addr, topic string, kills int, span time.Duration) (killed, resumed, runs, writing int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	hwm := func() int64 {
+		ends, err := adm.ListEndOffsets(context.Background(), topic)
+		if err != nil {
+			return -1
+		}
+		var sum int64
+		ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+		return sum
+	}
+	for {
+		runs++
+		if runs > 4*kills+20 {
+			t.Fatalf("the job did not finish after %d runs (%d killed)", runs, killed)
+		}
+		cmd := exec.Command(os.Args[0], "run", "--state-dir", st, job)
+		cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		began := hwm()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		if killed < kills {
+			var at <-chan time.Time
+			anywhere := rng.IntN(3) == 0
+			if anywhere {
+				at = time.After(50*time.Millisecond + time.Duration(rng.Int64N(int64(span))))
+			} else {
+				extra := time.Duration(rng.Int64N(int64(300 * time.Millisecond)))
+				ch := make(chan time.Time, 1)
+				go func() {
+					deadline := time.Now().Add(time.Minute)
+					for hwm() <= began && time.Now().Before(deadline) {
+						time.Sleep(5 * time.Millisecond)
+					}
+					ch <- <-afterCheckpoint(st, latestComplete(st), extra)
+				}()
+				at = ch
+			}
+			select {
+			case err = <-exited:
+			case <-at:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				err = <-exited
+				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					killed++
+					if !anywhere {
+						writing++
+					}
+					if strings.Contains(stderr.String(), "resuming from checkpoint") {
+						resumed++
+					}
+					continue
+				}
+			}
+		} else {
+			err = <-exited
+		}
+		if err != nil {
+			t.Fatalf("run %d failed: %v\n%s", runs, err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "resuming from checkpoint") {
+			resumed++
+		}
+		return killed, resumed, runs, writing
+	}
+}
+
+// TestKafkaExactlyOnceCrash: Kafka → interval join → kafka sink with
+// 'exactly-once', killed with SIGKILL at random moments and resumed until
+// it finishes: a read_committed reader of the topic sees exactly the clean
+// run's records (as a multiset), and no transaction is left open.
+func TestKafkaExactlyOnceCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the job many times")
+	}
+	kills, rows := kafkaCrashKills(t)
+	addr, cl := crashBroker(t, map[string]int32{"a": 2, "b": 2, "clean": 2})
+	kafkaCrashInputs(t, cl, rows)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// The clean run: no checkpoints, at-least-once (exactly-once needs
+	// checkpoints), nothing killed.
+	begun := time.Now()
+	if r := invoke("run", write("clean.sql", fmt.Sprintf(kafkaSinkJob, addr, "100ms", "clean", "at-least-once", "unused"))); r.code != 0 {
+		t.Fatalf("clean run:\n%s", r)
+	}
+	span := max(time.Since(begun)*8/10, 300*time.Millisecond)
+	want := values(readTopic(t, addr, cl, "clean", false))
+	if len(want) < rows/2 {
+		t.Fatalf("the clean run wrote %d records", len(want))
+	}
+	kafkaCrashEpisodes(t, dir, addr, kills, span, func(ep int) string {
+		topic := fmt.Sprintf("out%d", ep)
+		createTopic(t, cl, topic)
+		return write("job.sql", fmt.Sprintf(kafkaSinkJob, addr, "100ms", topic, "exactly-once", fmt.Sprintf("crash-%d", ep)))
+	}, func(ep int) string { return fmt.Sprintf("out%d", ep) }, func(ep int) {
+		topic := fmt.Sprintf("out%d", ep)
+		got := values(readTopic(t, addr, cl, topic, true))
+		if !slices.Equal(got, want) {
+			missing, extra := diffMultiset(want, got)
+			all := len(readTopic(t, addr, cl, topic, false))
+			t.Fatalf("episode %d: read_committed sees %d records (%d in all, aborted included), the clean run wrote %d; missing %d (e.g. %q), extra %d (e.g. %q)",
+				ep, len(got), all, len(want), len(missing), first(missing), len(extra), first(extra))
+		}
+	})
+}
+
+// TestUpsertKafkaCrash: Kafka → interval join → group aggregate →
+// upsert-kafka (at-least-once), killed at random and resumed: the
+// compacted topic (the last record per key) is the clean run's table.
+func TestUpsertKafkaCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the job many times")
+	}
+	kills, rows := kafkaCrashKills(t)
+	addr, cl := crashBroker(t, map[string]int32{"a": 2, "b": 2, "clean": 2})
+	kafkaCrashInputs(t, cl, rows)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	begun := time.Now()
+	if r := invoke("run", write("clean.sql", fmt.Sprintf(upsertSinkJob, addr, "100ms", "clean"))); r.code != 0 {
+		t.Fatalf("clean run:\n%s", r)
+	}
+	span := max(time.Since(begun)*8/10, 300*time.Millisecond)
+	want := table(readTopic(t, addr, cl, "clean", false))
+	if len(want) < 500 {
+		t.Fatalf("the clean run's table has %d keys", len(want))
+	}
+	kafkaCrashEpisodes(t, dir, addr, kills, span, func(ep int) string {
+		topic := fmt.Sprintf("up%d", ep)
+		createTopic(t, cl, topic)
+		return write("job.sql", fmt.Sprintf(upsertSinkJob, addr, "100ms", topic))
+	}, func(ep int) string { return fmt.Sprintf("up%d", ep) }, func(ep int) {
+		recs := readTopic(t, addr, cl, fmt.Sprintf("up%d", ep), false)
+		got := table(recs)
+		if !maps.Equal(got, want) {
+			var diff []string
+			for k, w := range want {
+				if got[k] != w {
+					diff = append(diff, fmt.Sprintf("key %s: %q, want %q", k, got[k], w))
+				}
+			}
+			for k, g := range got {
+				if _, ok := want[k]; !ok {
+					diff = append(diff, fmt.Sprintf("key %s: %q, not in the clean run", k, g))
+				}
+			}
+			slices.Sort(diff)
+			t.Fatalf("episode %d: the compacted topic (%d records, %d keys) differs from the clean run's table (%d keys): %d keys differ, e.g. %s",
+				ep, len(recs), len(got), len(want), len(diff), first(diff))
+		}
+	})
 }

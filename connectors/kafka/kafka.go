@@ -39,6 +39,10 @@ type settings struct {
 	sec      *security // TLS and SASL, from 'properties.*': sec.options() when opening
 	resetEnd bool      // 'properties.auto.offset.reset' = 'latest' (the default)
 	resetNo  bool      // 'properties.auto.offset.reset' = 'none'
+	// txnTimeout is 'properties.transaction.timeout.ms' (TransactionTimeout
+	// by default): how long an exactly-once sink's transaction may stay
+	// open before the brokers abort it.
+	txnTimeout time.Duration
 
 	valueFormat string
 	valueOpts   format.Options
@@ -209,6 +213,7 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 		return int32(n), nil
 	}
 	s.resetEnd = true
+	s.txnTimeout = TransactionTimeout
 	keys := make([]string, 0, len(s.props))
 	for k := range s.props {
 		keys = append(keys, k)
@@ -251,6 +256,15 @@ func clientOptions(s *settings) ([]kgo.Opt, error) {
 			if !strings.EqualFold(v, "false") {
 				return nil, errors.New("'properties.enable.auto.commit' can only be 'false': streamsql commits offsets to 'properties.group.id' after each completed checkpoint, never on a timer")
 			}
+		case "transaction.timeout.ms":
+			d, err := ms(k, v)
+			if err != nil {
+				return nil, err
+			}
+			if d < time.Second {
+				return nil, fmt.Errorf("'properties.transaction.timeout.ms' = '%s': want at least 1000 (one second)", v)
+			}
+			s.txnTimeout = d
 		case "fetch.max.wait.ms", "linger.ms", "request.timeout.ms", "delivery.timeout.ms":
 			d, err := ms(k, v)
 			if err != nil {
@@ -325,4 +339,14 @@ var supportedProperties = append([]string{
 	"bootstrap.servers", "group.id", "client.id", "auto.offset.reset", "isolation.level",
 	"enable.auto.commit", "fetch.max.wait.ms", "fetch.max.bytes", "max.partition.fetch.bytes", "linger.ms",
 	"batch.size", "request.timeout.ms", "delivery.timeout.ms", "acks", "enable.idempotence", "compression.type",
+	"transaction.timeout.ms",
 }, securityProperties...)
+
+// TransactionTimeout is how long an exactly-once sink's transaction may
+// stay open before the brokers abort it, unless
+// 'properties.transaction.timeout.ms' says otherwise: 15 minutes, the
+// brokers' default 'transaction.max.timeout.ms'. A transaction stays open
+// from one checkpoint to the one after and until that one completes; a
+// job killed and not restarted holds back read_committed readers of the
+// topic for this long.
+var TransactionTimeout = 15 * time.Minute

@@ -590,7 +590,8 @@ func TestOptionErrors(t *testing.T) {
 	for _, c := range []struct{ opts, want string }{
 		{"'properties.bogus.thing' = 'x'", "'properties.bogus.thing' is not supported"},
 		{"'properties.auto.offset.reset' = 'sometimes'", "earliest, latest or none"},
-		{"'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'x'", "exactly-once"},
+		{"'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'x', 'properties.acks' = '1'", "exactly-once' needs 'properties.acks' = 'all'"},
+		{"'properties.transaction.timeout.ms' = '10'", "want at least 1000"},
 		{"'properties.delivery.timeout.ms' = '300'", "want at least 1000"},
 	} {
 		ddl := `CREATE TABLE t (id BIGINT) WITH ('connector'='kafka','topic'='t','properties.bootstrap.servers'='localhost:1','format'='json',` + c.opts + `)`

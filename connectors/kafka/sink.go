@@ -38,7 +38,10 @@ type Sink struct {
 	tsCol     int // 'timestamp' metadata column written as the record time; -1
 	partition int // 'sink.partitioner' = 'fixed': 0; else -1
 
+	// cl produces: the sink's one client, or, exactly-once, the client of
+	// the open transaction (nil while none is open).
 	cl      *kgo.Client
+	opened  bool
 	mu      sync.Mutex
 	err     error // the first producer error
 	written int64
@@ -61,6 +64,20 @@ type Sink struct {
 	resolved atomic.Int64 // records acknowledged or failed
 	acked    atomic.Int64 // records acknowledged
 	progress atomic.Int64 // unix nanoseconds of the last ack or failure, or of the first record after none waited
+
+	// Checkpoints (txn.go).
+	guarantee   string // 'sink.delivery-guarantee'
+	prefix      string // 'sink.transactional-id-prefix'
+	txnTimeout  time.Duration
+	produceOpts []kgo.Opt   // the options of a producing client
+	adm         *kgo.Client // exactly-once: requests outside a transaction
+	txnMu       sync.Mutex  // guards pending
+	pending     []pendingTxn
+	next, curN  int64 // the number of the next transaction, of the open one
+	lineage     string
+	discard     bool        // a resumed run whose predecessor committed everything: write nothing
+	aborting    atomic.Bool // Close aborts the open transaction
+	resume      *sinkState  // the state Resume was given
 }
 
 // NewSink returns the sink of the table spec describes. It checks the options and
@@ -84,9 +101,21 @@ func NewSink(spec connector.Spec) (*Sink, error) {
 		s.timeout = time.Duration(n) * time.Millisecond
 	}
 	s.topic = set.topics[0]
-	if g := c.Get("sink.delivery-guarantee"); g == "exactly-once" {
-		return fail("'sink.delivery-guarantee' = 'exactly-once' is not supported yet (it needs checkpoints); use 'at-least-once'")
+	s.guarantee = c.Get("sink.delivery-guarantee")
+	switch s.guarantee {
+	case "none", "at-least-once":
+	case "exactly-once":
+		s.prefix = c.Get("sink.transactional-id-prefix")
+		if s.prefix == "" {
+			return fail("'sink.delivery-guarantee' = 'exactly-once' needs 'sink.transactional-id-prefix'")
+		}
+		if v, ok := set.props["acks"]; ok && v != "all" && v != "-1" {
+			return fail("'sink.delivery-guarantee' = 'exactly-once' needs 'properties.acks' = 'all'")
+		}
+	default:
+		return fail("'sink.delivery-guarantee' = '%s': want none, at-least-once or exactly-once", s.guarantee)
 	}
+	s.txnTimeout = set.txnTimeout
 	if set.upsert && (c.Get("sink.buffer-flush.max-rows") != "0" || c.Get("sink.buffer-flush.interval") != "0") {
 		return fail("'sink.buffer-flush.*' is not supported yet; the producer batches records itself")
 	}
@@ -132,6 +161,7 @@ func (s *Sink) Open(ctx context.Context) error {
 	}
 	opts := append([]kgo.Opt{kgo.RecordDeliveryTimeout(DeliveryTimeout)}, base...)
 	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.WithHooks(&s.health))
+	s.produceOpts = opts
 	s.health.sec = s.set.sec
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -141,7 +171,18 @@ func (s *Sink) Open(ctx context.Context) error {
 		cl.Close()
 		return fmt.Errorf("%s: table %s: topic %s: %w", s.connector, s.set.table, s.topic, err)
 	}
-	s.cl = cl
+	if s.guarantee == "exactly-once" {
+		// Each transaction gets a client of its own (txn.go); this one
+		// only talks to the coordinators.
+		s.adm = cl
+		if err := s.recover(ctx); err != nil {
+			cl.Close()
+			return err
+		}
+	} else {
+		s.cl = cl
+	}
+	s.opened = true
 	s.pctx, s.pcancel = context.WithCancelCause(ctx)
 	s.health.watchFatal(func(err error) {
 		s.fail(err)
@@ -237,11 +278,19 @@ func (s *Sink) fail(err error) {
 // When the producer's buffer is full Write waits for room, at most until
 // the context given to Open ends or the watchdog gives up.
 func (s *Sink) Write(_ context.Context, rows row.Batch) error {
-	if s.cl == nil {
+	if !s.opened {
 		return errors.New("kafka: Write before Open")
 	}
 	if err := s.failed(); err != nil {
 		return err
+	}
+	if s.discard {
+		return nil
+	}
+	if s.cl == nil { // exactly-once, between transactions
+		if err := s.begin(); err != nil {
+			return err
+		}
 	}
 	if s.produced.Load() == s.resolved.Load() {
 		s.progress.Store(time.Now().UnixNano()) // the first record after none waited
@@ -294,10 +343,11 @@ func (s *Sink) Write(_ context.Context, rows row.Batch) error {
 // partition, once it is acknowledged or failed.
 func (s *Sink) promise(_ *kgo.Record, err error) {
 	s.progress.Store(time.Now().UnixNano())
-	if err != nil {
-		s.fail(err)
-	} else {
+	switch {
+	case err == nil:
 		s.acked.Add(1)
+	case !s.aborting.Load():
+		s.fail(err)
 	}
 	s.resolved.Add(1)
 }
@@ -307,9 +357,22 @@ func (s *Sink) promise(_ *kgo.Record, err error) {
 // writes one record per row it is given (the runtime drops -U first).
 func (s *Sink) Acknowledged() int64 { return s.acked.Load() }
 
-// Flush waits until the brokers acknowledged every record written, or
-// one failed, or the watchdog gave up on them.
+// Flush is called at the end of the input: it waits until the brokers
+// acknowledged every record written, or one failed, or the watchdog gave
+// up on them; exactly-once, it commits every transaction (txn.go).
 func (s *Sink) Flush(ctx context.Context) error {
+	if s.guarantee == "exactly-once" && s.opened {
+		if err := s.failed(); err != nil {
+			return err
+		}
+		return s.finish(ctx)
+	}
+	return s.flush(ctx)
+}
+
+// flush waits until the brokers acknowledged every record written, or one
+// failed, or the watchdog gave up on them.
+func (s *Sink) flush(ctx context.Context) error {
 	if s.cl == nil {
 		return nil
 	}
@@ -332,17 +395,36 @@ func (s *Sink) Flush(ctx context.Context) error {
 // Close flushes and closes the producer; records still waiting are
 // failed. It returns the first error of any record.
 func (s *Sink) Close() error {
-	if s.cl == nil {
+	if !s.opened {
 		return nil
 	}
+	s.opened = false
 	var err error
-	if s.cl.BufferedProduceRecords() > 0 {
-		err = s.Flush(context.Background())
+	switch {
+	case s.cl == nil:
+	case s.guarantee == "exactly-once":
+		// Stopped or failed with a transaction open: a resumed run writes
+		// its rows again. Pre-committed ones are left to their checkpoint.
+		s.abortOpen()
+	case s.cl.BufferedProduceRecords() > 0:
+		err = s.flush(context.Background())
 	}
 	close(s.stop)
 	s.stopped.Wait()
-	s.cl.Close()
-	s.cl = nil
+	if s.cl != nil {
+		s.cl.Close()
+		s.cl = nil
+	}
+	s.txnMu.Lock()
+	for _, p := range s.pending {
+		p.cl.Close()
+	}
+	s.pending = nil
+	s.txnMu.Unlock()
+	if s.adm != nil {
+		s.adm.Close()
+		s.adm = nil
+	}
 	s.pcancel(nil)
 	if ferr := s.failed(); ferr != nil {
 		err = ferr
