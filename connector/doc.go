@@ -3,8 +3,8 @@
 // SplitDoner, SplitPauser, SplitMeter and Acknowledger, the BadRowError a source
 // reports undecodable input with, the Column descriptors of a schema, and
 // the registry of factories by connector name; and for checkpoints the
-// optional Positioner and CheckpointNotifier (sources) and SinkCheckpointer
-// (sinks), see checkpoint.go. The model is Benthos's
+// optional Positioner and CheckpointNotifier (sources) and SinkCheckpointer,
+// SinkCommitter and CheckpointRequirer (sinks), see checkpoint.go. The model is Benthos's
 // input: connect, read a batch, close.
 //
 //	connectors/<name> ──init: RegisterSource/RegisterSink──► registry

@@ -116,8 +116,27 @@
 // The sink is an connector.Acknowledger: the run counts a row as written once
 // its record is acknowledged, not when Write hands it to the producer, so
 // a job that fails reports only what reached the topic.
-// 'sink.delivery-guarantee' = 'exactly-once' and upsert-kafka's
-// 'sink.buffer-flush.*' are refused: not implemented yet.
+// upsert-kafka's 'sink.buffer-flush.*' is refused: not implemented yet.
+//
+// Checkpoints (txn.go): by 'sink.delivery-guarantee', a checkpoint barrier
+// waits for every record's acknowledgement (at-least-once, the default,
+// and upsert-kafka: a resumed job writes the records after the checkpoint
+// again, the same rows under the same keys, so a compacted topic ends as
+// the clean run's table) or for nothing (none). exactly-once is Flink's
+// KafkaSink two-phase commit: each transaction has its own client and
+// transactional id '<sink.transactional-id-prefix>-<n>'; at a barrier it is
+// flushed and its id, producer id and epoch go into the checkpoint
+// (pre-commit); when the checkpoint completes exec calls
+// CheckpointComplete, which commits it (connector.SinkCommitter). Resume
+// commits a checkpoint's pending transactions with EndTxn and their
+// producer id and epoch, then aborts the ones a crashed run left open after
+// them (InitProducerID on each id from the checkpoint's next one until an
+// id never used). At the end of the input Flush commits everything, the
+// last transaction with a marker (an offset of group '<prefix>' whose
+// metadata names the chain of runs): a run resumed after it writes nothing.
+// Close (a stop, a failure) aborts the open transaction. A job with an
+// exactly-once sink and no checkpoints is refused
+// (connector.CheckpointRequirer).
 //
 // # Security
 //
