@@ -181,6 +181,19 @@ func (s *Sink) Open(ctx context.Context) error {
 		}
 	} else {
 		s.cl = cl
+		if st := s.resume; st != nil && st.Guarantee == "exactly-once" {
+			// 'sink.delivery-guarantee' changed since the checkpoint: its
+			// transactions still hold rows the resumed job does not write
+			// again.
+			s.adm = cl
+			err := s.commitPending(ctx, st.Pending)
+			s.adm = nil
+			if err != nil {
+				cl.Close()
+				s.cl = nil
+				return err
+			}
+		}
 	}
 	s.opened = true
 	s.pctx, s.pcancel = context.WithCancelCause(ctx)

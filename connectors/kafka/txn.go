@@ -233,10 +233,8 @@ func (s *Sink) recover(ctx context.Context) error {
 		return fmt.Errorf("%s: table %s: recovering transactions: %w", s.connector, s.set.table, err)
 	}
 	if st := s.resume; st != nil && st.Guarantee == "exactly-once" {
-		for _, p := range st.Pending {
-			if err := s.commitAgain(ctx, p); err != nil {
-				return fail(err)
-			}
+		if err := s.commitPending(ctx, st.Pending); err != nil {
+			return err
 		}
 		s.next, s.lineage = st.Next, st.Lineage
 		m, n, err := s.finishMarker(ctx)
@@ -267,6 +265,16 @@ func (s *Sink) recover(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// commitPending commits the pending transactions of a checkpoint.
+func (s *Sink) commitPending(ctx context.Context, pending []pendingTxn) error {
+	for _, p := range pending {
+		if err := s.commitAgain(ctx, p); err != nil {
+			return fmt.Errorf("%s: table %s: recovering transactions: %w", s.connector, s.set.table, err)
+		}
+	}
+	return nil
 }
 
 // finishMarker reads the finish marker of group '<prefix>' and the number

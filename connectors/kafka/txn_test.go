@@ -312,3 +312,42 @@ INSERT INTO t SELECT id FROM src;`)
 		t.Fatalf("the refused job wrote %d records", end)
 	}
 }
+
+// TestExactlyOnceThenAtLeastOnce: a job resumed with another delivery
+// guarantee still commits the transactions its checkpoint holds: their
+// rows are before the checkpoint and are not written again.
+func TestExactlyOnceThenAtLeastOnce(t *testing.T) {
+	addr := cluster(t, map[string]int32{"out": 2})
+	ctx := context.Background()
+	crashed := newEOSSink(t, addr, "p5")
+	if err := crashed.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := crashed.Write(ctx, idRows(1, 2)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := crashed.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ddl := strings.Replace(fmt.Sprintf(eosDDL, addr, "p5"), "'exactly-once'", "'at-least-once'", 1)
+	resumed, err := NewSink(conntest.SinkSpec(t, ddl, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resumed.Resume(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := resumed.Write(ctx, idRows(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := resumed.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := resumed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := committedIDs(t, addr, "out"), jsonIDs(1, 2, 3); !slices.Equal(got, want) {
+		t.Fatalf("read_committed sees %v, want %v", got, want)
+	}
+}
