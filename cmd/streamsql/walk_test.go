@@ -696,8 +696,8 @@ func TestCheckRefusesWhatRunCannotStart(t *testing.T) {
 			"SELECT a FROM t", "the raw format holds one column"},
 		{"CREATE TABLE t (v STRING) WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json', 'source.monitor-interval' = '1s')",
 			"SELECT v FROM t", "table t cannot be read: 'source.monitor-interval'"},
-		{"CREATE TABLE t (v STRING) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'p')",
-			"INSERT INTO t SELECT CAST(n AS STRING) FROM g", "table t cannot be written: 'sink.delivery-guarantee' = 'exactly-once' is not supported yet"},
+		{"CREATE TABLE t (v STRING) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'p', 'properties.acks' = '1')",
+			"INSERT INTO t SELECT CAST(n AS STRING) FROM g", "table t cannot be written: 'sink.delivery-guarantee' = 'exactly-once' needs 'properties.acks' = 'all'"},
 	} {
 		job := "CREATE TABLE g (n INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');\n" + c.ddl + ";\n" + c.query + ";\n"
 		path := writeJob(t, "job.sql", job)

@@ -14,6 +14,7 @@ import (
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/connectors/conntest"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -299,7 +300,7 @@ func TestExactlyOnceNeedsCheckpoints(t *testing.T) {
 CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 INSERT INTO t SELECT id FROM src;`)
 	ctx := context.Background()
-	job, err := exec.Build(ctx, mustLower(t, plans), exec.Options{Settings: settings})
+	job, err := exec.Build(ctx, plantest.Lower(t, plans), exec.Options{Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
