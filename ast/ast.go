@@ -226,6 +226,58 @@ type Select struct {
 	Having   Expr
 	OrderBy  []*OrderItem
 	Limit    Expr
+	// Windows are the named windows of a WINDOW w AS (...) clause.
+	Windows []*NamedWindow
+}
+
+// NamedWindow is one w AS (spec) of a WINDOW clause.
+type NamedWindow struct {
+	Loc
+	Name *Ident
+	Spec *WindowSpec
+}
+
+// WindowSpec is the window of an OVER clause: OVER w, or OVER ([w]
+// [PARTITION BY ...] [ORDER BY ...] [frame]).
+type WindowSpec struct {
+	Loc
+	// Ref names a window of the WINDOW clause (OVER w, or OVER (w ...)).
+	Ref         *Ident
+	PartitionBy []Expr
+	OrderBy     []*OrderItem
+	// Frame is nil when none is written.
+	Frame *Frame
+}
+
+// Frame is ROWS|RANGE BETWEEN start AND end (or ROWS|RANGE start, whose
+// end is CURRENT ROW).
+type Frame struct {
+	Loc
+	// Rows is set for ROWS, unset for RANGE.
+	Rows       bool
+	Start, End *FrameBound
+}
+
+// BoundKind is the kind of a frame bound.
+type BoundKind int
+
+// Frame bound kinds.
+const (
+	UnboundedPreceding BoundKind = iota
+	Preceding
+	CurrentRow
+	Following
+	UnboundedFollowing
+)
+
+// FrameBound is one end of a frame: UNBOUNDED PRECEDING, n PRECEDING,
+// CURRENT ROW, n FOLLOWING or UNBOUNDED FOLLOWING.
+type FrameBound struct {
+	Loc
+	Kind BoundKind
+	// Offset is n of n PRECEDING|FOLLOWING: a number (ROWS) or an
+	// interval (RANGE).
+	Offset Expr
 }
 
 // SetOp is left UNION [ALL] right (also INTERSECT, EXCEPT).
@@ -474,6 +526,8 @@ type FuncCall struct {
 	// Filter is an aggregate's FILTER (WHERE cond): only the rows where
 	// cond is TRUE are aggregated.
 	Filter Expr
+	// Over is set for a window function call: name(...) OVER (...).
+	Over *WindowSpec
 }
 
 // Cast is CAST(x AS type) or TRY_CAST(x AS type).

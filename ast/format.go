@@ -338,17 +338,19 @@ func (p *printer) query(q Query) {
 			p.w(" HAVING ")
 			p.expr(q.Having)
 		}
+		for i, nw := range q.Windows {
+			if i == 0 {
+				p.w(" WINDOW ")
+			} else {
+				p.w(", ")
+			}
+			p.ident(nw.Name)
+			p.w(" AS ")
+			p.windowSpec(nw.Spec)
+		}
 		if len(q.OrderBy) > 0 {
 			p.w(" ORDER BY ")
-			for i, o := range q.OrderBy {
-				if i > 0 {
-					p.w(", ")
-				}
-				p.expr(o.Expr)
-				if o.Desc {
-					p.w(" DESC")
-				}
-			}
+			p.orderItems(q.OrderBy)
 		}
 		if q.Limit != nil {
 			p.w(" LIMIT ")
@@ -403,6 +405,68 @@ func (p *printer) query(q Query) {
 		p.query(q.Body)
 	default:
 		panic(fmt.Sprintf("ast.Format: unexpected query %T", q))
+	}
+}
+
+func (p *printer) orderItems(items []*OrderItem) {
+	for i, o := range items {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.expr(o.Expr)
+		if o.Desc {
+			p.w(" DESC")
+		}
+	}
+}
+
+// windowSpec prints an OVER clause's window: (w PARTITION BY ... ORDER BY
+// ... ROWS BETWEEN ... AND ...).
+func (p *printer) windowSpec(s *WindowSpec) {
+	p.w("(")
+	sep := ""
+	if s.Ref != nil {
+		p.ident(s.Ref)
+		sep = " "
+	}
+	if len(s.PartitionBy) > 0 {
+		p.w(sep, "PARTITION BY ")
+		p.exprs(s.PartitionBy)
+		sep = " "
+	}
+	if len(s.OrderBy) > 0 {
+		p.w(sep, "ORDER BY ")
+		p.orderItems(s.OrderBy)
+		sep = " "
+	}
+	if f := s.Frame; f != nil {
+		p.w(sep)
+		if f.Rows {
+			p.w("ROWS BETWEEN ")
+		} else {
+			p.w("RANGE BETWEEN ")
+		}
+		p.frameBound(f.Start)
+		p.w(" AND ")
+		p.frameBound(f.End)
+	}
+	p.w(")")
+}
+
+func (p *printer) frameBound(b *FrameBound) {
+	switch b.Kind {
+	case UnboundedPreceding:
+		p.w("UNBOUNDED PRECEDING")
+	case UnboundedFollowing:
+		p.w("UNBOUNDED FOLLOWING")
+	case CurrentRow:
+		p.w("CURRENT ROW")
+	case Preceding:
+		p.expr(b.Offset)
+		p.w(" PRECEDING")
+	case Following:
+		p.expr(b.Offset)
+		p.w(" FOLLOWING")
 	}
 }
 
@@ -617,6 +681,14 @@ func (p *printer) expr(e Expr) {
 			p.w(" FILTER (WHERE ")
 			p.expr(e.Filter)
 			p.w(")")
+		}
+		if e.Over != nil {
+			p.w(" OVER ")
+			if e.Over.Ref != nil && len(e.Over.PartitionBy) == 0 && len(e.Over.OrderBy) == 0 && e.Over.Frame == nil {
+				p.ident(e.Over.Ref)
+			} else {
+				p.windowSpec(e.Over)
+			}
 		}
 	case *Cast:
 		if e.Try {

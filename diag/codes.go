@@ -102,6 +102,7 @@ var (
 	TemporalProbe      = def("SQL406", "temporal join with an updating probe side")
 	SinkNotWritable    = def("SQL407", "connector cannot be read or written this way")
 	FileConflict       = def("SQL410", "job writes a file it reads, or one file twice")
+	OverWindow         = def("SQL411", "OVER window that a stream cannot run")
 )
 
 // Planning warnings: plans that will hurt in production.

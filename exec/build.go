@@ -298,6 +298,8 @@ func (b *builder) node(n physical.Node, out collector) error {
 		return b.keyed(x.Inputs(), [][]expr.Expr{x.Keys}, out, func(out collector) (operator, error) { return b.windowAgg(x, out) })
 	case *physical.GroupAggregate:
 		return b.keyed(x.Inputs(), [][]expr.Expr{x.Keys}, out, func(out collector) (operator, error) { return b.groupAgg(x, out) })
+	case *physical.Rank:
+		return b.keyed(x.Inputs(), [][]expr.Expr{x.Partition}, out, func(out collector) (operator, error) { return b.rank(x, out) })
 	case *physical.Normalize:
 		return b.keyed(x.Inputs(), [][]expr.Expr{columnKeys(x.Key, x.Input.Base().Cols)}, out,
 			func(out collector) (operator, error) { return b.normalize(x, out) })

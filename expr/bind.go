@@ -563,6 +563,15 @@ func (b *Binder) call(e *ast.FuncCall) Expr {
 		b.L.Errorf(diag.AggregateMisuse, e.Filter.Span(), "FILTER (WHERE ...) applies to aggregate functions only, and %s is not one", name)
 		return nullConst(e.S)
 	}
+	if e.Over != nil {
+		where := "here"
+		if b.Clause != "" {
+			where = "in " + b.Clause
+		}
+		b.L.Errorf(diag.UnsupportedFeature, e.S, "window function %s(...) OVER is not allowed %s: it belongs in the select list", name, where).
+			WithHint("number the rows in a subquery and filter in the outer query: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= 3")
+		return nullConst(e.S)
+	}
 	if IsAggregate(name) {
 		where := "here"
 		if b.Clause != "" {

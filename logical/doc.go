@@ -1,8 +1,12 @@
 // Package logical is the logical plan: the relational operators a bound
 // query is made of, before the planner chooses how they run.
 //
-//	Scan ─► ChangelogNormalize ─► Filter/Project ─► Join (regular, temporal) ─► Window ─► Aggregate ─► UpsertMaterialize ─► Sink
+//	Scan ─► ChangelogNormalize ─► Filter/Project ─► Join (regular, temporal) ─► Window ─► Aggregate ─► Rank ─► UpsertMaterialize ─► Sink
 //	                                                                             Union
+//
+// Rank is ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...): the binder
+// makes it unbounded, the rank rule bounds it with the filter on its number
+// above and decides how it runs (a Top-N, a deduplication, a window Top-N).
 //
 // ChangelogNormalize and UpsertMaterialize are not written by the user: the
 // planner puts the first above the scan of an upsert source whose consumer

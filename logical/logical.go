@@ -214,6 +214,66 @@ type Aggregate struct {
 	S      diag.Span
 }
 
+// RankKind says how a Rank runs; the rank rule decides it.
+type RankKind int
+
+// Rank kinds, as Flink names the operators.
+const (
+	// TopN keeps each partition's rows in order and emits the changes of
+	// its top rows (Flink's Rank): an updating output.
+	TopN RankKind = iota
+	// Deduplicate is ROW_NUMBER = 1 ordered by a time attribute, without
+	// the number in the output: the first (ASC) or last (DESC) row of each
+	// partition (Flink's Deduplicate).
+	Deduplicate
+	// WindowTopN ranks the rows of each window of a windowed input
+	// (partitioned by window_start and window_end) once, when the
+	// watermark passes the window's end (Flink's WindowRank and
+	// WindowDeduplicate): an insert-only output.
+	WindowTopN
+)
+
+func (k RankKind) String() string {
+	switch k {
+	case TopN:
+		return "Rank"
+	case Deduplicate:
+		return "Deduplicate"
+	case WindowTopN:
+		return "WindowRank"
+	}
+	return "?"
+}
+
+// SortKey is one ORDER BY item of a window.
+type SortKey struct {
+	Expr expr.Expr
+	Desc bool
+}
+
+// Rank is ROW_NUMBER() OVER (PARTITION BY Partition ORDER BY Order): it
+// numbers each partition's rows in order (NULL first ascending, last
+// descending; rows that tie keep their arrival order) and keeps those
+// numbered Start to End. The binder makes it with no End (0) and the rank
+// number as its last column; the rank rule moves the filter on the number
+// above it (rn <= N, rn < N, rn = N) into Start and End and decides Kind,
+// and pruning drops the number when nothing reads it (RankCol unset).
+type Rank struct {
+	Input     Node
+	Kind      RankKind
+	Func      string // ROW_NUMBER
+	Partition []expr.Expr
+	Order     []SortKey
+	// Start and End are the range of row numbers kept; End 0: unbounded.
+	Start, End int64
+	// RankCol is set while the row number is the last column.
+	RankCol bool
+	// FuncSpan is the window function call, for messages.
+	FuncSpan diag.Span
+	Cols     []Column
+	S        diag.Span
+}
+
 // Union is UNION ALL of inputs with the same columns.
 type Union struct {
 	Inputs []Node
@@ -320,6 +380,9 @@ func (n *Aggregate) Columns() []Column { return n.Cols }
 func (n *Union) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
+func (n *Rank) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
 func (n *Sink) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
@@ -365,6 +428,9 @@ func (n *Aggregate) Span() diag.Span { return n.S }
 func (n *Union) Span() diag.Span { return n.S }
 
 // Span implements Node.
+func (n *Rank) Span() diag.Span { return n.S }
+
+// Span implements Node.
 func (n *Sink) Span() diag.Span { return n.S }
 
 // Span implements Node.
@@ -385,6 +451,7 @@ func (*Join) node()               {}
 func (*Window) node()             {}
 func (*Aggregate) node()          {}
 func (*Union) node()              {}
+func (*Rank) node()               {}
 func (*Sink) node()               {}
 func (*ChangelogNormalize) node() {}
 func (*UpsertMaterialize) node()  {}
@@ -406,6 +473,8 @@ func Replace(n Node, children []Node) Node {
 		n.Input = children[0]
 	case *Union:
 		n.Inputs = children
+	case *Rank:
+		n.Input = children[0]
 	case *Sink:
 		n.Input = children[0]
 	case *WatermarkAssigner:
@@ -446,6 +515,8 @@ func Children(n Node) []Node {
 		return []Node{n.Input}
 	case *Union:
 		return n.Inputs
+	case *Rank:
+		return []Node{n.Input}
 	case *Sink:
 		return []Node{n.Input}
 	case *WatermarkAssigner:

@@ -551,26 +551,23 @@ func (c *conv) selectStmt(s *tast.SelectStmt) ast.Query {
 		c.findWord("HAVING")
 		sel.Having = c.expr(s.Having.Expr)
 	}
-	if s.WindowSpecs != nil {
-		c.failf(diag.UnsupportedSyntax, c.here(), "WINDOW clauses (OVER windows) are not supported yet")
+	for i := range s.WindowSpecs {
+		ws := &s.WindowSpecs[i]
+		if i == 0 {
+			c.findWord("WINDOW")
+		} else {
+			c.accept(isComma)
+		}
+		nw := &ast.NamedWindow{Name: c.ident(ws.Name.O)}
+		c.findWord("AS")
+		nw.Spec = c.windowSpec(ws)
+		nw.S = nw.Name.S.Join(nw.Spec.S)
+		sel.Windows = append(sel.Windows, nw)
 	}
 	if s.OrderBy != nil {
 		c.findWord("ORDER")
 		c.findWord("BY")
-		for i, it := range s.OrderBy.Items {
-			if i > 0 {
-				c.accept(isComma)
-			}
-			e := c.expr(it.Expr)
-			oi := &ast.OrderItem{Expr: e, Desc: it.Desc}
-			oi.S = e.Span()
-			if it.Desc {
-				if k := c.findWord("DESC"); k >= 0 {
-					oi.S = oi.S.Join(c.toks[k].span())
-				}
-			}
-			sel.OrderBy = append(sel.OrderBy, oi)
-		}
+		sel.OrderBy = c.orderItems(s.OrderBy.Items)
 	}
 	if s.Limit != nil {
 		c.findWord("LIMIT")
@@ -1023,7 +1020,7 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		lit.S = c.spanOf(k)
 		return lit
 	case *tast.WindowFuncExpr:
-		c.failf(diag.UnsupportedSyntax, c.here(), "OVER windows are not supported yet; use a window TVF (TUMBLE, HOP, CUMULATE)")
+		return c.windowFunc(e)
 	case *tast.PositionExpr:
 		c.failf(diag.UnsupportedSyntax, c.here(), "positions (GROUP BY 1) are not supported; name the column or repeat the expression")
 	case *tast.DefaultExpr, *tast.ValuesExpr, *tast.RowExpr, *tast.MatchAgainst,
@@ -1032,6 +1029,131 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	}
 	c.failf(diag.UnsupportedSyntax, c.here(), "this expression is not supported")
 	return nil
+}
+
+// orderItems converts the items of an ORDER BY whose keywords the cursor
+// has passed.
+func (c *conv) orderItems(items []*tast.ByItem) []*ast.OrderItem {
+	var out []*ast.OrderItem
+	for i, it := range items {
+		if i > 0 {
+			c.accept(isComma)
+		}
+		e := c.expr(it.Expr)
+		oi := &ast.OrderItem{Expr: e, Desc: it.Desc}
+		oi.S = e.Span()
+		if it.Desc {
+			if k := c.findWord("DESC"); k >= 0 {
+				oi.S = oi.S.Join(c.toks[k].span())
+			}
+		} else if k := c.accept(func(t token) bool { return t.is("ASC") }); k >= 0 {
+			oi.S = oi.S.Join(c.toks[k].span())
+		}
+		out = append(out, oi)
+	}
+	return out
+}
+
+// windowFunc converts name(args) OVER window.
+func (c *conv) windowFunc(e *tast.WindowFuncExpr) ast.Expr {
+	if e.IgnoreNull || e.FromLast {
+		c.failf(diag.UnsupportedSyntax, c.here(), "IGNORE NULLS and FROM LAST are not supported in window functions")
+	}
+	name := strings.ToUpper(e.Name)
+	x := c.funcCall(name, e.Args, e.Distinct, tidbAggregates[name])
+	fc, ok := x.(*ast.FuncCall)
+	if !ok {
+		c.failf(diag.UnsupportedSyntax, x.Span(), "unsupported window function")
+	}
+	k := c.findWord("OVER")
+	if e.Spec.OnlyAlias {
+		ref := c.ident(e.Spec.Name.O)
+		fc.Over = &ast.WindowSpec{Ref: ref}
+		fc.Over.S = ref.S
+	} else {
+		fc.Over = c.windowSpec(&e.Spec)
+	}
+	if k < 0 {
+		c.failf(diag.SyntaxError, fc.S, "expected OVER after %s(...)", name)
+	}
+	fc.S = fc.S.Join(fc.Over.S)
+	return fc
+}
+
+// windowSpec converts ([w] [PARTITION BY ...] [ORDER BY ...] [frame]).
+func (c *conv) windowSpec(s *tast.WindowSpec) *ast.WindowSpec {
+	open := c.findOp("(")
+	out := &ast.WindowSpec{}
+	if s.Ref.O != "" {
+		out.Ref = c.ident(s.Ref.O)
+	}
+	if s.PartitionBy != nil {
+		c.findWord("PARTITION")
+		c.findWord("BY")
+		for i, it := range s.PartitionBy.Items {
+			if i > 0 {
+				c.accept(isComma)
+			}
+			out.PartitionBy = append(out.PartitionBy, c.expr(it.Expr))
+		}
+	}
+	if s.OrderBy != nil {
+		c.findWord("ORDER")
+		c.findWord("BY")
+		out.OrderBy = c.orderItems(s.OrderBy.Items)
+	}
+	if f := s.Frame; f != nil {
+		k := c.find(func(t token) bool { return t.is("ROWS") || t.is("RANGE") })
+		fr := &ast.Frame{Rows: f.Type == tast.Rows}
+		if f.Type == tast.Groups {
+			c.failf(diag.UnsupportedSyntax, c.spanOf(k), "GROUPS frames are not supported; use ROWS or RANGE")
+		}
+		between := c.accept(func(t token) bool { return t.is("BETWEEN") }) >= 0
+		fr.Start = c.frameBound(&f.Extent.Start)
+		if between {
+			c.findWord("AND")
+			fr.End = c.frameBound(&f.Extent.End)
+		} else {
+			fr.End = &ast.FrameBound{Kind: ast.CurrentRow}
+			fr.End.S = fr.Start.S
+		}
+		fr.S = c.spanOf(k).Join(fr.End.S)
+		out.Frame = fr
+	}
+	closeAt := c.findOp(")")
+	out.S = diag.Span{Start: c.spanOf(open).Start, End: c.spanOf(closeAt).End}
+	return out
+}
+
+func (c *conv) frameBound(b *tast.FrameBound) *ast.FrameBound {
+	out := &ast.FrameBound{}
+	start := c.here()
+	switch {
+	case b.Type == tast.CurrentRow:
+		c.findWord("CURRENT")
+		k := c.findWord("ROW")
+		out.Kind = ast.CurrentRow
+		out.S = start.Join(c.spanOf(k))
+		return out
+	case b.UnBounded:
+		c.findWord("UNBOUNDED")
+		out.Kind = ast.UnboundedPreceding
+		if b.Type == tast.Following {
+			out.Kind = ast.UnboundedFollowing
+		}
+	default:
+		if b.Unit != tast.TimeUnitInvalid {
+			c.failf(diag.UnsupportedSyntax, c.here(), "write a RANGE frame's offset as INTERVAL '1' HOUR")
+		}
+		out.Offset = c.expr(b.Expr)
+		out.Kind = ast.Preceding
+		if b.Type == tast.Following {
+			out.Kind = ast.Following
+		}
+	}
+	k := c.find(func(t token) bool { return t.is("PRECEDING") || t.is("FOLLOWING") })
+	out.S = start.Join(c.spanOf(k))
+	return out
 }
 
 // tidbAggregates are the aggregates TiDB's grammar knows by name.

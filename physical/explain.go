@@ -41,7 +41,7 @@ func Describe(n Node) string {
 }
 
 func kindOf(n Node) string {
-	switch n.(type) {
+	switch x := n.(type) {
 	case *Source:
 		return "Source"
 	case *Calc:
@@ -66,6 +66,8 @@ func kindOf(n Node) string {
 		return "UpsertMaterialize"
 	case *Union:
 		return "UnionAll"
+	case *Rank:
+		return x.Kind
 	case *Sink:
 		return "Sink"
 	}
@@ -304,6 +306,8 @@ func detail(n Node) string {
 		return s + " ttl=" + ttl(x.TTL)
 	case *Union:
 		return fmt.Sprintf("inputs=%d", len(x.Ins))
+	case *Rank:
+		return rankDetail(x)
 	case *Sink:
 		s := x.Name
 		if !x.Query {
@@ -380,4 +384,46 @@ func AssignIDs(plans []*Plan) {
 	for _, p := range plans {
 		assign(p.Root)
 	}
+}
+
+// rankDetail renders a Rank: its partition, order, range and what it keeps.
+func rankDetail(x *Rank) string {
+	in := x.Input.Base().Cols
+	order := make([]string, len(x.Order))
+	for i, k := range x.Order {
+		order[i] = render(k.Expr, in)
+		if k.Desc {
+			order[i] += " DESC"
+		}
+	}
+	s := "partition=[" + renderList(x.Partition, in) + "] order=[" + strings.Join(order, ", ") + "]"
+	switch x.Kind {
+	case Deduplicate:
+		keep := "first"
+		if x.KeepLast {
+			keep = "last"
+		}
+		s += " keep=" + keep
+		if x.ProcTime {
+			s += " by arrival"
+		}
+	default:
+		s += fmt.Sprintf(" rows=%d..%d", x.Start, x.End)
+		if x.RankCol {
+			s += " number=" + x.Cols[len(x.Cols)-1].Name
+		}
+	}
+	if x.KeepAll {
+		s += " keeps every row"
+	}
+	if x.TieLast {
+		s += " ties: last first"
+	}
+	if x.UpdateBefore && x.Kind != WindowRank {
+		s += " with -U"
+	}
+	if x.Kind == WindowRank {
+		return s + " end=" + in[x.EndCol].Name + " time=" + in[x.TimeCol].Name + late(x.Late)
+	}
+	return s + " ttl=" + ttl(x.TTL)
 }

@@ -290,6 +290,68 @@ type UpsertMaterialize struct {
 // Inputs implements Node.
 func (n *UpsertMaterialize) Inputs() []Node { return []Node{n.Input} }
 
+// SortKey is one ORDER BY item of a Rank.
+type SortKey struct {
+	Expr expr.Expr
+	Desc bool
+}
+
+// Rank kinds (Rank.Kind), as Flink names the operators.
+const (
+	TopN        = "Rank"
+	Deduplicate = "Deduplicate"
+	WindowRank  = "WindowRank"
+)
+
+// Rank numbers the rows of each partition (Partition, over the input's
+// columns) in Order — NULL first ascending, last descending, rows that tie
+// in arrival order — and keeps those numbered Start to End, appending the
+// number when RankCol is set.
+//
+//	Rank         emits the changes of each partition's rows Start..End as
+//	             rows arrive: with the number, -U/+U of the row at a
+//	             number (+I/-D where a number fills or empties); without
+//	             it, -D of a row that leaves and +I of one that enters.
+//	             KeepAll: the input retracts, so every row is kept (a row
+//	             below End may come back up); otherwise the top End rows.
+//	             A partition untouched for TTL ms (processing time) is
+//	             forgotten (0: never).
+//	Deduplicate  End = 1 ordered by one time attribute: the first row of
+//	             each partition (KeepLast unset) or the last, replaced as
+//	             Flink's deduplication does (by event time unless
+//	             ProcTime: an earlier row for the first, a later or equal
+//	             one for the last; by arrival with ProcTime); TTL as Rank's.
+//	WindowRank   the partition holds the window of a windowed input:
+//	             rows are kept per partition until the watermark passes
+//	             window_end (EndCol) and the partition's rows Start..End
+//	             are then emitted once, insert-only. TieLast: rows that tie
+//	             rank the last arrived first (window deduplication keeping
+//	             the last row). Late rows go to Late (time TimeCol).
+//
+// UpdateBefore is set when the consumer needs -U.
+type Rank struct {
+	Op
+	Input        Node
+	Kind         string
+	Partition    []expr.Expr
+	Order        []SortKey
+	Start, End   int64
+	RankCol      bool
+	KeepAll      bool
+	KeepLast     bool
+	ProcTime     bool
+	TieLast      bool
+	UpdateBefore bool
+	TTL          int64
+	EndCol       int
+	TimeCol      int
+	Late         *LateRows
+	InCols       []Column
+}
+
+// Inputs implements Node.
+func (n *Rank) Inputs() []Node { return []Node{n.Input} }
+
 // Union is UNION ALL.
 type Union struct {
 	Op

@@ -580,6 +580,13 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 			hasAgg = true
 		}
 	}
+	if hasOver(q) {
+		if hasAgg {
+			b.errorf(diag.UnsupportedFeature, overCall(q).S, "OVER windows in a query with GROUP BY, DISTINCT or aggregates are not supported; rank the aggregate's rows in an outer query")
+			return nil
+		}
+		return b.overQuery(q, node, scope, r.tables)
+	}
 	if hasAgg {
 		return b.aggregateQuery(q, node, scope, r.tables)
 	}
@@ -654,7 +661,7 @@ func filteredArgs(e *ast.FuncCall) []ast.Expr {
 func containsAgg(e ast.Expr) bool {
 	found := false
 	ast.Inspect(e, func(x ast.Expr) bool {
-		if f, ok := x.(*ast.FuncCall); ok && expr.IsAggregate(f.Name.Name) {
+		if f, ok := x.(*ast.FuncCall); ok && f.Over == nil && expr.IsAggregate(f.Name.Name) {
 			found = true
 		}
 		return !found

@@ -140,6 +140,8 @@ func (e *explainer) title(n logical.Node) string {
 		return "WindowAggregate " + aggText(x.Keys, x.Aggs, x.Input.Columns())
 	case *logical.Union:
 		return "UnionAll"
+	case *logical.Rank:
+		return rankText(x)
 	case *logical.ChangelogNormalize:
 		cols := x.Input.Columns()
 		names := make([]string, len(x.Key))

@@ -491,6 +491,8 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		}
 		return &physical.UpsertMaterialize{Op: op("UpsertMaterialize("+strings.Join(names, ", ")+")", x), Input: in,
 			Key: x.Key, UpsertKey: x.UpsertKey, TTL: x.TTL}, nil
+	case *logical.Rank:
+		return l.rank(x)
 	case *logical.Sink:
 		return nil, fmt.Errorf("internal: a sink inside a plan")
 	}

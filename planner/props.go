@@ -105,6 +105,12 @@ func timeCols(n logical.Node) []expr.TimeAttr {
 			}
 		}
 		return out
+	case *logical.Rank:
+		out := none(len(x.Cols))
+		if rankKeepsTime(x) {
+			copy(out, timeCols(x.Input))
+		}
+		return out
 	case *logical.Sink:
 		return timeCols(x.Input)
 	case *logical.ChangelogNormalize:
@@ -202,6 +208,8 @@ func (d *deriver) produce(n logical.Node) *Props {
 		for i := range x.Inputs {
 			p.Produced = p.Produced.Union(child(i).Produced)
 		}
+	case *logical.Rank:
+		d.rankProps(x, child(0), p)
 	case *logical.Sink:
 		p.Produced, p.Keys = child(0).Produced, child(0).Keys
 	case *logical.ChangelogNormalize:
@@ -420,7 +428,7 @@ func (d *deriver) require(n logical.Node, needBefore bool) {
 		// The versioned side is read by key: an upsert stream is enough.
 		d.require(x.Left, true)
 		d.require(x.Right, false)
-	case *logical.Join, *logical.Aggregate, *logical.WindowAggregate, *logical.IntervalJoin, *logical.WindowJoin:
+	case *logical.Join, *logical.Aggregate, *logical.WindowAggregate, *logical.IntervalJoin, *logical.WindowJoin, *logical.Rank:
 		// Stateful operators retract what they stored: they need full
 		// updates from their inputs.
 		for _, c := range logical.Children(n) {
@@ -517,6 +525,8 @@ func nodeSpan(n logical.Node) diag.Span {
 		if w, _, _ := windowOf(x.Input); w != nil {
 			kw = w.S
 		}
+	case *logical.Rank:
+		kw = x.FuncSpan
 	}
 	if kw.IsValid() {
 		return kw
@@ -539,6 +549,8 @@ func nodeTitle(n logical.Node) string {
 		return x.Origin
 	case *logical.Scan:
 		return "scan of " + x.Table.Name
+	case *logical.Rank:
+		return rankTitle(x)
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", n), "*logical.")
 }

@@ -24,6 +24,9 @@ import (
 //	window       an aggregate grouped by window_start, window_end: WindowAggregate
 //	windowjoin   a join of two inputs with the same window on their window_start
 //	             and window_end: WindowJoin
+//	rank         a filter on ROW_NUMBER's result (rn <= N) becomes the Rank's
+//	             range; after pruning, each Rank becomes a WindowRank, a
+//	             Deduplicate or stays a Top-N Rank (rank.go)
 //	project      merge a projection into the projection below it; drop identities
 //	prune        mark the columns each scan really reads
 //
@@ -74,8 +77,10 @@ func optimize(root logical.Node, l *diag.List, tr *tracer) (logical.Node, []Firi
 	root = o.step("joins", root, o.joins)
 	checkIntervalJoins(root, l) // on the joins the interval rule kept
 	root = o.step("windows", root, o.windows)
+	root = o.step("rank", root, o.ranks)
 	root = o.step("project", root, o.projects)
 	root = o.step("prune", root, o.prune)
+	root = o.step("rankkinds", root, o.rankKinds)
 	return root, o.fired
 }
 
@@ -790,6 +795,23 @@ func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
 			ins[i] = o.require(in, append([]bool(nil), need...))
 		}
 		return withChildren(x, ins)
+	case *logical.Rank:
+		nIn := len(x.Input.Columns())
+		in := append([]bool(nil), need[:nIn]...)
+		for _, p := range x.Partition {
+			mark(in, p, 0)
+		}
+		for _, k := range x.Order {
+			mark(in, k.Expr, 0)
+		}
+		r := one(o.require(x.Input, in)).(*logical.Rank)
+		if x.RankCol && !need[nIn] {
+			// Nothing reads the row number: the Rank does not compute it
+			// (its column stays, a constant 0, so that the columns of the
+			// nodes above keep their places).
+			r.RankCol = false
+		}
+		return r
 	case *logical.Sink:
 		all := make([]bool, len(x.Input.Columns()))
 		for i := range all {

@@ -238,6 +238,8 @@ func (d *deriver) walk(n logical.Node) {
 			state += fmt.Sprintf(" (each row is in %d windows)", w.Size/w.Slide)
 		}
 		p.State = []string{state}
+	case *logical.Rank:
+		d.rankState(x, p)
 	case *logical.Aggregate:
 		if ttl, ok := d.ttl(); ok {
 			p.StateTTL[0] = d.settings.StateTTL.Milliseconds()
@@ -512,6 +514,8 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 		diagn.WithHint("or bound the join in time, e.g. AND %s: an interval join emits each row once, when no partner can arrive any more (append-only)", exampleBound(x))
 	case *logical.Aggregate:
 		diagn.WithHint("or aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))): each window is emitted once")
+	case *logical.Rank:
+		diagn.WithHint("or rank within windows (PARTITION BY window_start, window_end, ... over TABLE(TUMBLE(...))): a window Top-N emits each window's top rows once, when it ends (append-only)")
 	}
 	if len(keys) == 0 && len(s.Table.Columns) > 0 {
 		diagn.WithHint("or write to a keyed sink ('upsert-kafka', or a 'jdbc' table) with the key its readers look rows up by, e.g. PRIMARY KEY (%s) NOT ENFORCED: no PRIMARY KEY of the inputs survives this query, so an upsert materializer in front of the sink keeps each key's live rows and turns the changes into upserts and deletes of that key (state that grows without 'table.exec.state.ttl')", s.Table.Columns[0].Name)

@@ -90,7 +90,7 @@ SELECT c.auction, c.num
 FROM counts c
 JOIN (SELECT MAX(num) AS maxn, starttime, endtime FROM counts GROUP BY starttime, endtime) m
   ON c.starttime = m.starttime AND c.endtime = m.endtime AND c.num >= m.maxn;`},
-	{suite: "Nexmark", name: "q6", shape: "ROW_NUMBER top-1, then an OVER ROWS window over its updates", mark: "refused: SQL105 (OVER windows, ROW_NUMBER)",
+	{suite: "Nexmark", name: "q6", shape: "ROW_NUMBER top-1, then an OVER ROWS window over its updates", mark: "refused: SQL315",
 		note: "Flink refuses it as well (an OVER window cannot consume updates)",
 		sql: nexmarkTables("auction", "bid") + `SELECT seller, AVG(price) OVER (PARTITION BY seller ORDER BY dateTime ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)
 FROM (SELECT A.seller, B.price, B.dateTime,
@@ -115,7 +115,7 @@ JOIN (SELECT seller, window_start AS starttime, window_end AS endtime
       FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
       GROUP BY seller, window_start, window_end) A
   ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime;`},
-	{suite: "Nexmark", name: "q9", shape: "ROW_NUMBER top-1 per auction over a join", mark: "refused: SQL105 (ROW_NUMBER: Top-N)",
+	{suite: "Nexmark", name: "q9", shape: "ROW_NUMBER top-1 per auction over a join", mark: "runs",
 		sql: nexmarkTables("auction", "bid") + `SELECT id, seller, category, bidder, price
 FROM (SELECT A.id, A.seller, A.category, B.bidder, B.price,
              ROW_NUMBER() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.dateTime ASC) AS rn
@@ -172,11 +172,11 @@ FROM bid GROUP BY channel, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`},
        COUNT(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
        MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price
 FROM bid GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`},
-	{suite: "Nexmark", name: "q18", shape: "deduplication: ROW_NUMBER … ORDER BY dateTime DESC = 1", mark: "refused: SQL105 (ROW_NUMBER: deduplication)",
+	{suite: "Nexmark", name: "q18", shape: "deduplication: ROW_NUMBER … ORDER BY dateTime DESC = 1", mark: "runs",
 		sql: nexmarkTables("bid") + `SELECT auction, bidder, price, dateTime
 FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder, auction ORDER BY dateTime DESC) AS rank_number FROM bid)
 WHERE rank_number <= 1;`},
-	{suite: "Nexmark", name: "q19", shape: "Top-10 by price per auction", mark: "refused: SQL105 (ROW_NUMBER: Top-N)",
+	{suite: "Nexmark", name: "q19", shape: "Top-10 by price per auction", mark: "runs",
 		sql: nexmarkTables("bid") + `SELECT * FROM
 (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rank_number FROM bid)
 WHERE rank_number <= 10;`},
@@ -261,13 +261,13 @@ FROM server_logs WHERE status_code = '403' GROUP BY userid, SESSION(log_time, IN
 SELECT measurement_time, city, AVG(temperature) OVER last_minute, MAX(temperature) OVER last_minute
 FROM temps
 WINDOW last_minute AS (PARTITION BY city ORDER BY measurement_time RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW);`},
-	{suite: "Cookbook", name: "aggregations/05 top-n", shape: "ROW_NUMBER over an aggregate, rn <= 2", mark: "refused: SQL105 (ROW_NUMBER: Top-N)",
+	{suite: "Cookbook", name: "aggregations/05 top-n", shape: "ROW_NUMBER over an aggregate, rn <= 2", mark: "runs",
 		sql: `CREATE TABLE spells_cast (wizard STRING, spell STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT wizard, spell, times_cast
 FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY wizard ORDER BY times_cast DESC) AS row_num
       FROM (SELECT wizard, spell, COUNT(*) AS times_cast FROM spells_cast GROUP BY wizard, spell))
 WHERE row_num <= 2;`},
-	{suite: "Cookbook", name: "aggregations/06 dedup", shape: "HAVING; ROW_NUMBER … = 1 on a time attribute", mark: "refused: SQL105 (ROW_NUMBER: deduplication)",
+	{suite: "Cookbook", name: "aggregations/06 dedup", shape: "HAVING; ROW_NUMBER … = 1 on a time attribute", mark: "runs",
 		sql: `CREATE TABLE orders (id INT, order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '5' SECONDS)
 WITH ('connector' = 'datagen', 'number-of-rows' = '50', 'fields.id.min' = '1', 'fields.id.max' = '10');
 SELECT id, COUNT(*) FROM orders GROUP BY id HAVING COUNT(*) > 1;
@@ -310,7 +310,7 @@ GROUP BY accident_detail;`},
 SELECT window_start, window_end, currency_code, ROUND(AVG(bid_price), 2) AS avg_price
 FROM TABLE(HOP(TABLE bids, DESCRIPTOR(transaction_time), INTERVAL '30' SECONDS, INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end, currency_code;`},
-	{suite: "Cookbook", name: "aggregations/11 window top-n", shape: "ROW_NUMBER over a window aggregate", mark: "refused: SQL105 (ROW_NUMBER: window Top-N)",
+	{suite: "Cookbook", name: "aggregations/11 window top-n", shape: "ROW_NUMBER over a window aggregate", mark: "runs",
 		sql: `CREATE TABLE orders (bidtime TIMESTAMP(3), price DOUBLE, item STRING, supplier STRING,
   WATERMARK FOR bidtime AS bidtime - INTERVAL '5' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT * FROM (
@@ -319,7 +319,7 @@ SELECT * FROM (
         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
         GROUP BY window_start, window_end, supplier))
 WHERE rownum <= 3;`},
-	{suite: "Cookbook", name: "aggregations/12 lag", shape: "WITH, LAG OVER a PROCTIME() column", mark: "refused: SQL105 (OVER windows: LAG)",
+	{suite: "Cookbook", name: "aggregations/12 lag", shape: "WITH, LAG OVER a PROCTIME() column", mark: "refused: SQL315",
 		sql: `CREATE TABLE stocks (stock_name STRING, stock_value DOUBLE, log_time AS PROCTIME())
 WITH ('connector' = 'datagen', 'number-of-rows' = '20');
 WITH current_and_previous AS (
@@ -426,7 +426,7 @@ LEFT JOIN booking_channels FOR SYSTEM_TIME AS OF t.actual_departure_date AS b ON
 LEFT JOIN passengers FOR SYSTEM_TIME AS OF t.actual_departure_date AS p ON t.passenger_key = p.passenger_key
 LEFT JOIN stations FOR SYSTEM_TIME AS OF t.actual_departure_date AS os ON t.origin_station_key = os.station_key
 LEFT JOIN stations FOR SYSTEM_TIME AS OF t.actual_departure_date AS ds ON t.destination_station_key = ds.station_key;`},
-	{suite: "Cookbook", name: "joins/06 lateral join", shape: "ROW_NUMBER dedup, SELECT DISTINCT, LATERAL subquery with ORDER BY … LIMIT", mark: "refused: SQL105 (ROW_NUMBER, LATERAL)",
+	{suite: "Cookbook", name: "joins/06 lateral join", shape: "ROW_NUMBER dedup, SELECT DISTINCT, LATERAL subquery with ORDER BY … LIMIT", mark: "refused: SQL103",
 		sql: `CREATE TABLE People (id INT, city STRING, state STRING, arrival_time TIMESTAMP(3),
   WATERMARK FOR arrival_time AS arrival_time - INTERVAL '1' MINUTE) WITH ('connector' = 'datagen', 'number-of-rows' = '20');
 CREATE TEMPORARY VIEW CurrentPopulation AS

@@ -1,0 +1,172 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/expr"
+	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/types"
+)
+
+// OVER windows in the select list. A ranking function (ROW_NUMBER) becomes
+// a logical.Rank under the select list's projection, its number the
+// Rank's last column; the rank rule (rank.go) then takes the filter on
+// that number from the query above.
+
+// overCall returns the first window function call of q's select list.
+func overCall(q *ast.Select) *ast.FuncCall {
+	var found *ast.FuncCall
+	for _, f := range q.Fields {
+		if f.Expr == nil {
+			continue
+		}
+		ast.Inspect(f.Expr, func(x ast.Expr) bool {
+			if fc, ok := x.(*ast.FuncCall); ok && fc.Over != nil && found == nil {
+				found = fc
+			}
+			return found == nil
+		})
+	}
+	return found
+}
+
+func hasOver(q *ast.Select) bool { return overCall(q) != nil }
+
+// rankingFunctions are the ranking window functions; ROW_NUMBER runs.
+var rankingFunctions = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true,
+	"PERCENT_RANK": true, "CUME_DIST": true, "NTILE": true}
+
+// windowSpec resolves a window reference against the WINDOW clause: OVER w,
+// or OVER (w ...) adding to w's definition.
+func (b *binder) windowSpec(q *ast.Select, s *ast.WindowSpec) *ast.WindowSpec {
+	if s.Ref == nil {
+		return s
+	}
+	for _, nw := range q.Windows {
+		if strings.EqualFold(nw.Name.Name, s.Ref.Name) {
+			base := b.windowSpec(q, nw.Spec)
+			if base == nil {
+				return nil
+			}
+			out := *base
+			out.S = s.S
+			if len(s.PartitionBy) > 0 {
+				b.errorf(diag.UnsupportedSyntax, s.PartitionBy[0].Span(), "a window that names window %s cannot add PARTITION BY to it", nw.Name.Name)
+				return nil
+			}
+			if len(s.OrderBy) > 0 {
+				if len(base.OrderBy) > 0 {
+					b.errorf(diag.UnsupportedSyntax, s.OrderBy[0].S, "window %s already has an ORDER BY", nw.Name.Name)
+					return nil
+				}
+				out.OrderBy = s.OrderBy
+			}
+			if s.Frame != nil {
+				out.Frame = s.Frame
+			}
+			return &out
+		}
+	}
+	var names []string
+	for _, nw := range q.Windows {
+		names = append(names, nw.Name.Name)
+	}
+	d := b.errorf(diag.UnknownTable, s.Ref.S, "unknown window %s: the query's WINDOW clause does not define it", s.Ref.Name)
+	if sg := diag.Suggest(s.Ref.Name, names); sg != "" {
+		d.WithHint("did you mean %s?", sg)
+	}
+	return nil
+}
+
+// overQuery binds a SELECT whose select list calls a window function.
+func (b *binder) overQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) logical.Node {
+	call := overCall(q)
+	name := strings.ToUpper(call.Name.Name)
+	if !rankingFunctions[name] {
+		b.errorf(diag.UnsupportedFeature, call.S, "%s(...) OVER is not supported yet; of the window functions, ROW_NUMBER runs (Top-N and deduplication)", name)
+		return nil
+	}
+	if name != "ROW_NUMBER" {
+		b.errorf(diag.UnsupportedFeature, call.Name.S, "%s is not supported yet; use ROW_NUMBER() (rows that tie are numbered in arrival order)", name)
+		return nil
+	}
+	if len(call.Args) > 0 || call.Star || call.Distinct {
+		b.errorf(diag.WrongArguments, call.S, "ROW_NUMBER takes no arguments")
+		return nil
+	}
+	spec := b.windowSpec(q, call.Over)
+	if spec == nil {
+		return nil
+	}
+	if spec.Frame != nil {
+		b.errorf(diag.UnsupportedSyntax, spec.Frame.S, "ROW_NUMBER numbers the whole partition: it takes no ROWS or RANGE frame")
+		return nil
+	}
+	if len(spec.OrderBy) == 0 {
+		b.errorf(diag.OverWindow, call.Over.S, "ROW_NUMBER needs an ORDER BY in its OVER clause: it numbers each partition's rows in that order")
+		return nil
+	}
+	in := node.Columns()
+	bd := &expr.Binder{Scope: scope, L: b.l, Clause: "PARTITION BY"}
+	rank := &logical.Rank{Input: node, Func: name, Start: 1, RankCol: true, FuncSpan: call.S, S: call.S}
+	for _, p := range spec.PartitionBy {
+		x := bd.Bind(p)
+		if x == nil {
+			return nil
+		}
+		rank.Partition = append(rank.Partition, x)
+	}
+	bd.Clause = "the ORDER BY of OVER"
+	for _, o := range spec.OrderBy {
+		x := bd.Bind(o.Expr)
+		if x == nil {
+			return nil
+		}
+		if !types.Comparable(x.Type(), x.Type()) {
+			b.errorf(diag.TypeMismatch, o.S, "cannot order by %s: %s values have no order", ast.Format(o.Expr), x.Type())
+			return nil
+		}
+		rank.Order = append(rank.Order, logical.SortKey{Expr: x, Desc: o.Desc})
+	}
+	rnName := "rn"
+	for _, f := range q.Fields {
+		if f.Expr == call && f.Alias != nil {
+			rnName = f.Alias.Name
+		}
+	}
+	rank.Cols = append(append([]logical.Column(nil), in...), logical.Column{Name: rnName, Type: types.New(types.BigInt).NotNull()})
+	// The select list sees the input's columns and, through the hook, the
+	// row number (a column without a name, so that * leaves it out).
+	rs := &expr.Scope{Tables: scope.Tables, Cols: append(append([]expr.ScopeColumn(nil), scope.Cols...), expr.ScopeColumn{T: rank.Cols[len(in)].Type})}
+	rnIdx := len(in)
+	failed := false
+	hook := func(e ast.Expr) (expr.Expr, bool) {
+		if cr, ok := e.(*ast.ColumnRef); ok {
+			// Bound as without the hook (the select list's * asks too).
+			i := rs.Resolve(cr, b.l)
+			if i < 0 {
+				failed = true
+				return &expr.Const{T: types.New(types.Null), S: cr.S}, true
+			}
+			c := rs.Cols[i]
+			return &expr.Column{Index: i, Name: c.Name, T: c.T, Time: c.Time, S: cr.S}, true
+		}
+		fc, ok := e.(*ast.FuncCall)
+		if !ok || fc.Over == nil {
+			return nil, false
+		}
+		if fc != call {
+			b.errorf(diag.UnsupportedFeature, fc.S, "only one window function per query is supported; number the rows in a subquery")
+			failed = true
+			return &expr.Const{T: types.New(types.Null), S: fc.S}, true
+		}
+		return &expr.Column{Index: rnIdx, Name: rnName, T: rank.Cols[rnIdx].Type, S: fc.S}, true
+	}
+	p := b.project(q, rank, rs, tables, hook)
+	if p == nil || failed {
+		return nil
+	}
+	return p
+}
