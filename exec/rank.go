@@ -136,7 +136,8 @@ func (rankCodec) Size(l *rankList) int64 {
 	return n
 }
 
-// withNumber returns vals with the row number appended.
+// withNumber returns vals with the row number appended (0 where the plan
+// reads no number: the column only keeps the places of those after it).
 func withNumber(vals []row.Value, n int64) []row.Value {
 	out := make([]row.Value, len(vals)+1)
 	copy(out, vals)
@@ -267,12 +268,12 @@ func (o *rankOp) emit(before, after []rankEntry) {
 	}
 	for _, e := range before {
 		if !slices.ContainsFunc(after, func(x rankEntry) bool { return x.seq == e.seq }) {
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: e.vals})
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: withNumber(e.vals, 0)})
 		}
 	}
 	for _, e := range after {
 		if !slices.ContainsFunc(before, func(x rankEntry) bool { return x.seq == e.seq }) {
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: e.vals})
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: withNumber(e.vals, 0)})
 		}
 	}
 }
@@ -352,11 +353,11 @@ func (o *dedupOp) process(_ int, b row.Batch) error {
 				}
 			}
 			if o.before {
-				o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: prev})
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: withNumber(prev, 0)})
 			}
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateAfter, Vals: r.Vals})
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateAfter, Vals: withNumber(r.Vals, 0)})
 		} else {
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: r.Vals})
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: withNumber(r.Vals, 0)})
 		}
 		o.enc = state.AppendValues(o.enc[:0], r.Vals)
 		o.rows.Put(kb, slices.Clone(o.enc), expiry)
@@ -457,10 +458,11 @@ func (o *windowRankOp) advance(wm int64) error {
 			return
 		}
 		for i := o.start - 1; i < min(o.end, int64(len(l.entries))); i++ {
-			vals := l.entries[i].vals
-			if o.rankCol {
-				vals = withNumber(vals, i+1)
+			n := i + 1
+			if !o.rankCol {
+				n = 0
 			}
+			vals := withNumber(l.entries[i].vals, n)
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: vals})
 		}
 		if len(o.buf) >= fireBatch {

@@ -257,7 +257,8 @@ type SortKey struct {
 // numbered Start to End. The binder makes it with no End (0) and the rank
 // number as its last column; the rank rule moves the filter on the number
 // above it (rn <= N, rn < N, rn = N) into Start and End and decides Kind,
-// and pruning drops the number when nothing reads it (RankCol unset).
+// and pruning unsets RankCol when nothing reads the number: its column
+// stays (the nodes above index the columns after it), a constant 0.
 type Rank struct {
 	Input     Node
 	Kind      RankKind
@@ -266,7 +267,7 @@ type Rank struct {
 	Order     []SortKey
 	// Start and End are the range of row numbers kept; End 0: unbounded.
 	Start, End int64
-	// RankCol is set while the row number is the last column.
+	// RankCol is set when the row number (the last column) is read.
 	RankCol bool
 	// FuncSpan is the window function call, for messages.
 	FuncSpan diag.Span

@@ -306,7 +306,8 @@ const (
 // Rank numbers the rows of each partition (Partition, over the input's
 // columns) in Order — NULL first ascending, last descending, rows that tie
 // in arrival order — and keeps those numbered Start to End, appending the
-// number when RankCol is set.
+// number when RankCol is set, and otherwise a constant 0 that nothing reads
+// (the plan above indexes the columns after it).
 //
 //	Rank         emits the changes of each partition's rows Start..End as
 //	             rows arrive: with the number, -U/+U of the row at a
