@@ -395,13 +395,17 @@ type Subquery struct {
 	Alias *Ident
 }
 
-// WindowTVF is TABLE(TUMBLE|HOP|CUMULATE(TABLE t, DESCRIPTOR(col), size...)).
+// WindowTVF is TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE t [PARTITION BY
+// cols], DESCRIPTOR(col), size...)).
 type WindowTVF struct {
 	Loc
-	Func    string // TUMBLE, HOP, CUMULATE
-	Table   *Ident
-	TimeCol *Ident
-	// Size is the window size; Slide is HOP's slide, Step is CUMULATE's step.
+	Func  string // TUMBLE, HOP, CUMULATE, SESSION
+	Table *Ident
+	// PartitionBy are SESSION's PARTITION BY columns.
+	PartitionBy []*Ident
+	TimeCol     *Ident
+	// Size is the window size (SESSION's gap); Slide is HOP's slide, Step
+	// is CUMULATE's step.
 	Size, Slide, Step *IntervalLit
 	Offset            *IntervalLit
 	Alias             *Ident

@@ -541,6 +541,10 @@ func (p *printer) table(t TableExpr) {
 	case *WindowTVF:
 		p.w("TABLE(", t.Func, "(TABLE ")
 		p.ident(t.Table)
+		if len(t.PartitionBy) > 0 {
+			p.w(" PARTITION BY ")
+			p.idents(t.PartitionBy)
+		}
 		p.w(", DESCRIPTOR(")
 		p.ident(t.TimeCol)
 		p.w(")")

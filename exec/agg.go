@@ -722,6 +722,9 @@ func (o *windowOp) windows(t int64, each func(start, end int64)) bool {
 		for s := last; s > t-o.size; s -= o.slide {
 			each(s, s+o.size)
 		}
+	case "SESSION":
+		// The row's own window; the session aggregate merges them.
+		each(t, t+o.size)
 	case "CUMULATE":
 		s := floorDiv(t-o.offset, o.size)*o.size + o.offset
 		for e := s + o.step; e <= s+o.size; e += o.step {

@@ -295,9 +295,16 @@ func (b *builder) node(n physical.Node, out collector) error {
 			out: out, c: b.counters(x.Name, &b.job.Operators), late: b.lateFor(x.Late), cols: columns(x.InCols)}
 		return b.node(x.Input, b.drive(op, 1, out).port(0))
 	case *physical.WindowAggregate:
+		if x.Session != nil {
+			// One group's sessions stay in one partition: partitioned by
+			// the keys without the row's own window.
+			return b.keyed(x.Inputs(), [][]expr.Expr{x.Session.Keys}, out, func(out collector) (operator, error) { return b.sessionAgg(x, out) })
+		}
 		return b.keyed(x.Inputs(), [][]expr.Expr{x.Keys}, out, func(out collector) (operator, error) { return b.windowAgg(x, out) })
 	case *physical.GroupAggregate:
 		return b.keyed(x.Inputs(), [][]expr.Expr{x.Keys}, out, func(out collector) (operator, error) { return b.groupAgg(x, out) })
+	case *physical.OverAggregate:
+		return b.keyed(x.Inputs(), [][]expr.Expr{x.Partition}, out, func(out collector) (operator, error) { return b.overAgg(x, out) })
 	case *physical.Rank:
 		return b.keyed(x.Inputs(), [][]expr.Expr{x.Partition}, out, func(out collector) (operator, error) { return b.rank(x, out) })
 	case *physical.Normalize:

@@ -166,9 +166,14 @@ type Join struct {
 // window_end and window_time to its input's columns.
 type Window struct {
 	Input   Node
-	Func    string // TUMBLE, HOP, CUMULATE
+	Func    string // TUMBLE, HOP, CUMULATE, SESSION
 	TimeCol int
-	// Size, Slide (HOP), Step (CUMULATE) and Offset in milliseconds.
+	// Partition indexes SESSION's PARTITION BY columns in Input's.
+	Partition []int
+	// Size (SESSION's gap), Slide (HOP), Step (CUMULATE) and Offset in
+	// milliseconds. A SESSION window gives each row the window [t, t +
+	// gap) of its own time t; only a window aggregate, which merges them
+	// into sessions, may read it.
 	Size, Slide, Step, Offset int64
 	Cols                      []Column
 	S                         diag.Span
@@ -273,6 +278,23 @@ type Rank struct {
 	FuncSpan diag.Span
 	Cols     []Column
 	S        diag.Span
+}
+
+// OverAggregate computes aggregates OVER a window of each row's partition
+// (Flink's OverAggregate): the rows of Partition ordered by the rowtime
+// TimeCol, framed ROWS (Rows) or RANGE from Preceding rows or ms before the
+// row (-1: UNBOUNDED PRECEDING) to the current row. Each row is emitted
+// once, when the watermark passes its time, with its aggregates after its
+// columns; insert-only.
+type OverAggregate struct {
+	Input     Node
+	Partition []expr.Expr
+	TimeCol   int
+	Rows      bool
+	Preceding int64
+	Aggs      []*AggCall
+	Cols      []Column
+	S         diag.Span
 }
 
 // Union is UNION ALL of inputs with the same columns.
@@ -384,6 +406,9 @@ func (n *Union) Columns() []Column { return n.Cols }
 func (n *Rank) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
+func (n *OverAggregate) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
 func (n *Sink) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
@@ -432,6 +457,9 @@ func (n *Union) Span() diag.Span { return n.S }
 func (n *Rank) Span() diag.Span { return n.S }
 
 // Span implements Node.
+func (n *OverAggregate) Span() diag.Span { return n.S }
+
+// Span implements Node.
 func (n *Sink) Span() diag.Span { return n.S }
 
 // Span implements Node.
@@ -453,6 +481,7 @@ func (*Window) node()             {}
 func (*Aggregate) node()          {}
 func (*Union) node()              {}
 func (*Rank) node()               {}
+func (*OverAggregate) node()      {}
 func (*Sink) node()               {}
 func (*ChangelogNormalize) node() {}
 func (*UpsertMaterialize) node()  {}
@@ -475,6 +504,8 @@ func Replace(n Node, children []Node) Node {
 	case *Union:
 		n.Inputs = children
 	case *Rank:
+		n.Input = children[0]
+	case *OverAggregate:
 		n.Input = children[0]
 	case *Sink:
 		n.Input = children[0]
@@ -517,6 +548,8 @@ func Children(n Node) []Node {
 	case *Union:
 		return n.Inputs
 	case *Rank:
+		return []Node{n.Input}
+	case *OverAggregate:
 		return []Node{n.Input}
 	case *Sink:
 		return []Node{n.Input}

@@ -16,7 +16,10 @@ import (
 
 // TestRankAgainstPostgres checks Top-N, deduplication and window Top-N
 // (ROW_NUMBER() OVER with a filter on its result) against PostgreSQL's
-// ROW_NUMBER on random tables, at parallelism 1 and 4: the engine's
+// ROW_NUMBER, and session windows (the TVF and the legacy GROUP BY
+// SESSION) against gaps and islands computed with LAG, and OVER aggregates
+// (ROWS and RANGE frames) against PostgreSQL's, on random tables,
+// at parallelism 1 and 4: the engine's
 // changelog, applied, must equal PostgreSQL's answer over the table's
 // final contents. The order always ends in the unique column id (and
 // deduplication orders by a time column whose values are unique per row),
@@ -35,7 +38,7 @@ func TestRankAgainstPostgres(t *testing.T) {
 	}
 	defer pg.Close()
 	dir := t.TempDir()
-	for seed := int64(1); seed <= 60; seed++ {
+	for seed := int64(1); seed <= 100; seed++ {
 		c := genRankCase(rand.New(rand.NewSource(seed)))
 		want, err := c.pgAnswer(ctx, pg)
 		if err != nil {
@@ -86,7 +89,7 @@ type rankCase struct {
 // values and NULLs, x INT with NULLs, ts TIMESTAMP(3) unique and in
 // order up to a disorder the watermark covers) and a query over it.
 func genRankCase(r *rand.Rand) *rankCase {
-	kind := []string{"topn", "topn", "topn", "dedup", "window"}[r.Intn(5)]
+	kind := []string{"topn", "topn", "topn", "dedup", "window", "session", "over", "over"}[r.Intn(8)]
 	changelog := kind == "topn" && r.Intn(2) == 0
 	n := 5 + r.Intn(35)
 	type rec struct {
@@ -200,6 +203,33 @@ func genRankCase(r *rand.Rand) *rankCase {
 		f, p := dir(r.Intn(2) == 0)
 		c.job += fmt.Sprintf("SELECT id, k, x FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts%s) AS rn FROM t) WHERE rn = 1;\n", f)
 		c.pgQuery = fmt.Sprintf("SELECT id, k, x FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts%s) AS rn FROM t) AS s WHERE rn = 1", p)
+	case "over":
+		// OVER aggregates: the frames mean the same in PostgreSQL; times
+		// are unique, so no two rows are peers but by the frame's range.
+		part := []string{"PARTITION BY k ", ""}[r.Intn(2)]
+		frame := []string{fmt.Sprintf("ROWS BETWEEN %d PRECEDING AND CURRENT ROW", r.Intn(4)),
+			fmt.Sprintf("RANGE BETWEEN INTERVAL '%d' SECOND PRECEDING AND CURRENT ROW", r.Intn(4)),
+			"ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", ""}[r.Intn(4)]
+		q := "SELECT id, k, x, SUM(x) OVER w, COUNT(*) OVER w, MAX(x) OVER w, MIN(x) OVER w FROM t WINDOW w AS (" + part + "ORDER BY ts " + frame + ")"
+		c.job += q + ";\n"
+		c.pgQuery = q
+	case "session":
+		// Sessions: a row's window [t, t + gap) merges with each session
+		// it touches, so a new session starts where a row comes more
+		// than gap after the one before it (PostgreSQL's gaps and
+		// islands); it ends gap after its last row.
+		gap := 1 + r.Intn(3)
+		if r.Intn(2) == 0 {
+			c.job += fmt.Sprintf("SELECT k, window_start, window_end, COUNT(*), SUM(x) FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '%d' SECOND)) "+
+				"GROUP BY k, window_start, window_end;\n", gap)
+		} else {
+			c.job += fmt.Sprintf("SELECT k, SESSION_START(ts, INTERVAL '%[1]d' SECOND), SESSION_END(ts, INTERVAL '%[1]d' SECOND), COUNT(*), SUM(x) FROM t "+
+				"GROUP BY SESSION(ts, INTERVAL '%[1]d' SECOND), k;\n", gap)
+		}
+		c.pgQuery = fmt.Sprintf("SELECT k, TO_CHAR(MIN(ts), 'YYYY-MM-DD HH24:MI:SS.MS'), TO_CHAR(MAX(ts) + INTERVAL '%[1]d seconds', 'YYYY-MM-DD HH24:MI:SS.MS'), COUNT(*), SUM(x) "+
+			"FROM (SELECT *, SUM(brk) OVER (PARTITION BY k ORDER BY ts, id) AS sid FROM ("+
+			"SELECT *, CASE WHEN ts - LAG(ts) OVER (PARTITION BY k ORDER BY ts, id) <= INTERVAL '%[1]d seconds' THEN 0 ELSE 1 END AS brk FROM t) AS a) AS b "+
+			"GROUP BY k, sid", gap)
 	case "window":
 		f, p := dir(r.Intn(2) == 0)
 		top := 1 + r.Intn(3)

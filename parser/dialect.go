@@ -177,6 +177,10 @@ func (rw *rewriter) scan() {
 		}
 		t := toks[k]
 		switch {
+		case t.is("SESSION") && k+1 < len(toks) && toks[k+1].isOp("("):
+			// Flink's legacy GROUP BY SESSION(ts, gap): SESSION is a
+			// keyword to TiDB.
+			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
 		case (t.is("FIRST_VALUE") || t.is("LAST_VALUE")) && k+1 < len(toks) && toks[k+1].isOp("("):
 			// TiDB knows these only as window functions (with OVER); Flink
 			// also has them as aggregates. Rename them for TiDB's sake.
@@ -216,7 +220,13 @@ func (rw *rewriter) scan() {
 		case t.is("INTERVAL"):
 			n := rw.interval(k)
 			if n > 0 {
-				rw.replace(k, k+n, "@_i"+strconv.Itoa(len(rw.intervals)-1))
+				ph := "@_i" + strconv.Itoa(len(rw.intervals)-1)
+				if k+n < len(toks) && (toks[k+n].is("PRECEDING") || toks[k+n].is("FOLLOWING")) {
+					// A RANGE frame's offset: TiDB takes INTERVAL expr unit
+					// there, and the converter the interval from expr.
+					ph = "INTERVAL " + ph + " DAY"
+				}
+				rw.replace(k, k+n, ph)
 				k += n - 1
 			}
 		case (t.is("TIMESTAMP") || t.is("DATE") || t.is("TIME")) && k+1 < len(toks) && toks[k+1].kind == tString:
@@ -689,11 +699,9 @@ func parseTVF(src string, toks []token, end diag.Pos, l *diag.List) (w *ast.Wind
 	}
 	w = &ast.WindowTVF{Func: strings.ToUpper(fn.val)}
 	switch w.Func {
-	case "TUMBLE", "HOP", "CUMULATE":
-	case "SESSION":
-		p.failf(diag.UnsupportedFeature, fn.span(), "SESSION windows are not supported yet; use TUMBLE, HOP or CUMULATE")
+	case "TUMBLE", "HOP", "CUMULATE", "SESSION":
 	default:
-		p.failf(diag.SyntaxError, fn.span(), "unknown table function %s: expected TUMBLE, HOP or CUMULATE", fn.val)
+		p.failf(diag.SyntaxError, fn.span(), "unknown table function %s: expected TUMBLE, HOP, CUMULATE or SESSION", fn.val)
 	}
 	p.next()
 	p.expectOp("(")
@@ -710,6 +718,18 @@ func parseTVF(src string, toks []token, end diag.Pos, l *diag.List) (w *ast.Wind
 		case p.peek().is("TABLE"):
 			p.next()
 			w.Table = p.ident("a table name")
+			if p.peek().is("PARTITION") {
+				if w.Func != "SESSION" {
+					p.failf(diag.UnsupportedSyntax, p.peek().span(), "PARTITION BY is SESSION's: %s windows take none", w.Func)
+				}
+				p.next()
+				p.expect("BY")
+				w.PartitionBy = append(w.PartitionBy, p.ident("a column name"))
+				for p.peek().isOp(",") && p.peekN(1).kind == tIdent && !p.peekN(1).is("DESCRIPTOR") && !p.peekN(2).isOp("=>") {
+					p.next()
+					w.PartitionBy = append(w.PartitionBy, p.ident("a column name"))
+				}
+			}
 		case p.peek().is("DESCRIPTOR"):
 			p.next()
 			p.expectOp("(")
@@ -743,9 +763,12 @@ func parseTVF(src string, toks []token, end diag.Pos, l *diag.List) (w *ast.Wind
 	if w.TimeCol == nil {
 		p.failf(diag.SyntaxError, fn.span(), "%s needs DESCRIPTOR(time_column) as its second argument", w.Func)
 	}
-	want := map[string][]string{"TUMBLE": {"SIZE"}, "HOP": {"SLIDE", "SIZE"}, "CUMULATE": {"STEP", "SIZE"}}[w.Func]
+	want := map[string][]string{"TUMBLE": {"SIZE"}, "HOP": {"SLIDE", "SIZE"}, "CUMULATE": {"STEP", "SIZE"}, "SESSION": {"GAP"}}[w.Func]
 	if len(ivs) < len(want) || len(ivs) > len(want)+1 {
 		p.failf(diag.WrongArguments, diag.Span{Start: fn.start, End: p.prevEnd()}, "%s takes %s interval(s): %s[, OFFSET]", w.Func, strconv.Itoa(len(want)), strings.Join(want, ", "))
+	}
+	if w.Func == "SESSION" && len(ivs) > 1 {
+		p.failf(diag.WrongArguments, ivs[1].S, "SESSION takes one interval, its gap: sessions have no offset")
 	}
 	for i, iv := range ivs {
 		name := ivNames[i]
@@ -757,7 +780,7 @@ func parseTVF(src string, toks []token, end diag.Pos, l *diag.List) (w *ast.Wind
 			}
 		}
 		switch name {
-		case "SIZE":
+		case "SIZE", "GAP":
 			w.Size = iv
 		case "SLIDE":
 			w.Slide = iv

@@ -1142,7 +1142,7 @@ func (c *conv) frameBound(b *tast.FrameBound) *ast.FrameBound {
 			out.Kind = ast.UnboundedFollowing
 		}
 	default:
-		if b.Unit != tast.TimeUnitInvalid {
+		if v, ok := b.Expr.(*tast.VariableExpr); b.Unit != tast.TimeUnitInvalid && (!ok || !strings.HasPrefix(v.Name, "_i")) {
 			c.failf(diag.UnsupportedSyntax, c.here(), "write a RANGE frame's offset as INTERVAL '1' HOUR")
 		}
 		out.Offset = c.expr(b.Expr)

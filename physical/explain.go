@@ -68,6 +68,8 @@ func kindOf(n Node) string {
 		return "UnionAll"
 	case *Rank:
 		return x.Kind
+	case *OverAggregate:
+		return "OverAggregate"
 	case *Sink:
 		return "Sink"
 	}
@@ -289,7 +291,11 @@ func detail(n Node) string {
 		return aggs(&x.Aggregate) + " ttl=" + ttl(x.TTL)
 	case *WindowAggregate:
 		in := x.Input.Base().Cols
-		return aggs(&x.Aggregate) + " end=" + in[x.EndCol].Name + " time=" + in[x.TimeCol].Name + late(x.Late)
+		s := aggs(&x.Aggregate) + " end=" + in[x.EndCol].Name + " time=" + in[x.TimeCol].Name
+		if x.Session != nil {
+			s += " sessions per [" + renderList(x.Session.Keys, in) + "]"
+		}
+		return s + late(x.Late)
 	case *Normalize:
 		s := "key=(" + colList(x.Input.Base().Cols, x.Key) + ")"
 		if x.UpdateBefore {
@@ -308,6 +314,8 @@ func detail(n Node) string {
 		return fmt.Sprintf("inputs=%d", len(x.Ins))
 	case *Rank:
 		return rankDetail(x)
+	case *OverAggregate:
+		return overDetail(x)
 	case *Sink:
 		s := x.Name
 		if !x.Query {
@@ -426,4 +434,32 @@ func rankDetail(x *Rank) string {
 		return s + " end=" + in[x.EndCol].Name + " time=" + in[x.TimeCol].Name + late(x.Late)
 	}
 	return s + " ttl=" + ttl(x.TTL)
+}
+
+// overDetail renders an OverAggregate: its partition, order, frame and
+// aggregates.
+func overDetail(x *OverAggregate) string {
+	in := x.Input.Base().Cols
+	frame := "RANGE"
+	if x.Rows {
+		frame = "ROWS"
+	}
+	switch {
+	case x.Preceding < 0:
+		frame += " UNBOUNDED PRECEDING"
+	case x.Rows:
+		frame += fmt.Sprintf(" %d PRECEDING", x.Preceding)
+	default:
+		frame += " " + expr.FormatMillis(x.Preceding) + " PRECEDING"
+	}
+	var aggs []string
+	for _, a := range x.Aggs {
+		s := a.Fn + "("
+		if a.Star {
+			s += "*"
+		}
+		s += renderList(a.Args, in) + ")"
+		aggs = append(aggs, s)
+	}
+	return "partition=[" + renderList(x.Partition, in) + "] order=[" + in[x.TimeCol].Name + "] " + frame + " " + strings.Join(aggs, ", ") + late(x.Late)
 }

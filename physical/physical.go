@@ -260,6 +260,23 @@ type WindowAggregate struct {
 	EndCol, TimeCol int
 	Late            *LateRows
 	InCols          []Column
+	// Session is set for session windows (their window TVF gives each row
+	// the window [t, t + gap) of its time, which the aggregate merges).
+	Session *Session
+}
+
+// Session says how a window aggregate merges session windows: per group
+// of Keys (the aggregate's keys without the window's columns, also what
+// it is partitioned by), a row's window joins every open session it
+// touches. StartKey, EndKey and TimeKey say where window_start,
+// window_end and window_time are among the aggregate's keys (TimeKey -1:
+// not grouped by); KeyPos where each of Keys goes. StartCol indexes the
+// row's own window_start in the input.
+type Session struct {
+	Keys                      []expr.Expr
+	KeyPos                    []int
+	StartKey, EndKey, TimeKey int
+	StartCol                  int
 }
 
 // Normalize turns an upsert stream into a full changelog by keeping the
@@ -352,6 +369,28 @@ type Rank struct {
 
 // Inputs implements Node.
 func (n *Rank) Inputs() []Node { return []Node{n.Input} }
+
+// OverAggregate computes Aggs OVER each row's partition (Partition, over
+// the input's columns) ordered by the event time TimeCol: a frame of the
+// Preceding rows (Rows) or ms (RANGE: every row with a time in [t -
+// Preceding, t], peers included) before the row and the row itself; -1:
+// UNBOUNDED PRECEDING. A row is emitted, with its aggregates after its
+// columns, once the watermark passes its time, in time order; a row at or
+// below the watermark when it comes is late (Late, with its time).
+type OverAggregate struct {
+	Op
+	Input     Node
+	Partition []expr.Expr
+	TimeCol   int
+	Rows      bool
+	Preceding int64
+	Aggs      []*AggCall
+	Late      *LateRows
+	InCols    []Column
+}
+
+// Inputs implements Node.
+func (n *OverAggregate) Inputs() []Node { return []Node{n.Input} }
 
 // Union is UNION ALL.
 type Union struct {

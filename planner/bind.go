@@ -525,6 +525,13 @@ func (b *binder) windowTVF(w *ast.WindowTVF) *rel {
 		b.errorf(diag.InvalidInterval, w.Size.S, "CUMULATE size %s must be a whole multiple of the step %s", expr.FormatMillis(win.Size), expr.FormatMillis(win.Step))
 		return nil
 	}
+	for _, id := range w.PartitionBy {
+		i := s.Resolve(&ast.ColumnRef{Loc: id.Loc, Name: id}, b.l)
+		if i < 0 {
+			return nil
+		}
+		win.Partition = append(win.Partition, i)
+	}
 	alias := w.Table.Name
 	if w.Alias != nil {
 		alias = w.Alias.Name
@@ -534,16 +541,21 @@ func (b *binder) windowTVF(w *ast.WindowTVF) *rel {
 		c.Qualifier = alias
 		out = append(out, c)
 	}
+	win.Cols = append(out, windowColumnsOf(tc, alias)...)
+	return &rel{node: win, tables: []expr.ScopeTable{{Alias: alias, Table: w.Table.Name}}}
+}
+
+// windowColumnsOf are the columns a window TVF adds: window_start,
+// window_end and window_time, the time attribute of tc.
+func windowColumnsOf(tc logical.Column, qualifier string) []logical.Column {
 	wt := types.TimestampOf(3).NotNull()
 	if tc.Type.Kind == types.TimestampLTZ {
 		wt = types.TimestampLTZOf(3).NotNull()
 	}
-	out = append(out,
-		logical.Column{Qualifier: alias, Name: "window_start", Type: types.TimestampOf(3).NotNull()},
-		logical.Column{Qualifier: alias, Name: "window_end", Type: types.TimestampOf(3).NotNull()},
-		logical.Column{Qualifier: alias, Name: "window_time", Type: wt, Time: tc.Time})
-	win.Cols = out
-	return &rel{node: win, tables: []expr.ScopeTable{{Alias: alias, Table: w.Table.Name}}}
+	return []logical.Column{
+		{Qualifier: qualifier, Name: "window_start", Type: types.TimestampOf(3).NotNull()},
+		{Qualifier: qualifier, Name: "window_end", Type: types.TimestampOf(3).NotNull()},
+		{Qualifier: qualifier, Name: "window_time", Type: wt, Time: tc.Time}}
 }
 
 func (b *binder) selectQuery(q *ast.Select) logical.Node {
@@ -588,6 +600,10 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 		return b.overQuery(q, node, scope, r.tables)
 	}
 	if hasAgg {
+		q, node, scope, ok := b.legacyWindow(q, node, scope, r.tables)
+		if !ok {
+			return nil
+		}
 		return b.aggregateQuery(q, node, scope, r.tables)
 	}
 	return b.project(q, node, scope, r.tables, nil)

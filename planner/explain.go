@@ -142,6 +142,8 @@ func (e *explainer) title(n logical.Node) string {
 		return "UnionAll"
 	case *logical.Rank:
 		return rankText(x)
+	case *logical.OverAggregate:
+		return overText(x)
 	case *logical.ChangelogNormalize:
 		cols := x.Input.Columns()
 		names := make([]string, len(x.Key))

@@ -462,8 +462,14 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		if t < 0 {
 			t = w.end
 		}
-		return &physical.WindowAggregate{Op: op("WindowAggregate", x), Aggregate: a, EndCol: w.end, TimeCol: t,
-			Late: l.late(x.Input), InCols: physCols(x.Input.Columns())}, nil
+		wa := &physical.WindowAggregate{Op: op("WindowAggregate", x), Aggregate: a, EndCol: w.end, TimeCol: t,
+			Late: l.late(x.Input), InCols: physCols(x.Input.Columns())}
+		if w.w.Func == "SESSION" {
+			if wa.Session, err = sessionOf(x, w); err != nil {
+				return nil, err
+			}
+		}
+		return wa, nil
 	case *logical.Aggregate:
 		a, err := l.aggregate(x.Input, x.Keys, x.Aggs)
 		if err != nil {
@@ -493,6 +499,8 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 			Key: x.Key, UpsertKey: x.UpsertKey, TTL: x.TTL}, nil
 	case *logical.Rank:
 		return l.rank(x)
+	case *logical.OverAggregate:
+		return l.over(x)
 	case *logical.Sink:
 		return nil, fmt.Errorf("internal: a sink inside a plan")
 	}

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/ast"
@@ -84,6 +86,9 @@ func (b *binder) windowSpec(q *ast.Select, s *ast.WindowSpec) *ast.WindowSpec {
 func (b *binder) overQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) logical.Node {
 	call := overCall(q)
 	name := strings.ToUpper(call.Name.Name)
+	if expr.IsAggregate(name) {
+		return b.overAggregate(q, node, scope, tables)
+	}
 	if !rankingFunctions[name] {
 		b.errorf(diag.UnsupportedFeature, call.S, "%s(...) OVER is not supported yet; of the window functions, ROW_NUMBER runs (Top-N and deduplication)", name)
 		return nil
@@ -169,4 +174,177 @@ func (b *binder) overQuery(q *ast.Select, node logical.Node, scope *expr.Scope, 
 		return nil
 	}
 	return p
+}
+
+// overCalls returns every window function call of q's select list, in
+// order.
+func overCalls(q *ast.Select) []*ast.FuncCall {
+	var out []*ast.FuncCall
+	for _, f := range q.Fields {
+		if f.Expr == nil {
+			continue
+		}
+		ast.Inspect(f.Expr, func(x ast.Expr) bool {
+			if fc, ok := x.(*ast.FuncCall); ok && fc.Over != nil {
+				out = append(out, fc)
+				return false
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// overAggregate binds a SELECT whose select list computes aggregates OVER
+// a window: all over one window (as Flink requires), ordered by an
+// event-time attribute, framed from rows or an interval before the row (or
+// UNBOUNDED PRECEDING) to the current row.
+func (b *binder) overAggregate(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) logical.Node {
+	calls := overCalls(q)
+	spec := b.windowSpec(q, calls[0].Over)
+	if spec == nil {
+		return nil
+	}
+	for _, c := range calls[1:] {
+		name := strings.ToUpper(c.Name.Name)
+		if !expr.IsAggregate(name) {
+			b.errorf(diag.UnsupportedFeature, c.S, "%s(...) OVER is not supported with OVER aggregates in one query", name)
+			return nil
+		}
+		other := b.windowSpec(q, c.Over)
+		if other == nil {
+			return nil
+		}
+		if overWindowText(other) != overWindowText(spec) {
+			b.errorf(diag.UnsupportedFeature, c.Over.S, "all OVER aggregates of a query must use the same window, as in Flink: this one differs from %s", overWindowText(spec)).
+				WithHint("name the window once (WINDOW w AS (...)) and write OVER w")
+			return nil
+		}
+	}
+	in := node.Columns()
+	over := &logical.OverAggregate{Input: node, Preceding: -1, S: calls[0].S}
+	if len(spec.OrderBy) != 1 || spec.OrderBy[0].Desc {
+		b.errorf(diag.OverWindow, spec.S, "an OVER aggregate must be ordered by one event-time attribute, ascending (ORDER BY ts)")
+		return nil
+	}
+	ref, isRef := spec.OrderBy[0].Expr.(*ast.ColumnRef)
+	idx := -1
+	if isRef {
+		idx = scope.Resolve(ref, b.l)
+		if idx < 0 {
+			return nil
+		}
+	}
+	if idx < 0 || in[idx].Time != expr.RowTime {
+		b.errorf(diag.OverWindow, spec.OrderBy[0].S, "an OVER aggregate must be ordered by an event-time attribute (a column with a WATERMARK), but %s is not one", ast.Format(spec.OrderBy[0].Expr))
+		return nil
+	}
+	over.TimeCol = idx
+	if f := spec.Frame; f != nil {
+		over.Rows = f.Rows
+		if f.End.Kind != ast.CurrentRow {
+			b.errorf(diag.OverWindow, f.End.S, "an OVER window on a stream must end at CURRENT ROW: later rows are not known yet")
+			return nil
+		}
+		switch f.Start.Kind {
+		case ast.UnboundedPreceding:
+		case ast.Preceding:
+			if f.Rows {
+				lit, ok := f.Start.Offset.(*ast.Literal)
+				n, err := int64(0), error(nil)
+				if ok && lit.Kind == ast.IntLit {
+					n, err = strconv.ParseInt(lit.Raw, 10, 64)
+				}
+				if !ok || lit.Kind != ast.IntLit || err != nil {
+					b.errorf(diag.OverWindow, f.Start.S, "ROWS takes a number of rows before the current one, as in ROWS BETWEEN 10 PRECEDING AND CURRENT ROW")
+					return nil
+				}
+				over.Preceding = n
+			} else {
+				iv, ok := f.Start.Offset.(*ast.IntervalLit)
+				if !ok || iv.YearMonth || iv.Millis < 0 {
+					b.errorf(diag.OverWindow, f.Start.S, "RANGE takes a day-time interval before the current row, as in RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW")
+					return nil
+				}
+				over.Preceding = iv.Millis
+			}
+		default:
+			b.errorf(diag.OverWindow, f.Start.S, "an OVER window on a stream must start before the current row (n PRECEDING or UNBOUNDED PRECEDING)")
+			return nil
+		}
+	}
+	bd := &expr.Binder{Scope: scope, L: b.l, Clause: "PARTITION BY"}
+	for _, p := range spec.PartitionBy {
+		x := bd.Bind(p)
+		if x == nil {
+			return nil
+		}
+		over.Partition = append(over.Partition, x)
+	}
+	over.Cols = append([]logical.Column(nil), in...)
+	cols := append([]expr.ScopeColumn(nil), scope.Cols...)
+	byText := map[string]int{}
+	argB := &expr.Binder{Scope: scope, L: b.l, Clause: "an OVER aggregate"}
+	for _, c := range calls {
+		text := ast.Format(&ast.FuncCall{Name: c.Name, Args: c.Args, Star: c.Star, Distinct: c.Distinct})
+		if _, ok := byText[text]; ok {
+			continue
+		}
+		name := strings.ToUpper(c.Name.Name)
+		call := &logical.AggCall{Fn: name, Distinct: c.Distinct, Star: c.Star, S: c.S}
+		for _, a := range c.Args {
+			x := argB.Bind(a)
+			if x == nil {
+				return nil
+			}
+			call.Args = append(call.Args, x)
+		}
+		if c.Star && name != "COUNT" {
+			b.errorf(diag.WrongArguments, c.S, "only COUNT accepts *")
+			return nil
+		}
+		if !c.Star && len(c.Args) == 0 {
+			b.errorf(diag.WrongArguments, c.S, "%s needs an argument", name)
+			return nil
+		}
+		t, msg := expr.AggregateType(name, call.Args)
+		if msg != "" {
+			b.errorf(diag.WrongArguments, c.S, "%s", msg)
+			return nil
+		}
+		call.T = t
+		byText[text] = len(over.Cols)
+		over.Aggs = append(over.Aggs, call)
+		over.Cols = append(over.Cols, logical.Column{Name: fmt.Sprintf("w0$o%d", len(over.Aggs)-1), Type: t})
+		cols = append(cols, expr.ScopeColumn{T: t})
+	}
+	rs := &expr.Scope{Tables: scope.Tables, Cols: cols}
+	failed := false
+	hook := func(e ast.Expr) (expr.Expr, bool) {
+		if cr, ok := e.(*ast.ColumnRef); ok {
+			i := rs.Resolve(cr, b.l)
+			if i < 0 {
+				failed = true
+				return &expr.Const{T: types.New(types.Null), S: cr.S}, true
+			}
+			c := rs.Cols[i]
+			return &expr.Column{Index: i, Name: c.Name, T: c.T, Time: c.Time, S: cr.S}, true
+		}
+		fc, ok := e.(*ast.FuncCall)
+		if !ok || fc.Over == nil {
+			return nil, false
+		}
+		i := byText[ast.Format(&ast.FuncCall{Name: fc.Name, Args: fc.Args, Star: fc.Star, Distinct: fc.Distinct})]
+		return &expr.Column{Index: i, Name: over.Cols[i].Name, T: over.Cols[i].Type, S: fc.S}, true
+	}
+	p := b.project(q, over, rs, tables, hook)
+	if p == nil || failed {
+		return nil
+	}
+	return p
+}
+
+// overWindowText is a resolved window, to compare two.
+func overWindowText(s *ast.WindowSpec) string {
+	return strings.TrimPrefix(ast.Format(&ast.FuncCall{Name: &ast.Ident{Name: "F"}, Over: &ast.WindowSpec{PartitionBy: s.PartitionBy, OrderBy: s.OrderBy, Frame: s.Frame}}), "F() OVER ")
 }

@@ -105,6 +105,10 @@ func timeCols(n logical.Node) []expr.TimeAttr {
 			}
 		}
 		return out
+	case *logical.OverAggregate:
+		// Rows leave in time order, once the watermark passed them: they
+		// keep their time attributes (as Flink's over aggregate does).
+		return append(timeCols(x.Input), make([]expr.TimeAttr, len(x.Aggs))...)
 	case *logical.Rank:
 		out := none(len(x.Cols))
 		if rankKeepsTime(x) {
@@ -210,6 +214,9 @@ func (d *deriver) produce(n logical.Node) *Props {
 		}
 	case *logical.Rank:
 		d.rankProps(x, child(0), p)
+	case *logical.OverAggregate:
+		p.Produced = changelogmode.InsertOnly
+		p.Keys = child(0).Keys
 	case *logical.Sink:
 		p.Produced, p.Keys = child(0).Produced, child(0).Keys
 	case *logical.ChangelogNormalize:
@@ -428,7 +435,7 @@ func (d *deriver) require(n logical.Node, needBefore bool) {
 		// The versioned side is read by key: an upsert stream is enough.
 		d.require(x.Left, true)
 		d.require(x.Right, false)
-	case *logical.Join, *logical.Aggregate, *logical.WindowAggregate, *logical.IntervalJoin, *logical.WindowJoin, *logical.Rank:
+	case *logical.Join, *logical.Aggregate, *logical.WindowAggregate, *logical.IntervalJoin, *logical.WindowJoin, *logical.Rank, *logical.OverAggregate:
 		// Stateful operators retract what they stored: they need full
 		// updates from their inputs.
 		for _, c := range logical.Children(n) {

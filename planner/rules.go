@@ -795,6 +795,19 @@ func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
 			ins[i] = o.require(in, append([]bool(nil), need...))
 		}
 		return withChildren(x, ins)
+	case *logical.OverAggregate:
+		nIn := len(x.Input.Columns())
+		in := append([]bool(nil), need[:nIn]...)
+		in[x.TimeCol] = true
+		for _, p := range x.Partition {
+			mark(in, p, 0)
+		}
+		for _, a := range x.Aggs {
+			for _, arg := range a.Args {
+				mark(in, arg, 0)
+			}
+		}
+		return one(o.require(x.Input, in))
 	case *logical.Rank:
 		nIn := len(x.Input.Columns())
 		in := append([]bool(nil), need[:nIn]...)

@@ -35,6 +35,7 @@ func derive(root logical.Node, set settings.Settings, l *diag.List, tr *tracer) 
 		tr.step("normalize", root, nil)
 	}
 	d.walk(root)
+	d.checkSessions(root)
 	if s, ok := root.(*logical.Sink); ok {
 		d.checkSink(s)
 	}
@@ -234,12 +235,17 @@ func (d *deriver) walk(n logical.Node) {
 		}
 		w, _, _ := windowOf(x.Input)
 		state := "per window and group: accumulators until watermark >= window_end - 1ms, then emitted once"
+		if w != nil && w.Func == "SESSION" {
+			state = "per group: the rows of each open session until watermark >= its end (last row + gap) - 1ms, then aggregated and emitted once"
+		}
 		if w != nil && w.Func == "HOP" {
 			state += fmt.Sprintf(" (each row is in %d windows)", w.Size/w.Slide)
 		}
 		p.State = []string{state}
 	case *logical.Rank:
 		d.rankState(x, p)
+	case *logical.OverAggregate:
+		d.overState(x, p)
 	case *logical.Aggregate:
 		if ttl, ok := d.ttl(); ok {
 			p.StateTTL[0] = d.settings.StateTTL.Milliseconds()

@@ -90,7 +90,7 @@ SELECT c.auction, c.num
 FROM counts c
 JOIN (SELECT MAX(num) AS maxn, starttime, endtime FROM counts GROUP BY starttime, endtime) m
   ON c.starttime = m.starttime AND c.endtime = m.endtime AND c.num >= m.maxn;`},
-	{suite: "Nexmark", name: "q6", shape: "ROW_NUMBER top-1, then an OVER ROWS window over its updates", mark: "refused: SQL315",
+	{suite: "Nexmark", name: "q6", shape: "ROW_NUMBER top-1, then an OVER ROWS window over its updates", mark: "refused: SQL411",
 		note: "Flink refuses it as well (an OVER window cannot consume updates)",
 		sql: nexmarkTables("auction", "bid") + `SELECT seller, AVG(price) OVER (PARTITION BY seller ORDER BY dateTime ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)
 FROM (SELECT A.seller, B.price, B.dateTime,
@@ -130,7 +130,7 @@ WITH ('connector' = 'filesystem', 'path' = 'q10.json', 'format' = 'json');
 INSERT INTO q10_out
 SELECT auction, bidder, price, dateTime, extra, DATE_FORMAT(dateTime, 'yyyy-MM-dd'), DATE_FORMAT(dateTime, 'HH:mm')
 FROM bid;`},
-	{suite: "Nexmark", name: "q11", shape: "legacy GROUP BY SESSION(…) with SESSION_START/END", mark: "refused: SQL315 (session windows)",
+	{suite: "Nexmark", name: "q11", shape: "legacy GROUP BY SESSION(…) with SESSION_START/END", mark: "runs",
 		sql: nexmarkTables("bid") + `SELECT bidder, COUNT(*) AS bid_count,
        SESSION_START(dateTime, INTERVAL '10' SECOND) AS starttime, SESSION_END(dateTime, INTERVAL '10' SECOND) AS endtime
 FROM bid
@@ -223,7 +223,7 @@ FROM server_logs GROUP BY REGEXP_EXTRACT(user_agent, '[^\/]+'), status_code;`},
 	{suite: "Cookbook", name: "foundations/07 views", shape: "CREATE VIEW … SIMILAR TO", mark: "runs",
 		sql: serverLogs + `CREATE VIEW successful_requests AS SELECT * FROM server_logs WHERE status_code SIMILAR TO '[2,3][0-9][0-9]';
 SELECT * FROM successful_requests;`},
-	{suite: "Cookbook", name: "foundations/08 statement sets", shape: "BEGIN STATEMENT SET, legacy TUMBLE_ROWTIME, PARTITIONED BY", mark: "refused: SQL315 (legacy group window; the TVF runs)",
+	{suite: "Cookbook", name: "foundations/08 statement sets", shape: "BEGIN STATEMENT SET, legacy TUMBLE_ROWTIME, PARTITIONED BY", mark: "runs",
 		sql: serverLogs + `CREATE TEMPORARY TABLE realtime (browser STRING, status_code STRING, end_time TIMESTAMP(3), requests BIGINT NOT NULL)
 WITH ('connector' = 'blackhole');
 CREATE TEMPORARY VIEW browsers AS SELECT REGEXP_EXTRACT(user_agent, '[^\/]+') AS browser, status_code, log_time FROM server_logs;
@@ -242,20 +242,20 @@ WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT window_start, window_end, COUNT(DISTINCT client_ip) AS ip_addresses
 FROM TABLE(TUMBLE(TABLE server_logs, DESCRIPTOR(log_time), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end;`},
-	{suite: "Cookbook", name: "aggregations/01 group by window (legacy)", shape: "GROUP BY TUMBLE(…), TUMBLE_PROCTIME", mark: "refused: SQL315 (legacy group window; the TVF runs)",
+	{suite: "Cookbook", name: "aggregations/01 group by window (legacy)", shape: "GROUP BY TUMBLE(…), TUMBLE_PROCTIME", mark: "refused: SQL315",
 		sql: `CREATE TABLE server_logs (client_ip STRING, log_time AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT COUNT(DISTINCT client_ip), TUMBLE_PROCTIME(log_time, INTERVAL '1' MINUTE)
 FROM server_logs GROUP BY TUMBLE(log_time, INTERVAL '1' MINUTE);`},
-	{suite: "Cookbook", name: "aggregations/02 watermarks", shape: "legacy TUMBLE_ROWTIME with a watermark", mark: "refused: SQL315 (legacy group window; the TVF runs)",
+	{suite: "Cookbook", name: "aggregations/02 watermarks", shape: "legacy TUMBLE_ROWTIME with a watermark", mark: "runs",
 		sql: `CREATE TABLE doctor_sightings (doctor STRING, sighting_time TIMESTAMP(3),
   WATERMARK FOR sighting_time AS sighting_time - INTERVAL '15' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT doctor, TUMBLE_ROWTIME(sighting_time, INTERVAL '1' MINUTE) AS sighting_time, COUNT(*) AS sightings
 FROM doctor_sightings GROUP BY TUMBLE(sighting_time, INTERVAL '1' MINUTE), doctor;`},
-	{suite: "Cookbook", name: "aggregations/03 session windows", shape: "legacy GROUP BY SESSION(…)", mark: "refused: SQL315 (session windows)",
+	{suite: "Cookbook", name: "aggregations/03 session windows", shape: "legacy GROUP BY SESSION(…)", mark: "runs",
 		sql: serverLogs + `SELECT userid, SESSION_START(log_time, INTERVAL '10' SECOND), SESSION_ROWTIME(log_time, INTERVAL '10' SECOND),
        COUNT(request_line)
 FROM server_logs WHERE status_code = '403' GROUP BY userid, SESSION(log_time, INTERVAL '10' SECOND);`},
-	{suite: "Cookbook", name: "aggregations/04 over", shape: "OVER RANGE with a named WINDOW, STDDEV", mark: "refused: SQL100 (named WINDOW, OVER)",
+	{suite: "Cookbook", name: "aggregations/04 over", shape: "OVER RANGE with a named WINDOW, STDDEV", mark: "runs",
 		sql: `CREATE TABLE temps (measurement_time TIMESTAMP(3), city STRING, temperature FLOAT,
   WATERMARK FOR measurement_time AS measurement_time - INTERVAL '15' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
 SELECT measurement_time, city, AVG(temperature) OVER last_minute, MAX(temperature) OVER last_minute
@@ -274,7 +274,7 @@ SELECT id, COUNT(*) FROM orders GROUP BY id HAVING COUNT(*) > 1;
 SELECT order_id, order_time
 FROM (SELECT id AS order_id, order_time, ROW_NUMBER() OVER (PARTITION BY id ORDER BY order_time) AS rownum FROM orders)
 WHERE rownum = 1;`},
-	{suite: "Cookbook", name: "aggregations/07 chained windows", shape: "legacy TUMBLE in a TEMPORARY VIEW, windows of windows", mark: "refused: SQL315 (legacy group window; the TVF runs)",
+	{suite: "Cookbook", name: "aggregations/07 chained windows", shape: "legacy TUMBLE in a TEMPORARY VIEW, windows of windows", mark: "runs",
 		sql: serverLogs + `CREATE TEMPORARY VIEW w1m AS
 SELECT TUMBLE_START(log_time, INTERVAL '1' MINUTE) AS window_start, TUMBLE_ROWTIME(log_time, INTERVAL '1' MINUTE) AS window_end,
        SUM(size) AS total_size, COUNT(*) AS num_requests
