@@ -86,6 +86,12 @@ func (b *binder) windowSpec(q *ast.Select, s *ast.WindowSpec) *ast.WindowSpec {
 func (b *binder) overQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) logical.Node {
 	call := overCall(q)
 	name := strings.ToUpper(call.Name.Name)
+	for _, c := range overCalls(q) {
+		if c.Filter != nil {
+			b.errorf(diag.UnsupportedFeature, c.Filter.Span(), "FILTER (WHERE ...) is not supported on a window function (OVER); filter the rows in a subquery")
+			return nil
+		}
+	}
 	if expr.IsAggregate(name) {
 		return b.overAggregate(q, node, scope, tables)
 	}
