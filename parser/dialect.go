@@ -44,7 +44,6 @@ type rewriter struct {
 	casts     map[diag.Pos]castRecord // start of the CAST keyword
 	hints     map[int][]*ast.Hint     // SELECT token index -> hints
 	filters   map[int]filterRecord    // index of the ')' of an aggregate call -> its FILTER
-	legacy    bool                    // a group window function was refused (once is enough)
 	failed    bool
 }
 
@@ -59,11 +58,6 @@ var flinkOnlyUnits = map[string]bool{"DOW": true, "DOY": true, "ISODOW": true, "
 // MySQL's operators): the dialect layer quotes them, so `key` is a column
 // as in Nexmark's DDL.
 var flinkNames = map[string]bool{"KEY": true, "REGEXP": true, "RLIKE": true, "DIV": true, "XOR": true}
-
-// legacyWindows are Flink's group window functions (GROUP BY TUMBLE(ts,
-// size) and their _START/_END/_ROWTIME/_PROCTIME auxiliaries), which
-// streamsql does not run: the window TVFs do the same.
-var legacyWindows = map[string]bool{"TUMBLE": true, "HOP": true, "SESSION": true}
 
 // numberRE is what a numeric literal may look like.
 var numberRE = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
@@ -195,8 +189,6 @@ func (rw *rewriter) scan() {
 			k = rw.filter(k) - 1
 		case t.kind == tIdent && flinkNames[strings.ToUpper(t.val)]:
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), "`" + t.val + "`"})
-		case t.kind == tIdent && k+1 < len(toks) && toks[k+1].isOp("(") && isLegacyWindow(t.val):
-			rw.legacyWindow(k)
 		case t.is("SIMILAR") && k+1 < len(toks) && toks[k+1].is("TO"):
 			// TiDB reads LIKE; the converter takes SIMILAR from our token.
 			rw.edits = append(rw.edits, edit{int(t.start), int(toks[k+1].end), "LIKE" + strings.Repeat(" ", int(toks[k+1].end-t.start)-4)})
@@ -290,48 +282,6 @@ func (rw *rewriter) origPos(n int) diag.Pos {
 		orig = e.to
 	}
 	return diag.Pos(orig + (n - neu))
-}
-
-func isLegacyWindow(name string) bool {
-	u := strings.ToUpper(name)
-	if legacyWindows[u] {
-		return true
-	}
-	i := strings.IndexByte(u, '_')
-	if i < 0 || !legacyWindows[u[:i]] {
-		return false
-	}
-	switch u[i+1:] {
-	case "START", "END", "ROWTIME", "PROCTIME":
-		return true
-	}
-	return false
-}
-
-// legacyWindow refuses a group window function (a window TVF is read before
-// the scan reaches its name, which it hides) with the TVF to write instead.
-func (rw *rewriter) legacyWindow(k int) {
-	if rw.legacy {
-		return
-	}
-	rw.legacy = true
-	t := rw.toks[k]
-	u := strings.ToUpper(t.val)
-	fn, aux, _ := strings.Cut(u, "_")
-	if fn == "SESSION" {
-		rw.errorf(diag.UnsupportedFeature, t.span(), "session windows are not supported yet (neither GROUP BY SESSION(...) nor the SESSION window TVF); use TUMBLE, HOP or CUMULATE")
-		return
-	}
-	tvf := "TUMBLE(TABLE t, DESCRIPTOR(ts), size)"
-	if fn == "HOP" {
-		tvf = "HOP(TABLE t, DESCRIPTOR(ts), slide, size)"
-	}
-	if aux == "" {
-		rw.errorf(diag.UnsupportedFeature, t.span(), "the group window GROUP BY %s(...) is not supported yet; use the window TVF: FROM TABLE(%s) GROUP BY window_start, window_end", fn, tvf)
-		return
-	}
-	col := map[string]string{"START": "window_start", "END": "window_end", "ROWTIME": "window_time", "PROCTIME": "window_time"}[aux]
-	rw.errorf(diag.UnsupportedFeature, t.span(), "%s(...) of a group window is not supported yet; with the window TVF FROM TABLE(%s) it is the column %s", u, tvf, col)
 }
 
 // filter reads FILTER (WHERE cond) after the ')' of a call at k-1, records
