@@ -197,14 +197,22 @@ type srcCP struct {
 var errBarrier = errors.New("checkpoint barrier")
 
 // request asks the runner to inject b before its next Read, waking a Read
-// that waits for input.
-func (c *srcCP) request(b *barrier) {
-	c.reqs <- b
+// that waits for input. It gives up, returning false, when ctx ends: a
+// runner that has stopped (after a final checkpoint, say) no longer takes
+// requests, and a full queue must not hold the coordinator, and with it the
+// job's end, forever.
+func (c *srcCP) request(ctx context.Context, b *barrier) bool {
+	select {
+	case c.reqs <- b:
+	case <-ctx.Done():
+		return false
+	}
 	c.mu.Lock()
 	if c.cancel != nil {
 		c.cancel(errBarrier)
 	}
 	c.mu.Unlock()
+	return true
 }
 
 // readCtx is the context of one Read: cancelled by a barrier request.
@@ -553,6 +561,9 @@ func (j *Job) coordinate(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		if ctx.Err() != nil {
+			return // the tick and the end were ready together
+		}
 		if j.cp.ended.Load() {
 			return // a source has ended: no more checkpoints
 		}
@@ -607,7 +618,10 @@ func (j *Job) take(ctx context.Context, final bool) error {
 	defer j.cp.running.Store(nil)
 	b := &barrier{id: run.id, run: run, final: final}
 	for _, r := range j.sources {
-		r.cp.request(b)
+		if !r.cp.request(ctx, b) {
+			w.Abort()
+			return ctx.Err()
+		}
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -100,5 +101,23 @@ func TestEndThenReplayKeepsWatermarkRising(t *testing.T) {
 	}, "\n")
 	if got != want {
 		t.Fatalf("calls:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A runner that stopped taking barrier requests (it read its final
+// checkpoint's barrier and waits for the end) must not hold the coordinator
+// once the job's context ends: a SIGTERM'd Kafka job hung here for minutes
+// with its queue full.
+func TestRequestGivesUpWhenTheJobEnds(t *testing.T) {
+	c := &srcCP{id: "src", reqs: make(chan *barrier, 2)}
+	ctx, cancel := context.WithCancel(context.Background())
+	if !c.request(ctx, &barrier{id: 1}) || !c.request(ctx, &barrier{id: 2}) {
+		t.Fatal("a request with room in the queue was refused")
+	}
+	cancel()
+	done := make(chan bool, 1)
+	go func() { done <- c.request(ctx, &barrier{id: 3}) }()
+	if ok := <-done; ok {
+		t.Fatal("a request to a full queue succeeded after the job ended")
 	}
 }
