@@ -73,7 +73,36 @@ func (m *Map[V]) Put(key []byte, v V, expiry int64) {
 	t.s.maybeSpill()
 }
 
-// Delete removes key and reports whether it was there.
+// AddTimer adds a timer at expiry to key, which must hold a value (it
+// reports false, doing nothing, when key has none). When Expire passes the
+// timer it calls fn for the key's value, as it does at the key's own
+// expiry (Put's), but takes only the timer away: the key stays until its
+// own expiry. Timers and the key's own expiry reach fn in (expiry, order
+// of adding) like all records, so a timer earlier than the key's own
+// expiry is always heard of first; one added for a time at or after it
+// may outlive the key's own expiry, and the key stays until its last
+// timer. A timer counts in Len until it expires.
+func (m *Map[V]) AddTimer(key []byte, expiry int64) bool {
+	t := m.t
+	t.s.checkCallback()
+	e := t.lookup(key, false)
+	if e == nil || len(e.recs) == 0 {
+		return false
+	}
+	r := rec{seq: t.seq, expiry: expiry}
+	t.seq++
+	e.recs = append(e.recs, r)
+	t.rows++
+	t.grow(e, recSize(&r))
+	if expiry != NoExpiry {
+		t.bucketAdd(expiry, r.seq, e)
+	}
+	e.dirty = true
+	t.s.maybeSpill()
+	return true
+}
+
+// Delete removes key, with its timers, and reports whether it was there.
 func (m *Map[V]) Delete(key []byte) bool {
 	t := m.t
 	t.s.checkCallback()
@@ -83,14 +112,17 @@ func (m *Map[V]) Delete(key []byte) bool {
 	}
 	t.grow(e, -e.objSize)
 	e.obj, e.objSize = nil, 0
-	t.rows--
+	t.rows -= int64(len(e.recs))
 	t.removeEntry(e)
 	t.s.maybeSpill()
 	return true
 }
 
 // Expire removes every key whose expiry <= upTo, calling fn for each just
-// before, in order of expiry then first Put (see Table.Expire).
+// before, in order of expiry then first Put (see Table.Expire); a due timer
+// (AddTimer) calls fn too, in its place in that order, and leaves the key.
+// fn may change the value of a key that stays (one with a record still
+// pending): the change is kept, whichever tier the key is in.
 func (m *Map[V]) Expire(upTo int64, fn func(key []byte, v V)) int {
 	var f func([]byte, any)
 	if fn != nil {
@@ -99,7 +131,7 @@ func (m *Map[V]) Expire(upTo int64, fn func(key []byte, v V)) int {
 	return m.t.expire(upTo, nil, f)
 }
 
-// Len is the number of keys, hot and cold.
+// Len is the number of keys, hot and cold, plus their pending timers.
 func (m *Map[V]) Len() int64 { return m.t.rows }
 
 // MemBytes is the estimated size of the Map's hot tier.

@@ -163,3 +163,100 @@ func TestMapReopen(t *testing.T) {
 		t.Fatalf("expired %d, Len %d", n, m.Len())
 	}
 }
+
+// TestMapTimers checks AddTimer against a model, hot and spilled: a timer
+// calls Expire's fn for the key's value in (expiry, order of adding)
+// order, leaves the key, and a change fn makes to the value is kept.
+func TestMapTimers(t *testing.T) {
+	for _, budget := range []int64{1, -1} {
+		for seed := uint64(1); seed <= 6; seed++ {
+			rng := rand.New(rand.NewPCG(seed, 17))
+			s, err := Open("", Options{MemoryBudget: budget, BucketWidth: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := NewMap[*acc](s, "windows", accCodec{}, TableOptions{})
+			type ev struct {
+				exp   int64
+				seq   int
+				key   string
+				timer bool
+			}
+			var pending []ev // the model: every record not yet expired
+			vals := map[string]int64{}
+			seq, now, fired := 0, int64(0), 0
+			for step := 0; step < 1500; step++ {
+				k := fmt.Sprintf("g%d", rng.IntN(40))
+				if rng.IntN(3) > 0 {
+					if _, ok := vals[k]; ok {
+						continue // one own expiry per key in this test
+					}
+					own := now + 5 + int64(rng.IntN(60))
+					m.Put([]byte(k), &acc{n: 1}, own)
+					vals[k] = 1
+					pending = append(pending, ev{own, seq, k, false})
+					seq++
+					for i := rng.IntN(3); i > 0; i-- {
+						at := now + 1 + int64(rng.IntN(int(own-now-1))) // before own
+						if !m.AddTimer([]byte(k), at) {
+							t.Fatalf("AddTimer(%s) on a key with a value said no", k)
+						}
+						pending = append(pending, ev{at, seq, k, true})
+						seq++
+					}
+					continue
+				}
+				now += int64(rng.IntN(15))
+				var due []ev
+				rest := pending[:0]
+				for _, e := range pending {
+					if e.exp <= now {
+						due = append(due, e)
+					} else {
+						rest = append(rest, e)
+					}
+				}
+				pending = rest
+				slices.SortFunc(due, func(a, b ev) int {
+					if a.exp != b.exp {
+						return cmpInt(a.exp, b.exp)
+					}
+					return a.seq - b.seq
+				})
+				i := 0
+				m.Expire(now, func(key []byte, a *acc) {
+					if i >= len(due) || string(key) != due[i].key {
+						t.Fatalf("seed %d step %d: Expire #%d called for %s, model %v", seed, step, i, key, due)
+					}
+					if a.n != vals[string(key)] {
+						t.Fatalf("seed %d step %d: %s holds %d, model %d", seed, step, key, a.n, vals[string(key)])
+					}
+					a.n++ // kept when the key stays
+					vals[string(key)]++
+					if !due[i].timer {
+						delete(vals, string(key))
+					}
+					i++
+					fired++
+				})
+				if i != len(due) {
+					t.Fatalf("seed %d step %d: Expire called fn %d times, model %d", seed, step, i, len(due))
+				}
+				if m.Len() != int64(len(pending)) {
+					t.Fatalf("seed %d step %d: Len %d, model %d", seed, step, m.Len(), len(pending))
+				}
+				for k, n := range vals {
+					if a, ok := m.Get([]byte(k)); !ok || a.n != n {
+						t.Fatalf("seed %d step %d: Get(%s) = %v %v, model %d", seed, step, k, a, ok, n)
+					}
+				}
+			}
+			if fired == 0 || budget == 1 && s.Stats().Spilled == 0 {
+				t.Fatalf("seed %d: nothing fired (%d) or nothing spilled", seed, fired)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
