@@ -508,8 +508,10 @@ type group struct {
 	count int64 // rows accumulated minus rows retracted
 	last  []row.Value
 	dirty bool
-	// end is the window end of a window aggregate's group.
-	end int64
+	// end is the window end of a window aggregate's group; onTime says
+	// that its timer at end - 1 (allowed lateness) has not fired yet.
+	end    int64
+	onTime bool
 }
 
 // aggText is an aggregate call as the query wrote it, with column names,
@@ -780,28 +782,55 @@ func (o *windowOp) process(_ int, b row.Batch) error {
 func (o *windowOp) advance(int64) error { return nil }
 func (o *windowOp) counters() *Counters { return o.c }
 
-// windowAggOp aggregates each window and emits it once, when the watermark
-// reaches the window's last millisecond (window_end - 1). A row for a window
-// that has already fired is late: counted, written to the dead-letter file
-// when there is one, and not aggregated. Groups live in a state.Map whose
-// expiry is the window's last millisecond, so the watermark fires them in
-// order of window end, then of first row, and past the memory budget they
-// spill to Badger like a join's rows.
+// windowAggOp aggregates each window and emits it when the watermark
+// reaches the window's last millisecond (window_end - 1). Groups live in a
+// state.Map whose expiry is the window's horizon, window_end - 1 plus the
+// allowed lateness ('table.exec.emit.allow-lateness'), so the watermark
+// takes them in order of window end, then of first row, and past the
+// memory budget they spill to Badger like a join's rows.
+//
+// Without lateness the horizon is the firing: a window is emitted once
+// (+I), and a row for a window that has already fired is late: counted,
+// written to the dead-letter file when there is one, and not aggregated.
+// With lateness, a group of a window that has not fired yet also has a
+// timer (Map.AddTimer) at window_end - 1: the timer emits it (+I), its
+// state stays until the horizon, and a row that comes in between updates
+// it, as -U old, +U new once per batch for each group it changed (Flink's
+// AfterEndOfWindow trigger without late firing fires per row). Only a row
+// after the horizon is late. Final-only emits each group once, at its
+// horizon, and nothing before: late rows within the horizon are
+// aggregated silently.
 type windowAggOp struct {
 	noLifecycle
-	name     string
-	key      keyer
-	endCol   int // window_end in the input
-	timeCol  int // the row time (window_time) in the input, for late rows
-	specs    []*aggSpec
-	store    *state.Store
-	groups   *state.Map[*group]
-	in       inputs // the watermark: the last that passed (open)
-	out      collector
-	c        *Counters
-	late     *lateWriter
-	lateCols []connector.Column
-	buf      row.Batch
+	name      string
+	key       keyer
+	endCol    int // window_end in the input
+	timeCol   int // the row time (window_time) in the input, for late rows
+	specs     []*aggSpec
+	store     *state.Store
+	groups    *state.Map[*group]
+	lateness  int64 // ms
+	finalOnly bool
+	in        inputs // the watermark: the last that passed (open)
+	out       collector
+	c         *Counters
+	late      *lateWriter
+	lateCols  []connector.Column
+	buf       row.Batch
+	// order and pending are the groups of fired windows that this batch
+	// changed, in first-change order: each is emitted once at its end.
+	order   []pendingGroup
+	pending map[string]int
+}
+
+// horizon is the last watermark at which the window ending at end still
+// takes rows: window_end - 1 plus the allowed lateness.
+func (o *windowAggOp) horizon(end int64) int64 {
+	h := end - 1 + o.lateness
+	if h < end-1 { // past int64: never happens with event times (years 1 to 9999) and interval literals
+		return state.NoExpiry - 1
+	}
+	return min(h, state.NoExpiry-1)
 }
 
 func (o *windowAggOp) open(_ context.Context, in inputs) error {
@@ -824,32 +853,62 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 			continue
 		}
 		end := ev.Int()
-		if end-1 <= wm {
+		if o.horizon(end) <= wm {
 			o.c.Late.Add(1)
 			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), wm, o.lateCols); err != nil {
 				return err
 			}
 			continue
 		}
+		fired := end-1 <= wm // only with lateness: within the horizon
+		if fired {
+			o.c.LateUpdates.Add(1)
+		}
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
 			return err
 		}
-		g, ok := o.groups.Get(kb)
-		if !ok {
-			keys, err := o.key.values(r.Vals)
-			if err != nil {
+		emit := fired && !o.finalOnly
+		var g *group
+		if i, ok := o.pending[string(kb)]; ok && emit {
+			g = o.order[i].g // this batch's copy is the current one
+		} else {
+			var found bool
+			g, found = o.groups.Get(kb)
+			isNew := !found
+			if isNew {
+				keys, err := o.key.values(r.Vals)
+				if err != nil {
+					return err
+				}
+				g = newGroup(keys, o.specs)
+				g.end = end
+				// The timer fires the window at its end; the group's own
+				// expiry, its horizon, comes later.
+				g.onTime = o.lateness > 0 && !o.finalOnly && !fired
+			}
+			if emit {
+				o.pending[string(kb)] = len(o.order)
+				o.order = append(o.order, pendingGroup{string(kb), g})
+			}
+			if err := g.fold(o.specs, r); err != nil {
 				return err
 			}
-			g = newGroup(keys, o.specs)
-			g.end = end
+			// Put after every change: a group that spills later must
+			// spill as it is now.
+			o.groups.Put(kb, g, o.horizon(end))
+			if isNew && g.onTime {
+				o.groups.AddTimer(kb, end-1)
+			}
+			continue
 		}
 		if err := g.fold(o.specs, r); err != nil {
 			return err
 		}
-		// Put after every change: a group that spills later must spill as
-		// it is now.
-		o.groups.Put(kb, g, end-1)
+		o.groups.Put(kb, g, o.horizon(end))
+	}
+	if err := o.emitUpdates(); err != nil {
+		return err
 	}
 	if err := o.store.Err(); err != nil {
 		return fmt.Errorf("state: %w", err)
@@ -859,19 +918,67 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 	return nil
 }
 
-// advance fires the windows whose last millisecond wm has reached. Fired
-// windows go downstream a batch at a time, from inside the expiry, in
-// order of window end: a window of millions of groups (most of them
-// spilled) is never held whole, and its first rows leave at once. The
-// callback may push: downstream operators have stores of their own.
+// emitUpdates emits the groups of fired windows the batch changed: +I for
+// a group the window's firing did not emit (its first rows came late),
+// else -U old, +U new when the result changed.
+func (o *windowAggOp) emitUpdates() error {
+	if len(o.order) == 0 {
+		return nil
+	}
+	o.buf = o.buf[:0]
+	for _, p := range o.order {
+		g := p.g
+		if g.count == 0 {
+			continue
+		}
+		cur := g.output()
+		switch {
+		case g.last == nil:
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
+		case !sameVals(g.last, cur):
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: g.last},
+				row.Row{Kind: changelogmode.UpdateAfter, Vals: cur})
+		default:
+			continue
+		}
+		g.last = cur
+		o.groups.Put([]byte(p.key), g, o.horizon(g.end))
+	}
+	o.order = o.order[:0]
+	clear(o.pending)
+	return o.pushFired()
+}
+
+// advance fires the windows whose last millisecond wm has reached and
+// drops those whose horizon it has. Fired windows go downstream a batch
+// at a time, from inside the expiry, in order of window end: a window of
+// millions of groups (most of them spilled) is never held whole, and its
+// first rows leave at once. The callback may push: downstream operators
+// have stores of their own.
 func (o *windowAggOp) advance(wm int64) error {
 	o.buf = o.buf[:0]
 	var perr error
 	o.groups.Expire(wm, func(_ []byte, g *group) {
-		if g.count == 0 || perr != nil {
+		if perr != nil {
 			return
 		}
-		o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
+		if g.onTime {
+			// The timer at window_end - 1: emitted now, kept until the
+			// horizon (the group's own expiry, which comes later).
+			g.onTime = false
+			if g.count > 0 {
+				cur := g.output()
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
+				g.last = cur // kept: the group stays
+			}
+		} else if g.count > 0 {
+			// The horizon: the group goes. Without lateness or in
+			// final-only mode this is its one emission; with lateness,
+			// every change has been emitted already.
+			if g.last == nil {
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
+			}
+		}
 		if len(o.buf) >= fireBatch {
 			perr = o.pushFired()
 		}

@@ -222,14 +222,30 @@ func (a *listAgg) decodeState(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// groupCodec encodes the groups of one aggregate operator.
-type groupCodec struct{ specs []*aggSpec }
+// groupCodec encodes the groups of one aggregate operator; a window
+// aggregate's (window) have a flags byte after the window end (layout 2 of
+// its checkpoints: see operatorLayout).
+type groupCodec struct {
+	specs  []*aggSpec
+	window bool
+}
 
-// Append encodes g: keys, count, window end, last result, accumulators.
+// Group flags, a window aggregate's.
+const groupOnTime = 1 // group.onTime
+
+// Append encodes g: keys, count, window end, (window: flags,) last result,
+// accumulators.
 func (c groupCodec) Append(dst []byte, g *group) []byte {
 	dst = state.AppendValues(dst, g.keys)
 	dst = putVarint(dst, g.count)
 	dst = putVarint(dst, g.end)
+	if c.window {
+		var f byte
+		if g.onTime {
+			f |= groupOnTime
+		}
+		dst = append(dst, f)
+	}
 	if g.last == nil {
 		dst = append(dst, 0)
 	} else {
@@ -253,6 +269,13 @@ func (c groupCodec) Decode(b []byte) (*group, error) {
 	}
 	if g.end, b, err = getVarint(b); err != nil {
 		return nil, err
+	}
+	if c.window {
+		if len(b) < 1 {
+			return nil, errShort
+		}
+		g.onTime = b[0]&groupOnTime != 0
+		b = b[1:]
 	}
 	if len(b) < 1 {
 		return nil, errShort

@@ -763,6 +763,7 @@ func (b *builder) windowAgg(x *physical.WindowAggregate, out collector) (operato
 		return nil, err
 	}
 	op := &windowAggOp{name: x.Name, key: k, endCol: x.EndCol, timeCol: x.TimeCol, specs: specs,
+		lateness: x.Lateness, finalOnly: x.FinalOnly, pending: map[string]int{},
 		out: out, lateCols: columns(x.InCols)}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Late)
@@ -771,6 +772,6 @@ func (b *builder) windowAgg(x *physical.WindowAggregate, out collector) (operato
 		return nil, fmt.Errorf("%s: %w", op.name, err)
 	}
 	op.store = st
-	op.groups = state.NewMap(st, "windows", groupCodec{specs: specs}, state.TableOptions{})
+	op.groups = state.NewMap(st, "windows", groupCodec{specs: specs, window: true}, state.TableOptions{})
 	return op, nil
 }

@@ -63,8 +63,19 @@ type Checkpointing struct {
 }
 
 // snapshotLayout is the version of what exec writes into a checkpoint for
-// each operator (the meta part and the state store's snapshot format).
+// each operator (the meta part and the state store's snapshot format);
+// operatorLayout says where one kind's own state moved on.
 const snapshotLayout = 1
+
+// operatorLayout is the layout of n's checkpoints: snapshotLayout, but 2
+// for a window aggregate, whose groups have a flags byte since allowed
+// lateness (#17; groupCodec).
+func operatorLayout(n physical.Node) int {
+	if _, ok := n.(*physical.WindowAggregate); ok {
+		return 2
+	}
+	return snapshotLayout
+}
 
 // checkpointable is implemented by the operators whose whole state between
 // two calls is their state store (if any) and their valve (whose combined
@@ -454,7 +465,7 @@ func checkpointPlan(plans []*physical.Plan) []checkpoint.Operator {
 				}
 				fmt.Fprint(h, ";")
 			}
-			ops = append(ops, checkpoint.Operator{ID: o.ID, Kind: reflect.TypeOf(n).Elem().Name(), Layout: snapshotLayout,
+			ops = append(ops, checkpoint.Operator{ID: o.ID, Kind: reflect.TypeOf(n).Elem().Name(), Layout: operatorLayout(n),
 				State: fmt.Sprintf("%016x", h.Sum64()), Describe: o.Name})
 		}
 		for _, in := range n.Inputs() {

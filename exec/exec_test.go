@@ -216,6 +216,11 @@ func runScript(input string) (string, error) {
 			lates = append(lates, fmt.Sprintf("late rows at %s: %d", o.Name, n))
 		}
 	}
+	for _, o := range job.Operators {
+		if n := o.LateUpdates.Load(); n > 0 {
+			lates = append(lates, fmt.Sprintf("late updates at %s: %d", o.Name, n))
+		}
+	}
 	for _, s := range job.Sources {
 		if n := s.Late.Load(); n > 0 {
 			lates = append(lates, fmt.Sprintf("late rows from %s: %d", s.Name, n))

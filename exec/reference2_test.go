@@ -35,8 +35,9 @@ func outBlocks(t *testing.T, out string) ([]block, map[string]int) {
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 		switch {
 		case line == "<no output>" || line == "":
-		case strings.HasPrefix(line, "late rows at "), strings.HasPrefix(line, "late rows from "):
-			// late["Op"] for an operator, late["from t"] for a source.
+		case strings.HasPrefix(line, "late rows at "), strings.HasPrefix(line, "late rows from "), strings.HasPrefix(line, "late updates at "):
+			// late["Op"] for an operator, late["from t"] for a source,
+			// late["updates Op"] for an operator's late updates.
 			i := strings.LastIndex(line, ": ")
 			n, err := strconv.Atoi(line[i+2:])
 			if err != nil {
@@ -44,6 +45,8 @@ func outBlocks(t *testing.T, out string) ([]block, map[string]int) {
 			}
 			if name, ok := strings.CutPrefix(line[:i], "late rows at "); ok {
 				late[name] = n
+			} else if name, ok := strings.CutPrefix(line[:i], "late updates at "); ok {
+				late["updates "+name] = n
 			} else {
 				late[line[len("late rows "):i]] = n
 			}

@@ -56,6 +56,12 @@ type Counters struct {
 	Out  atomic.Int64
 	Late atomic.Int64
 	Bad  atomic.Int64
+	// LateUpdates counts, on a window aggregate with allowed lateness
+	// ('table.exec.emit.allow-lateness'), the (row, window) pairs that came
+	// after their window's end had passed the watermark and were still
+	// aggregated: each updated a result already emitted (or, final-only,
+	// one not emitted yet). Late counts those too late even for that.
+	LateUpdates atomic.Int64
 	// NoTime counts the rows a time-based operator could not place in
 	// time (a NULL event time, or one outside years 1 to 9999); on a
 	// source, those of its rows that an operator counted (eventTime).

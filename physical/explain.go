@@ -295,6 +295,12 @@ func detail(n Node) string {
 		if x.Session != nil {
 			s += " sessions per [" + renderList(x.Session.Keys, in) + "]"
 		}
+		if x.Lateness > 0 {
+			s += " lateness=" + expr.FormatMillis(x.Lateness)
+		}
+		if x.FinalOnly {
+			s += " final-only"
+		}
 		return s + late(x.Late)
 	case *Normalize:
 		s := "key=(" + colList(x.Input.Base().Cols, x.Key) + ")"

@@ -254,6 +254,14 @@ type GroupAggregate struct {
 // WindowAggregate aggregates each window and emits it once the watermark
 // passes its end. EndCol indexes window_end in the input; TimeCol is the
 // time a late row is reported with.
+//
+// Lateness ('table.exec.emit.allow-lateness', ms) keeps a window's state
+// until the watermark reaches window_end - 1 + Lateness, its horizon: a
+// row that comes after the window fired but before its horizon updates
+// the result (-U old, +U new); a row after the horizon is late. FinalOnly
+// ('table.exec.emit.final-only') emits each window once, at its horizon,
+// and nothing else: append-only. Session windows take neither (the
+// planner leaves both zero for them).
 type WindowAggregate struct {
 	Op
 	Aggregate
@@ -262,7 +270,9 @@ type WindowAggregate struct {
 	InCols          []Column
 	// Session is set for session windows (their window TVF gives each row
 	// the window [t, t + gap) of its time, which the aggregate merges).
-	Session *Session
+	Session   *Session
+	Lateness  int64
+	FinalOnly bool
 }
 
 // Session says how a window aggregate merges session windows: per group

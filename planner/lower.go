@@ -468,6 +468,8 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 			if wa.Session, err = sessionOf(x, w); err != nil {
 				return nil, err
 			}
+		} else {
+			wa.Lateness, wa.FinalOnly = l.settings.AllowLateness.Milliseconds(), l.settings.FinalOnly
 		}
 		return wa, nil
 	case *logical.Aggregate:

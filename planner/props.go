@@ -184,10 +184,17 @@ func (d *deriver) produce(n logical.Node) *Props {
 		if x.Kind == ast.InnerJoin {
 			p.Keys = joinKeys(x.Kind, child(0).Keys, child(1).Keys, len(x.Left.Columns()), x.Keys)
 		}
-	case *logical.IntervalJoin, *logical.TemporalJoin, *logical.WindowAggregate:
+	case *logical.IntervalJoin, *logical.TemporalJoin:
 		p.Produced = changelogmode.InsertOnly
-		if w, ok := x.(*logical.WindowAggregate); ok {
-			p.Keys = [][]int{seq(len(w.Keys))}
+	case *logical.WindowAggregate:
+		p.Produced = changelogmode.InsertOnly
+		p.Keys = [][]int{seq(len(x.Keys))}
+		if w, _, _ := windowOf(x.Input); d.settings.AllowLateness > 0 && !d.settings.FinalOnly && (w == nil || w.Func != "SESSION") {
+			s := d.settings
+			// A late row updates a result already emitted: keyed by the
+			// window and the group keys, the key the result is upserted on.
+			p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.UpdateBefore, changelogmode.UpdateAfter)
+			p.Why = fmt.Sprintf("'table.exec.emit.allow-lateness' = '%s' keeps each window open that long after it is emitted, and a late row then updates its result (-U old, +U new)", s.AllowLatenessText)
 		}
 	case *logical.Aggregate:
 		in := child(0)

@@ -495,7 +495,7 @@ func (o *optimizer) windows(n logical.Node) logical.Node {
 	if !hasStart || !hasEnd {
 		return n
 	}
-	o.fire("window", a.S, "the aggregate groups by window_start and window_end of %s: each window is emitted once, when the watermark passes its end", w.Func)
+	o.fire("window", a.S, "the aggregate groups by window_start and window_end of %s: a window aggregate, which emits each window when the watermark passes its end", w.Func)
 	return &logical.WindowAggregate{Input: a.Input, Keys: a.Keys, Aggs: a.Aggs, Cols: a.Cols, S: a.S}
 }
 

@@ -237,6 +237,15 @@ func (d *deriver) walk(n logical.Node) {
 		state := "per window and group: accumulators until watermark >= window_end - 1ms, then emitted once"
 		if w != nil && w.Func == "SESSION" {
 			state = "per group: the rows of each open session until watermark >= its end (last row + gap) - 1ms, then aggregated and emitted once"
+		} else if s := d.settings; s.AllowLateness > 0 {
+			horizon := "window_end - 1ms + " + s.AllowLatenessText
+			if s.FinalOnly {
+				state = fmt.Sprintf("per window and group: accumulators until watermark >= %s (table.exec.emit.allow-lateness), then emitted once (final-only: each result waits %s of event time past its window's end)", horizon, s.AllowLatenessText)
+			} else {
+				state = fmt.Sprintf("per window and group: accumulators until watermark >= %s (table.exec.emit.allow-lateness): emitted when watermark >= window_end - 1ms, then updated by each late row until then", horizon)
+			}
+		} else if d.settings.FinalOnly {
+			state += " (final-only: no allowed lateness, so no added latency)"
 		}
 		if w != nil && w.Func == "HOP" {
 			state += fmt.Sprintf(" (each row is in %d windows)", w.Size/w.Slide)
@@ -522,6 +531,8 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 		diagn.WithHint("or aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))): each window is emitted once")
 	case *logical.Rank:
 		diagn.WithHint("or rank within windows (PARTITION BY window_start, window_end, ... over TABLE(TUMBLE(...))): a window Top-N emits each window's top rows once, when it ends (append-only)")
+	case *logical.WindowAggregate:
+		diagn.WithHint("or SET 'table.exec.emit.final-only' = 'true': each window is emitted once, when the watermark passes its end plus the allowed lateness (append-only, %s later)", d.settings.AllowLatenessText)
 	}
 	if len(keys) == 0 && len(s.Table.Columns) > 0 {
 		diagn.WithHint("or write to a keyed sink ('upsert-kafka', or a 'jdbc' table) with the key its readers look rows up by, e.g. PRIMARY KEY (%s) NOT ENFORCED: no PRIMARY KEY of the inputs survives this query, so an upsert materializer in front of the sink keeps each key's live rows and turns the changes into upserts and deletes of that key (state that grows without 'table.exec.state.ttl')", s.Table.Columns[0].Name)

@@ -103,6 +103,18 @@ type Settings struct {
 	// CheckpointsRetained is 'state.checkpoints.num-retained': the
 	// complete checkpoints kept under --state-dir (default 1).
 	CheckpointsRetained int
+	// AllowLateness is 'table.exec.emit.allow-lateness' (Flink's name):
+	// how long after its end, in event time, a window aggregate keeps a
+	// fired window's state so that a late row still updates its result
+	// (-U old, +U new). 0 (the default): a window is final when it fires.
+	AllowLateness time.Duration
+	// AllowLatenessText is the lateness as it was written ('1 min'), for
+	// EXPLAIN and messages; "" when it was not set.
+	AllowLatenessText string
+	// FinalOnly is 'table.exec.emit.final-only': a window aggregate emits
+	// each window once, when the watermark passes its end plus the allowed
+	// lateness (append-only: no updates, more latency).
+	FinalOnly bool
 	// RestAddress and RestPort are 'rest.address' and 'rest.port': where
 	// to serve metrics and the web UI ("" and -1: not set; port 0: any
 	// free port).
@@ -259,6 +271,13 @@ var keys = []key{
 		func(s *Settings) *time.Duration { return &s.CheckpointTimeout }, nil),
 	count("state.checkpoints.num-retained", "complete checkpoints kept under --state-dir (default 1)",
 		func(s *Settings) *int { return &s.CheckpointsRetained }),
+	withAccepts(duration("table.exec.emit.allow-lateness",
+		"how long after its end a window aggregate's window still takes late rows, updating its result (default 0: none)",
+		func(s *Settings) *time.Duration { return &s.AllowLateness }, func(s *Settings, v string) { s.AllowLatenessText = v }),
+		acceptsDuration+"; '0' takes no late rows"),
+	boolean("table.exec.emit.final-only",
+		"a window aggregate emits each window once, when the watermark passes its end plus the allowed lateness: append-only (default false)",
+		func(s *Settings) *bool { return &s.FinalOnly }),
 	text("rest.address", "serve metrics and the web UI on this host (127.0.0.1 unless given; 0.0.0.0: every interface)",
 		func(s *Settings) *string { return &s.RestAddress }),
 	{name: "rest.port", accepts: "a port number from 0 to 65535 (0: any free port)",

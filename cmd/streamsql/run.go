@@ -514,7 +514,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]s
 		fmt.Fprintln(w)
 	}
 	// Partitions of one operator share its name: report them as one.
-	type total struct{ in, out, late, noTime, state, peak, spilled, parts int64 }
+	type total struct{ in, out, late, lateUpdates, noTime, state, peak, spilled, parts int64 }
 	var order []string
 	totals := map[string]*total{}
 	for _, o := range job.Operators {
@@ -527,6 +527,7 @@ func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]s
 		t.in += o.In.Load()
 		t.out += o.Out.Load()
 		t.late += o.Late.Load()
+		t.lateUpdates += o.LateUpdates.Load()
 		t.noTime += o.NoTime.Load()
 		t.state += o.StateRows.Load()
 		t.peak += o.PeakState.Load()
@@ -543,6 +544,9 @@ func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]s
 			label = fmt.Sprintf("%s x%d", name, t.parts)
 		}
 		fmt.Fprintf(w, "  %-35s in %8d  out %8d  late %d  state rows %d (peak %d)", label, t.in, t.out, t.late, t.state, t.peak)
+		if t.lateUpdates > 0 {
+			fmt.Fprintf(w, "  late updates %d", t.lateUpdates)
+		}
 		if t.noTime > 0 {
 			fmt.Fprintf(w, "  no time %d", t.noTime)
 		}

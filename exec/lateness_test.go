@@ -1,0 +1,425 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/eval"
+	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/row"
+)
+
+// Allowed lateness and final-only (#17), against a brute-force model of
+// the documented semantics (docs/runtime.md, "Late data"; Flink's
+// WindowOperator with allowedLateness and the AfterEndOfWindow trigger):
+//
+//   - a window's horizon is window_end - 1 + lateness; a (row, window)
+//     pair is late when the horizon <= the operator's watermark when the
+//     row arrives: counted, not aggregated;
+//   - else, when window_end - 1 <= the watermark (the window fired), the
+//     row is a late update: aggregated, and (but final-only) the group's
+//     result is emitted at the end of the batch: +I when it was never
+//     emitted, else -U old, +U new when it changed;
+//   - a watermark that reaches window_end - 1 emits each group of the
+//     window (+I) but final-only, whose groups are emitted once, when the
+//     watermark reaches the horizon (without lateness the two are one).
+
+// lmGroup is one (window, key) group of the model.
+type lmGroup struct {
+	start, end int64
+	key        string
+	n, sum     int
+	mn, mx     int
+	last       string // the last emitted row ("" none)
+	onTime     bool   // the firing at window_end - 1 is still to come
+}
+
+func (g *lmGroup) id() string { return fmt.Sprintf("%s, %s, %s", ts(g.start), ts(g.end), g.key) }
+
+func (g *lmGroup) row() string {
+	return fmt.Sprintf("[%s, %d, %d, %d, %d]", g.id(), g.n, g.sum, g.mn, g.mx)
+}
+
+// lateModel is the model of one window aggregate:
+// SELECT window_start, window_end, k, COUNT(*), SUM(v), MIN(v), MAX(v).
+type lateModel struct {
+	size, slide, lateness int64
+	finalOnly             bool
+	wm                    int64
+	groups                map[string]*lmGroup
+	late, updates         int
+}
+
+func newLateModel(size, slide, lateness int64, finalOnly bool) *lateModel {
+	return &lateModel{size: size, slide: slide, lateness: lateness, finalOnly: finalOnly, wm: MinWatermark, groups: map[string]*lmGroup{}}
+}
+
+// batch takes one batch of rows and returns what the operator emits for it.
+func (m *lateModel) batch(rows []refRow) []string {
+	var touched []*lmGroup
+	seen := map[*lmGroup]bool{}
+	for _, x := range rows {
+		for _, w := range windowsOf(x.t, m.size, m.slide) {
+			end := w[1]
+			if end-1+m.lateness <= m.wm {
+				m.late++
+				continue
+			}
+			fired := end-1 <= m.wm
+			if fired {
+				m.updates++
+			}
+			g := &lmGroup{start: w[0], end: end, key: x.id}
+			if old := m.groups[g.id()]; old != nil {
+				g = old
+			} else {
+				g.mn, g.mx = x.v, x.v
+				g.onTime = m.lateness > 0 && !m.finalOnly && !fired
+				m.groups[g.id()] = g
+			}
+			g.n++
+			g.sum += x.v
+			g.mn, g.mx = min(g.mn, x.v), max(g.mx, x.v)
+			if fired && !m.finalOnly && !seen[g] {
+				seen[g] = true
+				touched = append(touched, g)
+			}
+		}
+	}
+	var out []string
+	for _, g := range touched {
+		cur := g.row()
+		switch {
+		case g.last == "":
+			out = append(out, "+I"+cur)
+		case g.last != cur:
+			out = append(out, "-U"+g.last, "+U"+cur)
+		default:
+			continue
+		}
+		g.last = cur
+	}
+	return out
+}
+
+// watermark advances the model's watermark to w and returns what that
+// emits.
+func (m *lateModel) watermark(w int64) []string {
+	if w <= m.wm {
+		return nil
+	}
+	m.wm = w
+	var out []string
+	for id, g := range m.groups {
+		if g.onTime && g.end-1 <= w {
+			g.onTime = false
+			g.last = g.row()
+			out = append(out, "+I"+g.last)
+		}
+		if g.end-1+m.lateness <= w {
+			if g.last == "" {
+				out = append(out, "+I"+g.row())
+			}
+			delete(m.groups, id)
+		}
+	}
+	return out
+}
+
+// lateMode is one setting of allowed lateness and final-only.
+type lateMode struct {
+	lateness  int64 // ms
+	finalOnly bool
+}
+
+func (c lateMode) String() string {
+	s := fmt.Sprintf("lateness %dms", c.lateness)
+	if c.finalOnly {
+		s += ", final-only"
+	}
+	return s
+}
+
+func (c lateMode) sets() string {
+	var b strings.Builder
+	if c.lateness > 0 {
+		fmt.Fprintf(&b, "SET 'table.exec.emit.allow-lateness' = '%d ms';\n", c.lateness)
+	}
+	if c.finalOnly {
+		b.WriteString("SET 'table.exec.emit.final-only' = 'true';\n")
+	}
+	return b.String()
+}
+
+var lateModes = []lateMode{{0, false}, {2000, false}, {2000, true}, {0, true}, {700, false}}
+
+// lateWindow picks a TUMBLE or HOP window for a seed.
+func lateWindow(r *rand.Rand) (size, slide int64, tvf string) {
+	if r.Intn(2) == 0 {
+		size = []int64{500, 1000, 2000}[r.Intn(3)]
+		return size, size, fmt.Sprintf("TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '%s' SECOND)", secs(size))
+	}
+	slide = []int64{500, 1000}[r.Intn(2)]
+	size = slide * int64(1+r.Intn(3))
+	return size, slide, fmt.Sprintf("HOP(TABLE b, DESCRIPTOR(ts), INTERVAL '%s' SECOND, INTERVAL '%s' SECOND)", secs(slide), secs(size))
+}
+
+// lateRows makes a stream with disorder and, about one row in four,
+// a row far behind: within the lateness of its windows or beyond it.
+func lateRows(r *rand.Rand, n int) []refRow {
+	rows := genStream(r, n, 3, 1500)
+	maxT := int64(0)
+	for i := range rows {
+		rows[i].t += base
+		rows[i].v = i + 1 // unique: no two events print alike
+		if maxT > base && r.Intn(4) == 0 {
+			rows[i].t = max(maxT-1500-int64(r.Intn(4000)), 0)
+		}
+		maxT = max(maxT, rows[i].t)
+	}
+	return rows
+}
+
+func TestWindowLatenessMatchesReference(t *testing.T) { windowLatenessDifferential(t, "") }
+
+// TestWindowLatenessSpillMatchesReference runs the same with a one-byte
+// budget: every group (and its timer) spills to Badger and fires, is
+// updated and expires from there, two fired rows at a time.
+func TestWindowLatenessSpillMatchesReference(t *testing.T) {
+	defer func(n int) { fireBatch = n }(fireBatch)
+	fireBatch = 2
+	windowLatenessDifferential(t, "1b")
+}
+
+// windowLatenessDifferential runs scripts, one event at a time, and checks
+// what each event made the query emit against the model.
+func windowLatenessDifferential(t *testing.T, budget string) {
+	for _, mode := range lateModes {
+		var totalLate, totalUpdates int
+		for seed := int64(1); seed <= 12; seed++ {
+			r := rand.New(rand.NewSource(seed))
+			size, slide, tvf := lateWindow(r)
+			m := newLateModel(size, slide, mode.lateness, mode.finalOnly)
+			var b strings.Builder
+			b.WriteString("CREATE TABLE b (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');\n")
+			if budget != "" {
+				fmt.Fprintf(&b, "SET 'state.memory-budget' = '%s';\n", budget)
+			}
+			b.WriteString(mode.sets())
+			fmt.Fprintf(&b, "SELECT window_start, window_end, k, COUNT(*), SUM(v), MIN(v), MAX(v) FROM TABLE(%s) GROUP BY window_start, window_end, k;\n=== events\n", tvf)
+			var events []string
+			var want [][]string
+			add := func(line string, out []string) {
+				events = append(events, line)
+				want = append(want, out)
+				b.WriteString(line + "\n")
+			}
+			maxT := int64(0)
+			for _, x := range lateRows(r, 50+r.Intn(40)) {
+				add(fmt.Sprintf("b +I %s, %d, %s", x.id, x.v, ts(x.t)), m.batch([]refRow{x}))
+				maxT = max(maxT, x.t)
+				if w := maxT - 1000; r.Intn(3) == 0 && w > m.wm {
+					add("b wm "+ts(w), m.watermark(w))
+				}
+			}
+			add("b end", m.watermark(MaxWatermark))
+			script := b.String()
+			out, err := runScript(script)
+			if err != nil {
+				t.Fatalf("%v seed %d: %v\n%s", mode, seed, err, script)
+			}
+			if budget != "" && !strings.Contains(out, "(state spilled to disk)") {
+				t.Fatalf("%v seed %d: a %s budget did not spill", mode, seed, budget)
+			}
+			fail := func(format string, args ...any) {
+				t.Helper()
+				t.Fatalf("%v seed %d: %s\nengine:\n%s\nscript:\n%s", mode, seed, fmt.Sprintf(format, args...), out, script)
+			}
+			bs, late := outBlocks(t, strings.Replace(out, "(state spilled to disk)\n", "", 1))
+			got := perEvent(t, events, bs)
+			for i := range events {
+				g, w := slices.Clone(got[i]), slices.Clone(want[i])
+				sort.Strings(g)
+				sort.Strings(w)
+				if joinLines(g) != joinLines(w) {
+					fail("at %q the engine emitted\n%s\nand the reference\n%s", events[i], joinLines(g), joinLines(w))
+				}
+			}
+			if late["WindowAggregate"] != m.late || late["updates WindowAggregate"] != m.updates {
+				fail("late rows %d and late updates %d, the reference %d and %d",
+					late["WindowAggregate"], late["updates WindowAggregate"], m.late, m.updates)
+			}
+			if len(m.groups) != 0 {
+				fail("the model kept groups after the end")
+			}
+			totalLate += m.late
+			totalUpdates += m.updates
+		}
+		// The generator must reach every case it is meant to.
+		if totalLate == 0 || mode.lateness > 0 && totalUpdates == 0 {
+			t.Fatalf("%v: the scripts made %d late rows and %d late updates", mode, totalLate, totalUpdates)
+		}
+	}
+}
+
+// TestWindowLatenessParallel runs whole jobs (Job.Run, sources read seven
+// rows a batch, a watermark after each) at 1 and 4 partitions, spilled and
+// not: the changes of each (window, key) must be the model's, in the
+// model's order, and the late counts its own.
+func TestWindowLatenessParallel(t *testing.T) {
+	defer func(n int) { fireBatch = n }(fireBatch)
+	fireBatch = 3
+	const epoch2026 = 1_767_225_600_000 // 2026-01-01 00:00:00 UTC in ms
+	for _, mode := range lateModes {
+		for _, p := range []int{1, 4} {
+			for seed := int64(1); seed <= 4; seed++ {
+				budget := []string{"", "1b"}[seed%2]
+				r := rand.New(rand.NewSource(seed * 31))
+				size, slide, tvf := lateWindow(r)
+				rows := lateRows(r, 150)
+				path := fmt.Sprintf("late-%d.json", seed)
+				var data row.Batch
+				for _, x := range rows {
+					data = append(data, row.Insert(row.StrValue(x.id), row.IntValue(int64(x.v)), row.IntValue(epoch2026+x.t)))
+				}
+				setData(path, data)
+				// The model of the source: a batch of seven rows, then the
+				// watermark max(ts) - 1 s if it rose; the end.
+				m := newLateModel(size, slide, mode.lateness, mode.finalOnly)
+				var want []string
+				wm := int64(MinWatermark)
+				for i := 0; i < len(rows); i += 7 {
+					batch := rows[i:min(i+7, len(rows))]
+					want = append(want, m.batch(batch)...)
+					for _, x := range batch {
+						wm = max(wm, x.t-1000)
+					}
+					want = append(want, m.watermark(wm)...)
+				}
+				want = append(want, m.watermark(MaxWatermark)...)
+				sql := fmt.Sprintf("CREATE TABLE b (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');\n", path)
+				if budget != "" {
+					sql += fmt.Sprintf("SET 'state.memory-budget' = '%s';\n", budget)
+				}
+				sql += mode.sets() + fmt.Sprintf("SELECT window_start, window_end, k, COUNT(*), SUM(v), MIN(v), MAX(v) FROM TABLE(%s) GROUP BY window_start, window_end, k;", tvf)
+				got, late, updates := runLines(t, sql, p)
+				name := fmt.Sprintf("%v, P=%d, seed %d, budget %q", mode, p, seed, budget)
+				if g, w := byGroup(got), byGroup(want); !maps2Equal(g, w) {
+					t.Fatalf("%s: the changes per window and key differ\nengine:\n%s\nreference:\n%s", name, joinLines(got), joinLines(want))
+				}
+				if late != int64(m.late) || updates != int64(m.updates) {
+					t.Fatalf("%s: late rows %d and late updates %d, the reference %d and %d", name, late, updates, m.late, m.updates)
+				}
+			}
+		}
+	}
+}
+
+// byGroup splits a changelog by window and key (the first three values),
+// keeping each one's order.
+func byGroup(lines []string) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range lines {
+		parts := strings.SplitN(l[3:], ", ", 4)
+		id := strings.Join(parts[:3], ", ")
+		out[id] = append(out[id], l)
+	}
+	return out
+}
+
+func maps2Equal(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// runLines runs sql (one query) through Job.Run at the given parallelism
+// and returns its changelog lines as they came, and the late rows and
+// late updates its operators counted.
+func runLines(t *testing.T, sql string, parallelism int) (lines []string, late, updates int64) {
+	t.Helper()
+	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
+	if j.Diags.HasErrors() {
+		t.Fatalf("job has errors: %v", j.Diags.Err())
+	}
+	var mu sync.Mutex
+	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
+		Settings:    j.Session.Settings,
+		Parallelism: parallelism,
+		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
+			return &funcSink{write: func(rows row.Batch) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range rows {
+					parts := make([]string, len(r.Vals))
+					for i, v := range r.Vals {
+						parts[i] = eval.FormatValue(v, cols[i].Type)
+					}
+					lines = append(lines, fmt.Sprintf("%s[%s]", r.Kind, strings.Join(parts, ", ")))
+				}
+			}}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range job.Operators {
+		late += o.Late.Load()
+		updates += o.LateUpdates.Load()
+	}
+	return lines, late, updates
+}
+
+// TestLateDataDocs runs the scripts of docs/runtime.md's "Late data"
+// section (```text blocks with "=== events" and "----") and checks that
+// each shows what the engine emits.
+func TestLateDataDocs(t *testing.T) {
+	b, err := os.ReadFile("../docs/runtime.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "\n## Late data\n")
+	if start < 0 {
+		t.Fatal("docs/runtime.md has no section Late data")
+	}
+	end := strings.Index(text[start+1:], "\n## ")
+	section := text[start : start+1+end]
+	n := 0
+	for _, blk := range strings.Split(section, "```text\n")[1:] {
+		blk, _, _ = strings.Cut(blk, "```")
+		script, want, ok := strings.Cut(blk, "----\n")
+		if !ok || !strings.Contains(script, "=== events\n") {
+			continue
+		}
+		n++
+		got, err := runScript(script)
+		if err != nil {
+			t.Fatalf("script %d: %v\n%s", n, err, script)
+		}
+		if got != want {
+			t.Errorf("script %d of docs/runtime.md's Late data: the engine emits\n%s\nthe docs say\n%s", n, got, want)
+		}
+	}
+	if n < 3 {
+		t.Fatalf("found %d scripts in Late data, want every mode's", n)
+	}
+}
