@@ -115,6 +115,10 @@ type Settings struct {
 	// each window once, when the watermark passes its end plus the allowed
 	// lateness (append-only: no updates, more latency).
 	FinalOnly bool
+	// EarlyFireDelay and LateFireDelay are 'table.exec.emit.early-fire.delay'
+	// and 'table.exec.emit.late-fire.delay', accepted for Flink
+	// compatibility: their '….enabled' keys take only 'false' for now.
+	EarlyFireDelay, LateFireDelay time.Duration
 	// RestAddress and RestPort are 'rest.address' and 'rest.port': where
 	// to serve metrics and the web UI ("" and -1: not set; port 0: any
 	// free port).
@@ -278,6 +282,14 @@ var keys = []key{
 	boolean("table.exec.emit.final-only",
 		"a window aggregate emits each window once, when the watermark passes its end plus the allowed lateness: append-only (default false)",
 		func(s *Settings) *bool { return &s.FinalOnly }),
+	notYet("table.exec.emit.early-fire.enabled",
+		"streamsql emits a window's result when the watermark passes its end, not before (with 'table.exec.emit.allow-lateness', late rows update it after)"),
+	duration("table.exec.emit.early-fire.delay", "accepted for Flink compatibility: early firing is not supported yet",
+		func(s *Settings) *time.Duration { return &s.EarlyFireDelay }, nil),
+	notYet("table.exec.emit.late-fire.enabled",
+		"with 'table.exec.emit.allow-lateness' streamsql updates a window's result as each batch of late rows comes, without a processing-time delay"),
+	duration("table.exec.emit.late-fire.delay", "accepted for Flink compatibility: delayed late firing is not supported yet",
+		func(s *Settings) *time.Duration { return &s.LateFireDelay }, nil),
 	text("rest.address", "serve metrics and the web UI on this host (127.0.0.1 unless given; 0.0.0.0: every interface)",
 		func(s *Settings) *string { return &s.RestAddress }),
 	{name: "rest.port", accepts: "a port number from 0 to 65535 (0: any free port)",
@@ -343,6 +355,21 @@ func count(name, doc string, field func(*Settings) *int) key {
 func parseCount(v string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	return n, err == nil && n >= 1
+}
+
+// notYet is a boolean key of Flink's whose 'true' streamsql does not do
+// yet: 'false' is accepted, 'true' refused as unsupported (why says so).
+func notYet(name, why string) key {
+	return key{name: name, accepts: "'false' (streamsql does not support 'true' yet)", doc: "accepted as 'false' only: " + why,
+		set: func(_ *Settings, v string) (string, bool) {
+			return "", strings.EqualFold(strings.TrimSpace(v), "false")
+		},
+		unsupported: func(v string) string {
+			if strings.EqualFold(strings.TrimSpace(v), "true") {
+				return why
+			}
+			return ""
+		}}
 }
 
 func boolean(name, doc string, field func(*Settings) *bool) key {
