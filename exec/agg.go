@@ -89,6 +89,9 @@ func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec,
 		} else {
 			s.new = func() accumulator { return &firstLast{last: last} }
 		}
+	case "WINDOW_FINALITY", "WINDOW_VERSION":
+		// Filled in by the window aggregate as it emits (windowAggOp.result).
+		s.new = func() accumulator { return metaAcc{} }
 	case "LISTAGG":
 		sep := ","
 		if len(call.Args) > 1 {
@@ -110,6 +113,15 @@ func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec,
 	}
 	return s, nil
 }
+
+// metaAcc stands for WINDOW_FINALITY() and WINDOW_VERSION(): it folds
+// nothing and keeps nothing; the window aggregate sets the value.
+type metaAcc struct{}
+
+func (metaAcc) add(row.Value, bool) error            { return nil }
+func (metaAcc) result() row.Value                    { return row.NullValue }
+func (metaAcc) appendState(dst []byte) []byte        { return dst }
+func (metaAcc) decodeState(b []byte) ([]byte, error) { return b, nil }
 
 type countAcc struct {
 	star bool
@@ -811,16 +823,65 @@ type windowAggOp struct {
 	groups    *state.Map[*group]
 	lateness  int64 // ms
 	finalOnly bool
-	in        inputs // the watermark: the last that passed (open)
-	out       collector
-	c         *Counters
-	late      *lateWriter
-	lateCols  []connector.Column
-	buf       row.Batch
+	// finCol and verCol are the output columns of WINDOW_FINALITY() and
+	// WINDOW_VERSION() (-1: none).
+	finCol, verCol int
+	in             inputs // the watermark: the last that passed (open)
+	out            collector
+	c              *Counters
+	late           *lateWriter
+	lateCols       []connector.Column
+	buf            row.Batch
 	// order and pending are the groups of fired windows that this batch
 	// changed, in first-change order: each is emitted once at its end.
 	order   []pendingGroup
 	pending map[string]int
+}
+
+// Values of WINDOW_FINALITY(): whether a row can still change.
+var (
+	// finPreliminary: emitted before its window's horizon, not because of
+	// a late row (the firing at window_end with allowed lateness).
+	finPreliminary = row.StrValue("PRELIMINARY")
+	// finUpdated: emitted before the horizon because late rows changed
+	// the window's result after it fired.
+	finUpdated = row.StrValue("UPDATED")
+	// finFinal: the window's result at its horizon; no row for the same
+	// window and key follows it.
+	finFinal = row.StrValue("FINAL")
+)
+
+// meta reports whether the query selects WINDOW_FINALITY() or
+// WINDOW_VERSION(): then every window and key ends with a FINAL row.
+func (o *windowAggOp) meta() bool { return o.finCol >= 0 || o.verCol >= 0 }
+
+// result is g's output row, emitted with finality fin: WINDOW_VERSION()
+// is one more than the last row emitted's.
+func (o *windowAggOp) result(g *group, fin row.Value) []row.Value {
+	cur := g.output()
+	if o.finCol >= 0 {
+		cur[o.finCol] = fin
+	}
+	if o.verCol >= 0 {
+		v := int64(1)
+		if g.last != nil {
+			v = g.last[o.verCol].Int() + 1
+		}
+		cur[o.verCol] = row.IntValue(v)
+	}
+	return cur
+}
+
+// changed reports whether g's result differs from the last row emitted,
+// WINDOW_FINALITY() and WINDOW_VERSION() aside.
+func (o *windowAggOp) changed(g *group) bool {
+	cur := g.output()
+	for i := range cur {
+		if i != o.finCol && i != o.verCol && !cur[i].Equal(g.last[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // horizon is the last watermark at which the window ending at end still
@@ -931,11 +992,13 @@ func (o *windowAggOp) emitUpdates() error {
 		if g.count == 0 {
 			continue
 		}
-		cur := g.output()
+		var cur []row.Value
 		switch {
 		case g.last == nil:
+			cur = o.result(g, finUpdated)
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
-		case !sameVals(g.last, cur):
+		case o.changed(g):
+			cur = o.result(g, finUpdated)
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: g.last},
 				row.Row{Kind: changelogmode.UpdateAfter, Vals: cur})
 		default:
@@ -967,16 +1030,22 @@ func (o *windowAggOp) advance(wm int64) error {
 			// horizon (the group's own expiry, which comes later).
 			g.onTime = false
 			if g.count > 0 {
-				cur := g.output()
+				cur := o.result(g, finPreliminary)
 				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
 				g.last = cur // kept: the group stays
 			}
 		} else if g.count > 0 {
 			// The horizon: the group goes. Without lateness or in
 			// final-only mode this is its one emission; with lateness,
-			// every change has been emitted already.
-			if g.last == nil {
-				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: g.output()})
+			// every change has been emitted already, and a query that
+			// selects WINDOW_FINALITY() or WINDOW_VERSION() gets the
+			// result again, FINAL.
+			switch {
+			case g.last == nil:
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: o.result(g, finFinal)})
+			case o.meta() || o.changed(g):
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: g.last},
+					row.Row{Kind: changelogmode.UpdateAfter, Vals: o.result(g, finFinal)})
 			}
 		}
 		if len(o.buf) >= fireBatch {

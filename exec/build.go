@@ -763,8 +763,16 @@ func (b *builder) windowAgg(x *physical.WindowAggregate, out collector) (operato
 		return nil, err
 	}
 	op := &windowAggOp{name: x.Name, key: k, endCol: x.EndCol, timeCol: x.TimeCol, specs: specs,
-		lateness: x.Lateness, finalOnly: x.FinalOnly, pending: map[string]int{},
+		lateness: x.Lateness, finalOnly: x.FinalOnly, pending: map[string]int{}, finCol: -1, verCol: -1,
 		out: out, lateCols: columns(x.InCols)}
+	for i, c := range x.Aggs {
+		switch c.Fn {
+		case "WINDOW_FINALITY":
+			op.finCol = len(x.Keys) + i
+		case "WINDOW_VERSION":
+			op.verCol = len(x.Keys) + i
+		}
+	}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Late)
 	st, err := b.openState()

@@ -15,6 +15,7 @@ import (
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/frontend"
+	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
 
@@ -358,7 +359,7 @@ func runLines(t *testing.T, sql string, parallelism int) (lines []string, late, 
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
 	var mu sync.Mutex
-	job, err := Build(context.Background(), mustLower(t, j.Session.Plans), Options{
+	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{
 		Settings:    j.Session.Settings,
 		Parallelism: parallelism,
 		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
@@ -421,5 +422,114 @@ func TestLateDataDocs(t *testing.T) {
 	}
 	if n < 3 {
 		t.Fatalf("found %d scripts in Late data, want every mode's", n)
+	}
+}
+
+// TestWindowFinalityProperty: with WINDOW_FINALITY() and WINDOW_VERSION()
+// selected, under random late rows, in every mode, at P=1 and P=4, spilled
+// and not: each (window, key) has versions 1, 2, ... in order, each -U is
+// the row emitted just before it, exactly one row is FINAL and it is the
+// last; a row before it is PRELIMINARY (the firing at window_end) or
+// UPDATED (late rows changed the window); without lateness, or final-only,
+// the one row is FINAL, version 1. The aggregates of the FINAL rows are
+// the model's final table.
+func TestWindowFinalityProperty(t *testing.T) {
+	defer func(n int) { fireBatch = n }(fireBatch)
+	fireBatch = 3
+	const epoch2026 = 1_767_225_600_000
+	rowsSeen := 0
+	for _, mode := range lateModes {
+		for _, p := range []int{1, 4} {
+			for seed := int64(1); seed <= 3; seed++ {
+				budget := []string{"", "1b"}[seed%2]
+				r := rand.New(rand.NewSource(seed*57 + int64(p)))
+				size, slide, tvf := lateWindow(r)
+				rows := lateRows(r, 120)
+				path := fmt.Sprintf("fin-%d-%d.json", seed, p)
+				var data row.Batch
+				for _, x := range rows {
+					data = append(data, row.Insert(row.StrValue(x.id), row.IntValue(int64(x.v)), row.IntValue(epoch2026+x.t)))
+				}
+				setData(path, data)
+				m := newLateModel(size, slide, mode.lateness, mode.finalOnly)
+				var final []string
+				wm := int64(MinWatermark)
+				collect := func(out []string) {
+					for _, l := range out {
+						if strings.HasPrefix(l, "-U") {
+							continue
+						}
+						final = append(final, l)
+					}
+				}
+				for i := 0; i < len(rows); i += 7 {
+					batch := rows[i:min(i+7, len(rows))]
+					collect(m.batch(batch))
+					for _, x := range batch {
+						wm = max(wm, x.t-1000)
+					}
+					collect(m.watermark(wm))
+				}
+				collect(m.watermark(MaxWatermark))
+				// The model's last row per window and key, without "+I"/"+U".
+				want := map[string]string{}
+				for _, l := range final {
+					parts := strings.SplitN(l[3:], ", ", 4)
+					want[strings.Join(parts[:3], ", ")] = l[2:]
+				}
+				sql := fmt.Sprintf("CREATE TABLE b (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');\n", path)
+				if budget != "" {
+					sql += fmt.Sprintf("SET 'state.memory-budget' = '%s';\n", budget)
+				}
+				sql += mode.sets() + fmt.Sprintf("SELECT window_start, window_end, k, COUNT(*), SUM(v), MIN(v), MAX(v), WINDOW_FINALITY(), WINDOW_VERSION() FROM TABLE(%s) GROUP BY window_start, window_end, k;", tvf)
+				got, _, _ := runLines(t, sql, p)
+				name := fmt.Sprintf("%v, P=%d, seed %d, budget %q", mode, p, seed, budget)
+				for id, lines := range byGroup(got) {
+					var prev string // the last row emitted, without its kind
+					version := int64(0)
+					for i, l := range lines {
+						kind, body := l[:2], l[2:]
+						vals := strings.Split(strings.Trim(body, "[]"), ", ")
+						fin, ver := vals[len(vals)-2], vals[len(vals)-1]
+						if kind == "-U" {
+							if body != prev {
+								t.Fatalf("%s: %s: -U %s does not retract the row before it, %s\n%s", name, id, body, prev, joinLines(lines))
+							}
+							continue
+						}
+						version++
+						if ver != fmt.Sprint(version) {
+							t.Fatalf("%s: %s: row %d has version %s, want %d\n%s", name, id, i, ver, version, joinLines(lines))
+						}
+						if (fin == "FINAL") != (i == len(lines)-1) {
+							t.Fatalf("%s: %s: a FINAL row must be the last and the last row FINAL\n%s", name, id, joinLines(lines))
+						}
+						if fin != "FINAL" && fin != "PRELIMINARY" && fin != "UPDATED" {
+							t.Fatalf("%s: %s: finality %q", name, id, fin)
+						}
+						if (mode.lateness == 0 || mode.finalOnly) && len(lines) != 1 {
+							t.Fatalf("%s: %s: without lateness or final-only a window and key has one row\n%s", name, id, joinLines(lines))
+						}
+						if (kind == "+I") != (version == 1) {
+							t.Fatalf("%s: %s: +I must be the first row, +U the others\n%s", name, id, joinLines(lines))
+						}
+						prev = body
+						rowsSeen++
+					}
+					// The FINAL row's aggregates are the model's final ones.
+					aggs := strings.Split(strings.Trim(prev, "[]"), ", ")
+					if w := want[id]; "["+strings.Join(aggs[:len(aggs)-2], ", ")+"]" != w {
+						t.Fatalf("%s: %s: FINAL %s, the reference %s", name, id, prev, w)
+					}
+					delete(want, id)
+				}
+				if len(want) != 0 {
+					t.Fatalf("%s: windows and keys without rows: %v", name, want)
+				}
+			}
+		}
+	}
+	if rowsSeen == 0 {
+		t.Fatal("no rows")
 	}
 }

@@ -275,6 +275,11 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 	"MAX":         minMax,
 	"FIRST_VALUE": oneArg,
 	"LAST_VALUE":  oneArg,
+	// WINDOW_FINALITY() and WINDOW_VERSION() (streamsql's, #17) fold
+	// nothing: a window aggregate fills them in as it emits each row (see
+	// IsWindowMeta).
+	"WINDOW_FINALITY": noArgs("WINDOW_FINALITY", types.StringType().NotNull()),
+	"WINDOW_VERSION":  noArgs("WINDOW_VERSION", types.New(types.BigInt).NotNull()),
 	"LISTAGG": func(a []Expr) (types.T, string) {
 		if len(a) < 1 || len(a) > 2 {
 			return types.T{}, "LISTAGG takes an expression and an optional separator"
@@ -305,6 +310,21 @@ func oneArg(a []Expr) (types.T, string) {
 	}
 	return a[0].Type().WithNullable(true), ""
 }
+
+func noArgs(name string, t types.T) func([]Expr) (types.T, string) {
+	return func(a []Expr) (types.T, string) {
+		if len(a) != 0 {
+			return types.T{}, name + "() takes no arguments"
+		}
+		return t, ""
+	}
+}
+
+// IsWindowMeta reports whether name (upper case) is WINDOW_FINALITY or
+// WINDOW_VERSION: aggregates without arguments whose value a window
+// aggregate gives each row it emits ('PRELIMINARY', 'UPDATED' or 'FINAL';
+// 1, 2, ... per window and group key), not a fold of the rows.
+func IsWindowMeta(name string) bool { return name == "WINDOW_FINALITY" || name == "WINDOW_VERSION" }
 
 // IsAggregate reports whether name (upper case) is an aggregate function.
 func IsAggregate(name string) bool { _, ok := aggregates[name]; return ok }

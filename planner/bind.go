@@ -855,7 +855,7 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 				b.errorf(diag.WrongArguments, e.S, "only COUNT accepts *")
 				failed = true
 			}
-			if !e.Star && len(e.Args) == 0 {
+			if !e.Star && len(e.Args) == 0 && !expr.IsWindowMeta(name) {
 				b.errorf(diag.WrongArguments, e.S, "%s needs an argument", name)
 				failed = true
 				return &expr.Const{T: types.New(types.Null), S: e.S}, true

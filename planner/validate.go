@@ -256,6 +256,12 @@ func (d *deriver) walk(n logical.Node) {
 	case *logical.OverAggregate:
 		d.overState(x, p)
 	case *logical.Aggregate:
+		for _, c := range x.Aggs {
+			if expr.IsWindowMeta(c.Fn) {
+				d.l.Errorf(diag.AggregateMisuse, c.S, "%s() says how final a window's result is, so it needs a window aggregate: GROUP BY window_start, window_end of TUMBLE, HOP or CUMULATE", c.Fn).
+					WithHint("a GROUP BY without a window updates its results for ever: no row of it is final")
+			}
+		}
 		if ttl, ok := d.ttl(); ok {
 			p.StateTTL[0] = d.settings.StateTTL.Milliseconds()
 			p.State = []string{fmt.Sprintf("one row per group: %s after last access (table.exec.state.ttl)", ttl)}

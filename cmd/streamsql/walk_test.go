@@ -146,7 +146,15 @@ var aggCases = map[string][]fnCase{
 	"FIRST_VALUE": {{"FIRST_VALUE(s)", "STRING", "Hello World"}},
 	"LAST_VALUE":  {{"LAST_VALUE(s)", "STRING", "Bye"}},
 	"LISTAGG":     {{"LISTAGG(s)", "STRING", "Hello World,Bye"}, {"LISTAGG(s, ';')", "STRING", "Hello World;Bye"}},
+	// Window aggregates only (walkWindow): one day's window, emitted once
+	// when the file ends, final.
+	"WINDOW_FINALITY": {{"WINDOW_FINALITY()", "STRING", "FINAL"}},
+	"WINDOW_VERSION":  {{"WINDOW_VERSION()", "BIGINT", "1"}},
 }
+
+// walkWindow is the FROM and GROUP BY of the aggregates that only a window
+// aggregate takes (expr.IsWindowMeta).
+const walkWindow = " FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end"
 
 // TestWalkFunctions runs every function of the registry.
 func TestWalkFunctions(t *testing.T) {
@@ -164,6 +172,9 @@ func TestWalkFunctions(t *testing.T) {
 			query := "SELECT " + c.expr + " FROM src WHERE n < 0"
 			if agg {
 				query = "SELECT " + c.expr + " FROM src"
+				if expr.IsWindowMeta(name) {
+					query = "SELECT " + c.expr + walkWindow
+				}
 			}
 			got := walkRun(t, map[string]string{"in.json": walkSource},
 				walkTable+"CREATE TABLE out (v "+c.typ+") WITH ('connector' = 'print', 'print-identifier' = 'w');\n"+
