@@ -43,7 +43,10 @@
 //   - A row whose time is at or below its operator's watermark is late: it is
 //     counted per operator and source, and written to the job's dead-letter
 //     destination when one is configured ('scan.late-rows.path'); it is never
-//     dropped without a trace.
+//     dropped without a trace. A window aggregate with allowed lateness
+//     ('table.exec.emit.allow-lateness') still takes a row for a fired
+//     window until window_end - 1 + lateness, updating the result
+//     (Counters.LateUpdates); final-only emits each window once, then.
 //   - A row that cannot be placed in time (a NULL event time, or one
 //     outside years 1 to 9999) never moves a watermark; every time-based
 //     operator counts it (Counters.NoTime, against the operator and the

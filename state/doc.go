@@ -32,7 +32,9 @@
 //
 // A Map (NewMap) is the one-value-per-key flavour for state that is an
 // object (a group's accumulators): the hot tier holds the Go value itself
-// and a Codec encodes it only when it spills or is flushed.
+// and a Codec encodes it only when it spills or is flushed. A key's value
+// may have timers besides its expiry (AddTimer): records without values
+// of the same key, which Expire hands to fn like the key's own.
 //
 // # Tiers and the budget
 //
@@ -169,4 +171,11 @@
 // Group aggregate: a Map from the group key to the group (its
 // accumulators, with a Codec); Get, fold, Put with expiry access time +
 // TTL; Delete when the group empties; Expire(now, nil) for the TTL.
+//
+// Window aggregate: a Map from (window, group key) to the group, expiring
+// at the window's last millisecond; Expire(w, fn) emits what it releases.
+// With allowed lateness the group's own expiry is that plus the lateness
+// (its horizon), and a timer (AddTimer) at the window's last millisecond
+// fires it: fn hears of the key twice, in that order, and marks the group
+// fired the first time (a change kept in either tier).
 package state
