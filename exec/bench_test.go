@@ -145,3 +145,42 @@ SELECT l.id, l.v, r.w FROM l JOIN r ON l.id = r.id;
 		}
 	}
 }
+
+// BenchmarkWindowAggregate: each op is one row into a 1 s tumbling window
+// over 1000 keys, the watermark following 100 ms behind every 1024 rows
+// (one row per ms of event time), and every tenth row 1.5 s late: dropped
+// without lateness, an update of a fired window with 2 s of it, folded
+// silently in final-only mode.
+func BenchmarkWindowAggregate(b *testing.B) {
+	for _, c := range []struct{ name, set string }{
+		{"no-lateness", ""},
+		{"lateness", "SET 'table.exec.emit.allow-lateness' = '2 s';\n"},
+		{"final-only", "SET 'table.exec.emit.allow-lateness' = '2 s';\nSET 'table.exec.emit.final-only' = 'true';\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			_, e := benchJob(b, c.set+`CREATE TABLE b (k BIGINT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');
+SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k;
+`)
+			const batch = 1024
+			rb := make(row.Batch, batch)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := 0; n < b.N; n += batch {
+				size := min(batch, b.N-n)
+				for i := range size {
+					t := int64(n + i)
+					if i%10 == 9 {
+						t -= 1500
+					}
+					rb[i] = row.Insert(row.IntValue(int64((n+i)%1000)), row.IntValue(int64(i)), row.IntValue(max(t, 0)))
+				}
+				if err := e["b"].push(rb[:size]); err != nil {
+					b.Fatal(err)
+				}
+				if err := e["b"].watermark(int64(n+size) - 100); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
