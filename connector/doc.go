@@ -4,7 +4,8 @@
 // reports undecodable input with, the Column descriptors of a schema, and
 // the registry of factories by connector name; and for checkpoints the
 // optional Positioner and CheckpointNotifier (sources) and SinkCheckpointer,
-// SinkCommitter and CheckpointRequirer (sinks), see checkpoint.go. The model is Benthos's
+// SinkCommitter and CheckpointRequirer (sinks), see checkpoint.go; and LookupTable, a table read by key for a
+// lookup join, with its own registry (lookup.go). The model is Benthos's
 // input: connect, read a batch, close.
 //
 //	connectors/<name> ──init: RegisterSource/RegisterSink──► registry

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/diag"
 )
@@ -15,7 +16,8 @@ var jdbcSpec = &ConnectorSpec{
 	Name: "jdbc",
 	Doc: "A table of a PostgreSQL, MySQL or MariaDB database. With a PRIMARY KEY a sink upserts and deletes rows " +
 		"by key (INSERT ... ON CONFLICT / ON DUPLICATE KEY UPDATE, DELETE), batched, the changes of one key kept in order; " +
-		"without one it only inserts (append-only). A source reads the table once (bounded). The table must exist: " +
+		"without one it only inserts (append-only). A source reads the table once (bounded), or is looked up by key " +
+		"as the dim side of a lookup join (FOR SYSTEM_TIME AS OF a PROCTIME() column). The table must exist: " +
 		"its columns and key are checked against the DDL when the job starts.",
 	Options: []OptionSpec{
 		{Key: "url", Required: true, Validate: jdbcURLValue, Example: "jdbc:postgresql://localhost:5432/shop",
@@ -51,8 +53,32 @@ var jdbcSpec = &ConnectorSpec{
 			Doc: "Accepted for compatibility: rows are streamed from the database as they are read."},
 		{Key: "scan.auto-commit", Default: "true", Choices: []string{"true", "false"},
 			Doc: "Accepted for compatibility: the scan runs in one read-only statement."},
+		{Key: "lookup.cache.max-rows", Validate: wholeNumber(0), Example: "10000",
+			Doc: "Lookup join: how many keys the cache keeps (Flink's legacy cache option; give it with 'lookup.cache.ttl'). " +
+				"The least recently used key goes first. Without both options (or with either 0) nothing is cached."},
+		{Key: "lookup.cache.ttl", Validate: duration, Example: "10min",
+			Doc: "Lookup join: how long a key's rows stay in the cache after they were read (Flink's legacy cache option; " +
+				"give it with 'lookup.cache.max-rows')."},
+		{Key: "lookup.cache.caching-missing-key", Default: "true", Choices: []string{"true", "false"},
+			Doc: "Lookup join: whether a key the table does not hold is cached too (as no rows), with the legacy cache options."},
+		{Key: "lookup.cache", Default: "NONE", Choices: []string{"NONE", "PARTIAL"},
+			Doc: "Lookup join: the cache, in Flink's newer options. NONE asks the table for every probe batch " +
+				"(unless the legacy 'lookup.cache.max-rows' and 'lookup.cache.ttl' are given); PARTIAL caches the keys " +
+				"looked up, under the 'lookup.partial-cache.*' options."},
+		{Key: "lookup.partial-cache.max-rows", Validate: wholeNumber(1), Example: "10000",
+			Doc: "With 'lookup.cache' = 'PARTIAL': how many keys the cache keeps; the least recently used goes first."},
+		{Key: "lookup.partial-cache.expire-after-write", Validate: duration, Example: "10min",
+			Doc: "With 'lookup.cache' = 'PARTIAL': how long a key's rows stay cached after they were read."},
+		{Key: "lookup.partial-cache.expire-after-access", Validate: duration, Example: "10min",
+			Doc: "With 'lookup.cache' = 'PARTIAL': how long a key's rows stay cached after they were last used."},
+		{Key: "lookup.partial-cache.cache-missing-key", Default: "true", Choices: []string{"true", "false"},
+			Doc: "With 'lookup.cache' = 'PARTIAL': whether a key the table does not hold is cached too (as no rows)."},
+		{Key: "lookup.max-retries", Default: "3", Validate: wholeNumber(0),
+			Doc: "Lookup join: how many times a failed lookup query is retried (after 0 s, 1 s, 2 s, ...; the connection " +
+				"is made again when it was lost) before the job fails with the database's error."},
 	},
 	Source:           true,
+	Lookup:           true,
 	Sink:             true,
 	SourceEmits:      InsertOnly,
 	SinkAccepts:      InsertOnly,
@@ -87,6 +113,7 @@ func checkJDBC(c *Config, l *diag.List) {
 			}
 		}
 	}
+	checkLookupCache(c, l)
 	if c.Has("scan.partition.lower-bound") && c.Has("scan.partition.upper-bound") {
 		lo, errLo := strconv.ParseInt(strings.TrimSpace(c.Get("scan.partition.lower-bound")), 10, 64)
 		hi, errHi := strconv.ParseInt(strings.TrimSpace(c.Get("scan.partition.upper-bound")), 10, 64)
@@ -166,4 +193,81 @@ func ParseJDBCURL(v string) (JDBCURL, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkLookupCache: the legacy cache options come together, as Flink
+// checks them; the 'lookup.partial-cache.*' options need 'lookup.cache' =
+// 'PARTIAL' (else they would be ignored) and PARTIAL needs a bound (else
+// the cache grows without one, which Flink refuses too); the two styles
+// are not mixed.
+func checkLookupCache(c *Config, l *diag.List) {
+	legacy := []string{"lookup.cache.max-rows", "lookup.cache.ttl"}
+	if c.Option(legacy[0]) != nil && c.Option(legacy[1]) == nil {
+		missing(c, l, legacy[1], "'lookup.cache.max-rows' needs option 'lookup.cache.ttl': the legacy lookup cache options are given together", "10min")
+	}
+	if c.Option(legacy[1]) != nil && c.Option(legacy[0]) == nil {
+		missing(c, l, legacy[0], "'lookup.cache.ttl' needs option 'lookup.cache.max-rows': the legacy lookup cache options are given together", "10000")
+	}
+	partial := strings.EqualFold(c.Get("lookup.cache"), "PARTIAL")
+	bounds := []string{"lookup.partial-cache.max-rows", "lookup.partial-cache.expire-after-write", "lookup.partial-cache.expire-after-access"}
+	for _, k := range append(bounds, "lookup.partial-cache.cache-missing-key") {
+		if c.Option(k) != nil && !partial {
+			invalid(c, l, k, "'%s' takes effect only with 'lookup.cache' = 'PARTIAL'", k)
+		}
+	}
+	if !partial {
+		return
+	}
+	for _, k := range legacy {
+		if c.Option(k) != nil {
+			invalid(c, l, k, "'%s' is the legacy form of the lookup cache; with 'lookup.cache' = 'PARTIAL' use the 'lookup.partial-cache.*' options", k)
+		}
+	}
+	for _, k := range bounds {
+		if c.Option(k) != nil {
+			return
+		}
+	}
+	invalid(c, l, "lookup.cache", "'lookup.cache' = 'PARTIAL' needs 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write' or 'lookup.partial-cache.expire-after-access': a cache without any bound grows without bound")
+}
+
+// LookupCache is how the runtime caches a lookup table's rows by key
+// (Flink's DefaultLookupCache, or its legacy cache).
+type LookupCache struct {
+	// MaxRows is how many keys are kept (least recently used out first);
+	// 0: no limit (then an expiry bounds it). A zero LookupCache caches
+	// nothing.
+	MaxRows int64
+	// AfterWrite and AfterAccess expire a key that long after it was read
+	// from the table, or last used; 0: never.
+	AfterWrite, AfterAccess time.Duration
+	// Missing caches keys the table does not hold.
+	Missing bool
+}
+
+// Enabled reports whether anything is cached.
+func (c LookupCache) Enabled() bool { return c.MaxRows > 0 || c.AfterWrite > 0 || c.AfterAccess > 0 }
+
+// LookupCache reads a lookup table's cache options: 'lookup.cache' =
+// 'PARTIAL' with 'lookup.partial-cache.*', or the legacy
+// 'lookup.cache.max-rows' and 'lookup.cache.ttl' (both above 0, as Flink's
+// legacy cache).
+func (c *Config) LookupCache() LookupCache {
+	num := func(k string) int64 {
+		n, _ := strconv.ParseInt(strings.TrimSpace(c.Get(k)), 10, 64)
+		return n
+	}
+	dur := func(k string) time.Duration {
+		d, _ := c.Duration(k)
+		return max(d, 0)
+	}
+	if strings.EqualFold(c.Get("lookup.cache"), "PARTIAL") {
+		return LookupCache{MaxRows: num("lookup.partial-cache.max-rows"), AfterWrite: dur("lookup.partial-cache.expire-after-write"),
+			AfterAccess: dur("lookup.partial-cache.expire-after-access"), Missing: c.Get("lookup.partial-cache.cache-missing-key") == "true"}
+	}
+	rows, ttl := num("lookup.cache.max-rows"), dur("lookup.cache.ttl")
+	if rows <= 0 || ttl <= 0 {
+		return LookupCache{}
+	}
+	return LookupCache{MaxRows: rows, AfterWrite: ttl, Missing: c.Get("lookup.cache.caching-missing-key") == "true"}
 }

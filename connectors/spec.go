@@ -96,6 +96,9 @@ type ConnectorSpec struct {
 	KeyNeedsChangelogFormat bool
 	// Source and Sink say whether the connector can be read and written.
 	Source, Sink bool
+	// Lookup says whether the connector can be looked up by key: the dim
+	// side of a lookup join (FOR SYSTEM_TIME AS OF a PROCTIME() column).
+	Lookup bool
 	// SourceEmits is the changelog mode the connector emits as a source with
 	// an insert-only format (or with none); a changelog format makes it
 	// AllKinds. See SourceModeName.

@@ -200,6 +200,26 @@ func TestValidateErrors(t *testing.T) {
 			[]want{{"SQL205 error '5': 'scan.partition.upper-bound' = '5' is below 'scan.partition.lower-bound' = '10'", ""}},
 		},
 		{
+			"jdbc legacy lookup cache options come together",
+			[]string{"connector", "jdbc", "url", "jdbc:postgresql://h/db", "table-name", "t", "lookup.cache.max-rows", "100"},
+			[]want{{"SQL203 error WITH: 'lookup.cache.max-rows' needs option 'lookup.cache.ttl': the legacy lookup cache options are given together", "add 'lookup.cache.ttl' = '10min'"}},
+		},
+		{
+			"jdbc partial cache option without PARTIAL",
+			[]string{"connector", "jdbc", "url", "jdbc:postgresql://h/db", "table-name", "t", "lookup.partial-cache.max-rows", "100"},
+			[]want{{"SQL205 error '100': 'lookup.partial-cache.max-rows' takes effect only with 'lookup.cache' = 'PARTIAL'", ""}},
+		},
+		{
+			"jdbc PARTIAL cache without a bound, and with a legacy option",
+			[]string{"connector", "jdbc", "url", "jdbc:postgresql://h/db", "table-name", "t", "lookup.cache", "partial",
+				"lookup.cache.ttl", "1h", "lookup.cache.max-rows", "5"},
+			[]want{
+				{"SQL205 error '5': 'lookup.cache.max-rows' is the legacy form of the lookup cache; with 'lookup.cache' = 'PARTIAL' use the 'lookup.partial-cache.*' options", ""},
+				{"SQL205 error '1h': 'lookup.cache.ttl' is the legacy form of the lookup cache; with 'lookup.cache' = 'PARTIAL' use the 'lookup.partial-cache.*' options", ""},
+				{"SQL205 error 'partial': 'lookup.cache' = 'PARTIAL' needs 'lookup.partial-cache.max-rows', 'lookup.partial-cache.expire-after-write' or 'lookup.partial-cache.expire-after-access': a cache without any bound grows without bound", ""},
+			},
+		},
+		{
 			"kafka without brokers",
 			[]string{"connector", "kafka", "topic", "clicks", "format", "json", "scan.startup.mode", "earliest-offset"},
 			[]want{{"SQL203 error WITH: connector 'kafka' needs option 'properties.bootstrap.servers'",

@@ -101,6 +101,7 @@ var (
 	WindowInput        = def("SQL405", "window aggregate over an updating input")
 	TemporalProbe      = def("SQL406", "temporal join with an updating probe side")
 	SinkNotWritable    = def("SQL407", "connector cannot be read or written this way")
+	LookupJoin         = def("SQL408", "lookup join that cannot be run")
 	FileConflict       = def("SQL410", "job writes a file it reads, or one file twice")
 	OverWindow         = def("SQL411", "OVER window that a stream cannot run")
 )

@@ -290,6 +290,8 @@ func (b *builder) node(n physical.Node, out collector) error {
 		return b.keyed(x.Inputs(), x.Keys[:], out, func(out collector) (operator, error) { return b.windowJoin(x, out) })
 	case *physical.TemporalJoin:
 		return b.keyed(x.Inputs(), x.Keys[:], out, func(out collector) (operator, error) { return b.temporalJoin(x, out) })
+	case *physical.LookupJoin:
+		return b.lookupJoin(x, out)
 	case *physical.Window:
 		op := &windowOp{fn: x.Func, timeCol: x.TimeCol, size: x.Size, slide: x.Slide, step: x.Step, offset: x.Offset,
 			out: out, c: b.counters(x.Name, &b.job.Operators), late: b.lateFor(x.Late), cols: columns(x.InCols)}

@@ -97,6 +97,18 @@ func CheckConnectors(plans []*physical.Plan, opts Options) []*ConnectorError {
 				if !x.Invalid {
 					try(x.TableSpan, x.TableSource, true, b.spec(x.Spec))
 				}
+			case *physical.LookupJoin:
+				if d := x.Dim; !d.Invalid {
+					var err error
+					if f, ok := connector.FindLookup(d.Spec.Connector); !ok {
+						err = fmt.Errorf("connector '%s' cannot be looked up by this build of streamsql", d.Spec.Connector)
+					} else {
+						_, err = f(b.spec(d.Spec), x.DimKeys)
+					}
+					if err != nil {
+						out = append(out, &ConnectorError{Table: d.TableName, Connector: d.Spec.Connector, At: d.TableSpan, Text: d.TableSource, Source: true, Err: err})
+					}
+				}
 			case *physical.Sink:
 				if !x.Query && !x.Invalid {
 					try(x.TableSpan, x.TableSource, false, b.spec(x.Spec))

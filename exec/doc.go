@@ -60,7 +60,10 @@
 //     planner decided: a physical join's Keys, already cast to the type
 //     both sides compare in, and its residual condition; a group's keys.
 //     Exec derives no key itself. A key's encoding (row.AppendKey) makes
-//     values equal exactly when = does: -0.0 with 0.0, NaN with NaN.
+//     values equal exactly when = does: -0.0 with 0.0, NaN with NaN. A
+//     lookup join (lookup.go) matches the rows its table returns to their
+//     keys with the same encoding, whatever the database's collation
+//     matched; its cache is no state (a resumed job asks the table again).
 //   - Every operator keeps one contract (operator.go): open, then batches
 //     per input port, "the watermark advanced to W", "input i ended", and
 //     finish when all have, then close; one call at a time, never

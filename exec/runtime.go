@@ -100,6 +100,9 @@ type Counters struct {
 	// went over 'scan.watermark.gap-alert'; GapAlerting is set while it is.
 	GapAlerts   atomic.Int64
 	GapAlerting atomic.Bool
+	// Lookup joins only: Lookups counts the keys asked of the table,
+	// CacheHits the keys found in the cache.
+	Lookups, CacheHits atomic.Int64
 	// Sinks only: Kinds counts the rows handed to the sink by change kind
 	// (indexed by changelogmode.Kind), WriteErrors the writes that failed.
 	Kinds       [4]atomic.Int64

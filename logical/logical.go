@@ -101,11 +101,16 @@ type WindowJoin struct {
 }
 
 // TemporalJoin joins each probe row (Left) with the version of Right
-// valid at the probe row's time (FOR SYSTEM_TIME AS OF).
+// valid at the probe row's time (FOR SYSTEM_TIME AS OF). With Lookup set
+// (AS OF a processing-time attribute) it is a lookup join, as Flink plans
+// one: Right is a table scan that is never read as a source; each probe
+// row looks its keys up in the table's connector when it arrives, and
+// every key's Right expression is a column of the table of Left's type.
 type TemporalJoin struct {
 	Kind        ast.JoinKind
 	Left, Right Node
 	LeftTime    int
+	Lookup      bool
 	// Keys and Residual are the join condition, as Join's; the keys cover
 	// Right's primary key.
 	Keys     []JoinKey

@@ -24,7 +24,9 @@
 //     SQL it came from.
 //   - Column indexes in a node index its input's columns (Left's then
 //     Right's for the two-sided joins' Residual, each side's own for
-//     Keys).
+//     Keys; a LookupJoin's Residual: its input's then the dim table's).
+//   - A LookupJoin's dim table (Dim) is described as a Source but is no
+//     input and no source: it has no ID and is never read as a stream.
 //   - Nothing here refers to the logical plan; exec reads nothing else.
 //
 // The package imports expr, types, diag, changelogmode and connector (the

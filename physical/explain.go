@@ -56,6 +56,8 @@ func kindOf(n Node) string {
 		return "WindowJoin"
 	case *TemporalJoin:
 		return "TemporalJoin"
+	case *LookupJoin:
+		return "LookupJoin"
 	case *GroupAggregate:
 		return "GroupAggregate"
 	case *WindowAggregate:
@@ -287,6 +289,22 @@ func detail(n Node) string {
 		l, r := x.cols()
 		return fmt.Sprintf("%s(%s, %s) AS OF %s versions by %s%s%s", x.kind(), x.Sides[0], x.Sides[1],
 			l[x.LeftTime].Name, r[x.RightTime].Name, x.keys(), lates(&x.Join, x.Late))
+	case *LookupJoin:
+		kind := "INNER"
+		if x.Outer {
+			kind = "LEFT"
+		}
+		in := x.Input.Base().Cols
+		dim := x.Cols[len(in):]
+		keys := make([]string, len(x.Keys))
+		for i, k := range x.Keys {
+			keys[i] = render(k, in) + " = " + x.Dim.Alias + "." + x.Dim.Spec.Schema[x.DimKeys[i]].Name
+		}
+		s := fmt.Sprintf("%s(%s, %s) table=%s (%s) keys=(%s)", kind, x.Side, x.Dim.Alias, x.Dim.TableName, x.Dim.Format, strings.Join(keys, ", "))
+		if x.Residual != nil {
+			s += " where=" + render(x.Residual, append(append([]Column(nil), in...), dim...))
+		}
+		return s + " " + cacheText(x.Cache)
 	case *GroupAggregate:
 		return aggs(&x.Aggregate) + " ttl=" + ttl(x.TTL)
 	case *WindowAggregate:
@@ -468,4 +486,23 @@ func overDetail(x *OverAggregate) string {
 		aggs = append(aggs, s)
 	}
 	return "partition=[" + renderList(x.Partition, in) + "] order=[" + in[x.TimeCol].Name + "] " + frame + " " + strings.Join(aggs, ", ") + late(x.Late)
+}
+
+func cacheText(c LookupCache) string {
+	if !c.Enabled() {
+		return "cache=none"
+	}
+	s := "cache=("
+	var parts []string
+	if c.MaxRows > 0 {
+		parts = append(parts, fmt.Sprintf("max-rows=%d", c.MaxRows))
+	}
+	if c.AfterWrite > 0 {
+		parts = append(parts, "expire-after-write="+dur(c.AfterWrite))
+	}
+	if c.AfterAccess > 0 {
+		parts = append(parts, "expire-after-access="+dur(c.AfterAccess))
+	}
+	parts = append(parts, fmt.Sprintf("missing-keys=%t", c.Missing))
+	return s + strings.Join(parts, " ") + ")"
 }

@@ -220,6 +220,52 @@ type TemporalJoin struct {
 	InCols              [2][]Column
 }
 
+// LookupJoin joins each row of Input with the rows of a table looked up
+// by key when the row arrives (processing time), as Flink's LookupJoin: a
+// row whose keys equal no row of the table (or hold a NULL, which equals
+// nothing) is dropped, or padded with NULLs when Outer; Residual filters
+// the rows found. It keeps no state: its output has its input's changelog
+// mode (the planner gives it insert-only input only), and its columns are
+// Input's followed by the table's.
+type LookupJoin struct {
+	Op
+	Input Node
+	// Dim is the table looked up: its connector Spec (Spec.Schema the
+	// columns the connector returns), Place and TableName as a Source's.
+	// It is not read as a source: it is no input and has no ID.
+	Dim *Source
+	// Keys are over Input's columns; Keys[i] is looked up in the dim
+	// column Spec.Schema[DimKeys[i]], whose type it has.
+	Keys    []expr.Expr
+	DimKeys []int
+	// Residual is the rest of the ON clause, over Input's columns then the
+	// table's; nil: true.
+	Residual expr.Expr
+	Outer    bool
+	Cache    LookupCache
+	// Side names the probe input (its alias).
+	Side string
+}
+
+// Inputs implements Node.
+func (n *LookupJoin) Inputs() []Node { return []Node{n.Input} }
+
+// LookupCache is what a lookup join keeps of the rows it looked up, per
+// key (Flink's DefaultLookupCache). The zero value caches nothing.
+type LookupCache struct {
+	// MaxRows is how many keys are kept, the least recently used out
+	// first; 0: no limit.
+	MaxRows int64
+	// AfterWrite and AfterAccess drop a key that long after it was looked
+	// up, or last used; 0: never.
+	AfterWrite, AfterAccess time.Duration
+	// Missing caches keys the table does not hold (as no rows).
+	Missing bool
+}
+
+// Enabled reports whether anything is cached.
+func (c LookupCache) Enabled() bool { return c.MaxRows > 0 || c.AfterWrite > 0 || c.AfterAccess > 0 }
+
 // AggCall is one aggregate function call.
 type AggCall struct {
 	Fn       string

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
@@ -46,13 +47,7 @@ func versionedProblem(j *logical.Join) func(*diag.List) {
 	}
 	t := scan.Table
 	if asOf.Time == expr.ProcTime {
-		// Flink runs this as a lookup join: each probe row queries the
-		// table's connector for the current row by key. No connector here
-		// can be looked up (jdbc, the lookup source, does not exist yet).
-		return func(l *diag.List) {
-			l.Errorf(diag.UnsupportedFeature, j.Keyword, "a processing-time temporal join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) is a lookup join, and streamsql has no lookup source yet", asOf.Name).
-				WithHint("join the version valid at an event time instead: FOR SYSTEM_TIME AS OF <a column with a WATERMARK>, against a table with a PRIMARY KEY and a WATERMARK")
-		}
+		return lookupProblem(j, t)
 	}
 	if len(t.PrimaryKey) == 0 || asOf.Time == expr.RowTime && t.Watermark == nil {
 		return func(l *diag.List) {
@@ -62,6 +57,9 @@ func versionedProblem(j *logical.Join) func(*diag.List) {
 			}
 			if t.Watermark == nil {
 				d.WithHint("declare WATERMARK FOR <update time> AS <update time> on %s", t.Name)
+			}
+			if canLookup(t) {
+				d.WithHint("%s can be looked up ('connector' = '%s'): join it FOR SYSTEM_TIME AS OF a PROCTIME() column of the probe side, a lookup join that reads its current rows", t.Name, t.Connector())
 			}
 		}
 	}
@@ -109,4 +107,96 @@ func checkIntervalJoins(root logical.Node, l *diag.List) {
 			}
 		}
 	})
+}
+
+// canLookup reports whether t's connector can be looked up by key.
+func canLookup(t *catalog.Table) bool {
+	return t.Config != nil && t.Config.Spec != nil && t.Config.Spec.Lookup
+}
+
+// lookupProblem says why a join FOR SYSTEM_TIME AS OF a processing-time
+// attribute cannot run as a lookup join (Flink's LookupJoin), or returns
+// nil when it can: the right input must be a table (t) whose connector can
+// be looked up, without computed columns (a lookup returns what the table
+// stores), and the ON clause must equate columns of it with values of the
+// probe side of the same type (the lookup keys, as Flink requires).
+func lookupProblem(j *logical.Join, t *catalog.Table) func(*diag.List) {
+	right := j.Right
+	if w, ok := right.(*logical.WatermarkAssigner); ok {
+		right = w.Input
+	}
+	if _, ok := right.(*logical.Scan); !ok {
+		return func(l *diag.List) {
+			l.Errorf(diag.LookupJoin, j.Right.Span(), "a lookup join (FOR SYSTEM_TIME AS OF a processing-time attribute) needs a table, not a view or a query")
+		}
+	}
+	asOf := j.AsOf.(*expr.Column)
+	if !canLookup(t) {
+		return func(l *diag.List) {
+			l.Errorf(diag.LookupJoin, j.Right.Span(), "%s cannot be looked up: a lookup join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) queries the table's connector by key, and '%s' cannot be queried (only 'jdbc' can)",
+				t.Name, asOf.Name, t.Connector()).
+				WithHint("declare %s with 'connector' = 'jdbc', or join the version valid at an event time: FOR SYSTEM_TIME AS OF <a column with a WATERMARK>, against a table with a PRIMARY KEY and a WATERMARK", t.Name)
+		}
+	}
+	for _, c := range t.Columns {
+		if c.Expr != nil {
+			return func(l *diag.List) {
+				l.Errorf(diag.LookupJoin, j.Right.Span(), "%s has a computed column (%s): a lookup join returns the table's stored columns only", t.Name, c.Name).
+					WithHint("compute it in the query instead (SELECT ..., <expression> AS %s)", c.Name)
+			}
+		}
+	}
+	if len(j.Keys) == 0 {
+		return func(l *diag.List) {
+			l.Errorf(diag.LookupJoin, j.Keyword, "a lookup join needs an equality between a column of %s and the probe side (ON probe.k = %s.k): the table is queried by key, and without one every probe would read it all",
+				t.Name, t.Name)
+		}
+	}
+	var reports []func(*diag.List)
+	nL := len(j.Left.Columns())
+	for _, k := range j.Keys {
+		if _, isCol := lookupKeyColumn(k.Right); isCol {
+			continue
+		}
+		col := k.Right
+		if c, isCast := col.(*expr.Call); isCast && c.Fn == "CAST" && len(c.Args) == 1 {
+			col = c.Args[0]
+		}
+		if c, isCol := col.(*expr.Column); isCol {
+			lt := k.Left.Type()
+			if c2, isCast := k.Left.(*expr.Call); isCast && c2.Fn == "CAST" && len(c2.Args) == 1 {
+				lt = c2.Args[0].Type()
+			}
+			reports = append(reports, func(l *diag.List) {
+				l.Errorf(diag.LookupJoin, k.S, "the lookup key %s.%s is %s, but the probe side's value is %s: a lookup join compares keys of one type, as Flink requires",
+					t.Name, c.Name, c.T, lt).
+					WithHint("CAST the probe side's value: ON %s.%s = CAST(... AS %s)", j.Cols[nL+c.Index].Qualifier, c.Name, c.T)
+			})
+			continue
+		}
+		reports = append(reports, func(l *diag.List) {
+			l.Errorf(diag.LookupJoin, k.S, "a lookup join looks rows up by columns of %s, but this equality compares %s with %s",
+				t.Name, render(k.Left, j.Left.Columns()), render(k.Right, j.Right.Columns())).
+				WithHint("write the condition as <dim column> = <expression of the probe side>")
+		})
+	}
+	if len(reports) == 0 {
+		return nil
+	}
+	return func(l *diag.List) {
+		for _, r := range reports {
+			r(l)
+		}
+	}
+}
+
+// lookupKeyColumn is the dim column a lookup key's Right expression
+// reads: a column, or a column cast between string types (VARCHAR(n) to
+// STRING), whose value the database compares as it is.
+func lookupKeyColumn(e expr.Expr) (*expr.Column, bool) {
+	if c, ok := e.(*expr.Call); ok && c.Fn == "CAST" && len(c.Args) == 1 && c.T.Kind.IsString() && c.Args[0].Type().Kind.IsString() {
+		e = c.Args[0]
+	}
+	col, ok := e.(*expr.Column)
+	return col, ok
 }

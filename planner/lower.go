@@ -429,6 +429,9 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		return &physical.WindowJoin{Op: op(joinName(x.Kind, "WindowJoin", x.Left, x.Right), x), Join: j, End: [2]int{x.LeftEnd, x.RightEnd},
 			Late: [2]*physical.LateRows{l.late(x.Left), l.late(x.Right)}, InCols: [2][]physical.Column{physCols(x.Left.Columns()), physCols(x.Right.Columns())}}, nil
 	case *logical.TemporalJoin:
+		if x.Lookup {
+			return l.lookupJoin(x)
+		}
 		j, err := l.join(x.Kind, x.Left, x.Right, x.Keys, x.Residual)
 		if err != nil {
 			return nil, err
@@ -507,4 +510,48 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		return nil, fmt.Errorf("internal: a sink inside a plan")
 	}
 	return nil, fmt.Errorf("internal: no operator for %T", n)
+}
+
+// lookupJoin lowers a lookup join: the probe side as any input, the dim
+// table as the Source it would be (its Spec, Place, names), without
+// making it an input.
+func (l *lowerer) lookupJoin(x *logical.TemporalJoin) (physical.Node, error) {
+	in, err := l.node(x.Left)
+	if err != nil {
+		return nil, err
+	}
+	scan := baseScan(x.Right)
+	if scan == nil {
+		return nil, fmt.Errorf("internal: a lookup join without a table")
+	}
+	dim, err := l.source(scan, nil)
+	if err != nil {
+		return nil, err
+	}
+	delete(l.sources, scan) // not read as a source: no late rows, no ID
+	name := fmt.Sprintf("LookupJoin %s(%s, %s)", x.Kind, sideName(x.Left), scan.Alias)
+	j := &physical.LookupJoin{Op: op(name, x), Input: in, Dim: dim, Residual: x.Residual,
+		Outer: x.Kind == ast.LeftJoin, Side: sideName(x.Left)}
+	for _, k := range x.Keys {
+		col, ok := lookupKeyColumn(k.Right)
+		if !ok {
+			return nil, fmt.Errorf("internal: %s: lookup key %s is not a column", name, k.Right)
+		}
+		at := -1
+		for i, p := range dim.Place {
+			if p == col.Index {
+				at = i
+			}
+		}
+		if at < 0 {
+			return nil, fmt.Errorf("internal: %s: lookup key %s is not read from the table", name, col.Name)
+		}
+		j.Keys = append(j.Keys, k.Left)
+		j.DimKeys = append(j.DimKeys, at)
+	}
+	if c := scan.Table.Config; c != nil {
+		cc := c.LookupCache()
+		j.Cache = physical.LookupCache{MaxRows: cc.MaxRows, AfterWrite: cc.AfterWrite, AfterAccess: cc.AfterAccess, Missing: cc.Missing}
+	}
+	return j, nil
 }

@@ -431,11 +431,22 @@ func (o *optimizer) interval(j *logical.Join) logical.Node {
 }
 
 // temporal turns a join FOR SYSTEM_TIME AS OF into a TemporalJoin (the
-// check refuses it when the right input is no versioned table).
+// check refuses it when the right input is no versioned table), a lookup
+// join when AS OF a processing-time attribute (the check refuses it when
+// the right input cannot be looked up).
 func (o *optimizer) temporal(j *logical.Join) logical.Node {
 	asOf := j.AsOf.(*expr.Column)
 	tj := &logical.TemporalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: asOf.Index, Keys: j.Keys,
 		Residual: j.Residual, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
+	if asOf.Time == expr.ProcTime {
+		tj.Lookup = true
+		if versionedProblem(j) == nil {
+			t := baseScan(j.Right).Table.Name
+			o.fire("temporal", j.Keyword, "%s is joined AS OF %s, a processing-time attribute: a lookup join, each probe row queries the connector of %s by key when it arrives",
+				t, asOf.Name, t)
+		}
+		return tj
+	}
 	if versionedProblem(j) == nil {
 		o.fire("temporal", j.Keyword, "%s is versioned (primary key and watermark): each probe row joins the version valid at %s", baseScan(j.Right).Table.Name, asOf.Name)
 	}

@@ -222,6 +222,10 @@ func (d *deriver) walk(n logical.Node) {
 				WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o)).
 				WithHint("a probe row is joined once, with the version valid at its time, and cannot be retracted; probe with an insert-only stream, or use a regular join with a state TTL")
 		}
+		if x.Lookup {
+			p.State = []string{"none: each probe row queries " + tableName(x.Right) + " by key when it arrives (" + lookupCacheText(x.Right) + ")"}
+			break
+		}
 		p.State = []string{
 			"versioned side: each key's versions until the watermark passes the next version",
 			fmt.Sprintf("probe side: rows until watermark >= %s, then joined with the version valid at %s", lt, lt),
@@ -571,4 +575,33 @@ func qualified(c logical.Column) string {
 		return ast.QuoteIdent(c.Qualifier) + "." + ast.QuoteIdent(c.Name)
 	}
 	return ast.QuoteIdent(c.Name)
+}
+
+// lookupCacheText says what a lookup join caches of its dim table.
+func lookupCacheText(dim logical.Node) string {
+	s := baseScan(dim)
+	if s == nil || s.Table.Config == nil {
+		return "no cache"
+	}
+	return cacheText(s.Table.Config.LookupCache())
+}
+
+func cacheText(c connectors.LookupCache) string {
+	if !c.Enabled() {
+		return "no cache"
+	}
+	var parts []string
+	if c.MaxRows > 0 {
+		parts = append(parts, fmt.Sprintf("up to %d keys", c.MaxRows))
+	}
+	if c.AfterWrite > 0 {
+		parts = append(parts, "each for "+expr.FormatMillis(c.AfterWrite.Milliseconds())+" after it was read")
+	}
+	if c.AfterAccess > 0 {
+		parts = append(parts, "each for "+expr.FormatMillis(c.AfterAccess.Milliseconds())+" after it was last used")
+	}
+	if c.Missing {
+		parts = append(parts, "missing keys too")
+	}
+	return "cache: " + strings.Join(parts, ", ")
 }

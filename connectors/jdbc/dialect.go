@@ -145,23 +145,7 @@ func (d dialect) delete(table string, keyCols []string, rows int) string {
 	b.WriteString("DELETE FROM ")
 	b.WriteString(table)
 	b.WriteString(" WHERE ")
-	if len(keyCols) == 1 {
-		b.WriteString(d.quote(keyCols[0]))
-		b.WriteString(" IN (")
-		for r := range rows {
-			if r > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(d.placeholder(r + 1))
-		}
-		b.WriteByte(')')
-		return b.String()
-	}
-	b.WriteByte('(')
-	d.names(&b, keyCols)
-	b.WriteString(") IN (")
-	d.values(&b, rows, len(keyCols))
-	b.WriteByte(')')
+	b.WriteString(d.keyIn(keyCols, rows))
 	return b.String()
 }
 

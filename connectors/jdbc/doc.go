@@ -39,6 +39,15 @@
 //     must be nullable or have a default. Otherwise Open fails with every
 //     mismatch named. `streamsql check` does not connect: a job file checks
 //     on a machine without the database.
+//   - A lookup table (Lookup, the dim side of a lookup join) answers the
+//     distinct keys of a probe batch with one SELECT ... WHERE key IN
+//     (...) (or (k1, k2) IN ((...), ...)), 256 keys a statement at most,
+//     as Flink's JdbcRowDataLookupFunction answers one key; a failed
+//     query is retried 'lookup.max-retries' times after 0 s, 1 s, 2 s, ...
+//     (Backoff), on a new connection when the old one was lost, then the
+//     job fails with the database's error. It returns what the database
+//     matched; the runtime keeps the rows equal by streamsql's =, and the
+//     runtime, not the connector, caches.
 //   - A source reads the table once with one SELECT (or one per range with
 //     'scan.partition.*': WHERE column BETWEEN low AND high, the ranges
 //     read one after another), its rows all +I, and ends.

@@ -26,6 +26,16 @@ import (
 // job (for its counters).
 func runJob(t *testing.T, dir, sql string, p int) (string, *exec.Job) {
 	t.Helper()
+	explain, job, err := runJobErr(t, dir, sql, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return explain, job
+}
+
+// runJobErr is runJob, but returns the job's error.
+func runJobErr(t *testing.T, dir, sql string, p int) (string, *exec.Job, error) {
+	t.Helper()
 	j := frontend.CheckJob(diag.NewSource(filepath.Join(dir, "job.sql"), sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("the job has errors: %v", j.Diags.Err())
@@ -48,10 +58,7 @@ func runJob(t *testing.T, dir, sql string, p int) (string, *exec.Job) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := job.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return explain.String(), job
+	return explain.String(), job, job.Run(ctx)
 }
 
 // shop writes the ledger's inputs: n orders, without a key, and a shipment

@@ -179,4 +179,7 @@ func (s *Source) Close() error {
 func init() {
 	connector.RegisterSource("jdbc", func(spec connector.Spec) (connector.Source, error) { return NewSource(spec) })
 	connector.RegisterSink("jdbc", func(spec connector.Spec) (connector.Sink, error) { return NewSink(spec) })
+	connector.RegisterLookup("jdbc", func(spec connector.Spec, keys []int) (connector.LookupTable, error) {
+		return NewLookup(spec, keys)
+	})
 }
