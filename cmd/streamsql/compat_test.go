@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/streamsql/streamsql/connectors/jdbc/jdbctest"
 )
 
 // compatCase is one query or recipe of the coverage table.
@@ -37,6 +39,10 @@ type compatCase struct {
 	sql   string
 	// mark is "runs" or "refused: SQLnnn" (then why, what instead).
 	mark string
+	// dbSetup, when set, runs in a fresh PostgreSQL database of the test
+	// (jdbctest) before the job, whose jdbc 'url' and 'username' (those of
+	// 127.0.0.1:5432/postgres) are replaced by that database's.
+	dbSetup []string
 }
 
 // nexmarkTables declares the Nexmark tables a query uses on the 'nexmark'
@@ -141,7 +147,7 @@ GROUP BY bidder, SESSION(dateTime, INTERVAL '10' SECOND);`},
 SELECT bidder, COUNT(*) AS bid_count, window_start, window_end
 FROM TABLE(TUMBLE(TABLE bp, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
 GROUP BY bidder, window_start, window_end;`},
-	{suite: "Nexmark", name: "q13", shape: "processing-time lookup join against a file; a column named key", mark: "refused: SQL315 (a processing-time temporal join is a lookup join)",
+	{suite: "Nexmark", name: "q13", shape: "processing-time lookup join against a file; a column named key", mark: "refused: SQL408 (a file cannot be looked up: only a jdbc table can)",
 		files: map[string]string{"side.csv": "1,one\n2,two\n"},
 		sql: nexmarkTables("bid") + "CREATE TABLE side_input (key BIGINT, `value` STRING)\n" +
 			`WITH ('connector' = 'filesystem', 'path' = 'side.csv', 'format' = 'csv');
@@ -392,7 +398,10 @@ WITH ('connector' = 'upsert-kafka', 'topic' = 'currency_rates', 'properties.boot
 CREATE TEMPORARY TABLE currency_rates_gen WITH ('connector' = 'datagen', 'number-of-rows' = '10')
 LIKE currency_rates (EXCLUDING OPTIONS);
 INSERT INTO currency_rates SELECT * FROM currency_rates_gen;`},
-	{suite: "Cookbook", name: "joins/04 lookup joins", shape: "processing-time lookup join against JDBC", mark: "refused: SQL315 (a processing-time temporal join is a lookup join)",
+	{suite: "Cookbook", name: "joins/04 lookup joins", shape: "processing-time lookup join against JDBC", mark: "runs",
+		note: "the users table is made in a test database",
+		dbSetup: []string{"CREATE TABLE users (user_id INT PRIMARY KEY, user_name TEXT NOT NULL, age INT NOT NULL)",
+			"INSERT INTO users SELECT i, 'user ' || i, 10 + i % 50 FROM generate_series(-1000, 1000) AS i"},
 		sql: `CREATE TABLE subscriptions (id STRING, user_id INT, type STRING, proc_time AS PROCTIME())
 WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 CREATE TABLE users (user_id INT, user_name STRING NOT NULL, age INT NOT NULL, PRIMARY KEY (user_id) NOT ENFORCED)
@@ -444,7 +453,14 @@ FROM (SELECT DISTINCT state FROM CurrentPopulation) States,
 func compatMark(t *testing.T, c compatCase) (string, result) {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{"job.sql": c.sql + "\n"}
+	sql := c.sql
+	if len(c.dbSetup) > 0 {
+		db := jdbctest.Open(t, "postgres")
+		db.Exec(t, c.dbSetup...)
+		sql = strings.NewReplacer("'jdbc:postgresql://127.0.0.1:5432/postgres'", "'"+db.URL(db.Addr)+"'",
+			"'username' = 'postgres'", "'username' = '"+db.User+"'").Replace(sql)
+	}
+	files := map[string]string{"job.sql": sql + "\n"}
 	for name, text := range c.files {
 		files[name] = text
 	}
