@@ -30,6 +30,11 @@
 //     left nothing behind). When the retries are spent the job fails with the
 //     database's error. Rows count as written (connector.Acknowledger) once their
 //     flush committed.
+//   - A sink of a table with a PRIMARY KEY takes part in checkpoints
+//     (keyedSink, checkpoint.go): it writes its buffer before a barrier is
+//     acknowledged and, on resume, relies on the replay's upserts by key
+//     instead of cutting the table back. A sink without one does not (a
+//     replay would insert twice): its job runs without checkpoints.
 //   - When a job starts (Open), the table must exist and its columns must
 //     hold the DDL's: every column of the DDL is matched to a column of the
 //     table (by name, or ignoring case when that is unambiguous, as an

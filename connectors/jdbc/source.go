@@ -178,7 +178,16 @@ func (s *Source) Close() error {
 
 func init() {
 	connector.RegisterSource("jdbc", func(spec connector.Spec) (connector.Source, error) { return NewSource(spec) })
-	connector.RegisterSink("jdbc", func(spec connector.Spec) (connector.Sink, error) { return NewSink(spec) })
+	connector.RegisterSink("jdbc", func(spec connector.Spec) (connector.Sink, error) {
+		s, err := NewSink(spec)
+		if err != nil {
+			return nil, err
+		}
+		if s.key != nil {
+			return keyedSink{s}, nil // takes part in checkpoints (checkpoint.go)
+		}
+		return s, nil
+	})
 	connector.RegisterLookup("jdbc", func(spec connector.Spec, keys []int) (connector.LookupTable, error) {
 		return NewLookup(spec, keys)
 	})
