@@ -310,3 +310,60 @@ func TestReconcileNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileJSONFile: an append-only json file sink (no key: rows are
+// compared whole, counted). The file as `run` wrote it holds what the job
+// computes; with a row removed, one written twice and one changed,
+// reconcile names each and exits 1.
+func TestReconcileJSONFile(t *testing.T) {
+	dir := t.TempDir()
+	const n = 30
+	ledgerInputs(t, dir, n)
+	job := writeJobIn(t, dir, "shipped.sql", ledgerInputTables+
+		"CREATE TABLE shipped (order_id BIGINT, amount BIGINT, ship_id STRING) WITH ('connector' = 'filesystem', 'path' = 'shipped.json', 'format' = 'json');\n"+
+		"INSERT INTO shipped SELECT o.order_id, o.amount, s.ship_id FROM orders o JOIN shipments s ON o.order_id = s.order_id;\n")
+	if r := invoke("run", job); r.code != 0 {
+		t.Fatalf("run: %s", r)
+	}
+	shipped := n - n/3
+	r := invoke("reconcile", job)
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d equal, 0 missing, 0 unexpected, 0 different", shipped)) {
+		t.Fatalf("reconcile after run:\n%s", r)
+	}
+	out := filepath.Join(dir, "shipped.json")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		switch {
+		case strings.Contains(l, `"order_id":1,`): // removed
+		case strings.Contains(l, `"order_id":2,`): // written twice
+			lines = append(lines, l, l)
+		case strings.Contains(l, `"order_id":4,`): // changed
+			lines = append(lines, strings.Replace(l, `"ship_id":"s4"`, `"ship_id":"s44"`, 1))
+		default:
+			lines = append(lines, l)
+		}
+	}
+	if err := os.WriteFile(out, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = invoke("reconcile", job)
+	for _, want := range []string{
+		"by whole row (the table has no PRIMARY KEY)",
+		"missing     [1, 101, s1]: computed [1, 101, s1]\n",
+		"different   [2, 102, s2]: computed [2, 102, s2], held [2, 102, s2] [2, 102, s2]\n",
+		"missing     [4, 104, s4]: computed [4, 104, s4]\n",
+		"unexpected  [4, 104, s44]: held [4, 104, s44]\n",
+		fmt.Sprintf("%d equal, 2 missing, 1 unexpected, 1 different\n", shipped-3),
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the report does not say %q:\n%s", want, r)
+		}
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+}
