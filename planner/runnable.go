@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/expr"
@@ -18,7 +19,12 @@ import (
 // that does not fit its type, CURRENT_WATERMARK outside WHERE and SELECT.
 // Filters and projections know their operator's watermark; nothing else
 // does. Each error is at the smallest sub-expression that fails.
-func checkRunnable(root logical.Node, l *diag.List) {
+//
+// CURRENT_WATERMARK over an input that retracts is refused: it is evaluated
+// when a change passes, so a -U or -D would carry another value than the
+// row it retracts, and whatever downstream matches rows (the upsert
+// materializer, a GROUP BY) would keep the stale row.
+func checkRunnable(root logical.Node, props map[logical.Node]*Props, l *diag.List) {
 	var walk func(n logical.Node)
 	walk = func(n logical.Node) {
 		withWM := false
@@ -64,8 +70,8 @@ func checkRunnable(root logical.Node, l *diag.List) {
 			opts.Watermark = func() (int64, bool) { return 0, false }
 		}
 		for _, e := range es {
-			if e != nil {
-				compileCheck(e, opts, l)
+			if e != nil && compileCheck(e, opts, l) && withWM {
+				checkWatermarkOverRetractions(n, e, props, l)
 			}
 		}
 		for _, c := range logical.Children(n) {
@@ -116,4 +122,38 @@ func compileCheck(e expr.Expr, opts eval.Options, l *diag.List) bool {
 		return false
 	}
 	return true
+}
+
+// checkWatermarkOverRetractions refuses CURRENT_WATERMARK in a filter or
+// projection whose input retracts rows (see checkRunnable).
+func checkWatermarkOverRetractions(n logical.Node, e expr.Expr, props map[logical.Node]*Props, l *diag.List) {
+	in := props[logical.Children(n)[0]]
+	if in == nil || in.Produced.IsInsertOnly() || !in.Produced.Has(changelogmode.UpdateBefore) && !in.Produced.Has(changelogmode.Delete) {
+		return
+	}
+	c := findCall(e, "CURRENT_WATERMARK")
+	if c == nil {
+		return
+	}
+	l.Errorf(diag.UnsupportedFeature, c.Span(),
+		"CURRENT_WATERMARK over an input that retracts rows (%s): a retraction would carry another watermark than the row it retracts, so the row downstream would never be removed",
+		in.Produced).
+		WithHint("compute it before the updating operator, or write the updates without it")
+}
+
+// findCall returns the first call of fn in e, or nil.
+func findCall(e expr.Expr, fn string) *expr.Call {
+	c, ok := e.(*expr.Call)
+	if !ok {
+		return nil
+	}
+	if c.Fn == fn {
+		return c
+	}
+	for _, a := range c.Args {
+		if f := findCall(a, fn); f != nil {
+			return f
+		}
+	}
+	return nil
 }

@@ -74,7 +74,7 @@ func (s *Session) plan(st ast.Stmt, root logical.Node, l *diag.List) {
 	if tr != nil {
 		p.Steps = tr.steps
 	}
-	checkRunnable(p.Root, l)
+	checkRunnable(p.Root, p.Props, l)
 	s.Plans = append(s.Plans, p)
 }
 
