@@ -94,6 +94,10 @@ type builder struct {
 	// physical ID and partition), for its driver and state in checkpoints.
 	curID   string
 	curPart int
+	// curParts is the number of partitions of the operator being built.
+	curParts int
+	// maxP is 'pipeline.max-parallelism': the key groups of keyed state.
+	maxP int
 }
 
 type lateOf struct {
@@ -128,6 +132,14 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 		evalO: eval.Options{Now: opts.Clock}, groups: map[string]*alignGroup{}, scans: map[string]*Counters{},
 		reads: map[string]int{}, drifts: map[operator]*driftCheck{},
 		future: opts.Settings.FutureTimeWarning, drift: opts.Settings.DriftWarning.Milliseconds()}
+	b.maxP = opts.Settings.MaxParallelism
+	if b.maxP <= 0 {
+		b.maxP = settings.DefaultMaxParallelism
+	}
+	if opts.Parallelism > b.maxP {
+		return nil, fmt.Errorf("'parallelism' = %d is more than 'pipeline.max-parallelism' = %d (the key groups keyed state is split into): "+
+			"lower 'parallelism' or raise 'pipeline.max-parallelism'", opts.Parallelism, b.maxP)
+	}
 	b.job.warnTo = opts.Warn
 	if b.job.warnTo == nil {
 		w := opts.Stderr
@@ -142,6 +154,12 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 		if err := checkpoint.ComparePlan(c.Restore, opts.StateDir, checkpointPlan(plans)); err != nil {
 			return nil, err
 		}
+		if m := c.Restore.MaxParallelism; m != 0 && m != b.maxP {
+			return nil, fmt.Errorf("checkpoint %d in %s was taken with 'pipeline.max-parallelism' = %d and the job now has %d: "+
+				"its keyed state is split into %d key groups, which cannot be split again into %d; "+
+				"set 'pipeline.max-parallelism' = '%d' to resume, or start over: remove %s (rm -r %s) or give another --state-dir",
+				c.Restore.ID, c.Restore.Dir, m, b.maxP, m, b.maxP, m, opts.StateDir, opts.StateDir)
+		}
 	}
 	for _, p := range plans {
 		if err := b.sink(p.Root); err != nil {
@@ -152,6 +170,7 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 		l.w.src = b.scans[l.source]
 	}
 	b.job.parallelism = max(opts.Parallelism, 1)
+	b.job.maxParallelism = b.maxP
 	if c := opts.Checkpoint; c != nil {
 		b.job.cp = &cpState{cfg: c, endc: make(chan struct{}), off: b.job.CheckpointsOff()}
 		b.job.cpOps = checkpointPlan(plans)
@@ -238,7 +257,7 @@ func (b *builder) sink(s *physical.Sink) error {
 		name = "sink " + s.Name
 	}
 	b.span = s.Span
-	b.curID, b.curPart = s.ID, 0
+	b.curID, b.curPart, b.curParts = s.ID, 0, 1
 	return b.node(s.Input, b.driveSink(op, name))
 }
 
@@ -255,7 +274,7 @@ func columnKeys(key []int, cols []physical.Column) []expr.Expr {
 // inputs.
 func (b *builder) node(n physical.Node, out collector) error {
 	b.span, b.id = n.Base().Span, n.Base().ID
-	b.curID, b.curPart = n.Base().ID, 0
+	b.curID, b.curPart, b.curParts = n.Base().ID, 0, 1
 	switch x := n.(type) {
 	case *physical.Source:
 		return b.source(x, out)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"reflect"
 	"sort"
@@ -423,25 +424,120 @@ func (d *driver) snapshot(b *barrier) {
 
 // restoreMeta reads the driver's meta part from c and applies the valve;
 // it returns the sink state, if any.
+//
+// When the job restarts at another parallelism, a partition's valve is
+// the combination of the old partitions' (every input's watermark the
+// least of theirs, an input ended where it had ended in all): the
+// exchange broadcasts watermarks and ends, so at a consistent cut every
+// partition has seen the same ones and the combination is each of them.
+// The merge behind the partitions has as many inputs as partitions: each
+// gets the least watermark of the old merge's inputs (which are equal for
+// the same reason), or, when the operator ran unpartitioned, no watermark
+// until the partitions send one, which the operators downstream, restored
+// with theirs, do not go back for.
 func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
-	data, err := c.ReadPart(d.partName() + ".meta")
+	name := d.partName() + ".meta"
+	old := oldPartitions(c, d.id)
+	if !d.merge && old == d.parts || d.merge && c.HasPart(name) {
+		st, err := readMeta(c, name)
+		if err != nil {
+			return nil, err
+		}
+		if len(st.In) == len(d.v.in) && len(st.Ended) == len(d.v.ended) {
+			d.applyMeta(st)
+			return st, nil
+		}
+		if !d.merge {
+			return nil, fmt.Errorf("checkpoint file %s: %d inputs, the operator has %d", c.File(name), len(st.In), len(d.v.in))
+		}
+	}
+	var metas []*driverState
+	switch {
+	case d.merge && c.HasPart(name):
+		st, err := readMeta(c, name)
+		if err != nil {
+			return nil, err
+		}
+		metas = append(metas, st)
+	case d.merge:
+		// The operator ran unpartitioned: no merge. Its inputs ended
+		// where the operator's had all ended.
+		base := strings.TrimSuffix(d.id, ".merge")
+		st, err := readMeta(c, base+".p0.meta")
+		if err != nil {
+			return nil, err
+		}
+		all := len(st.Ended) > 0
+		for _, e := range st.Ended {
+			all = all && e
+		}
+		wm := MinWatermark
+		if all {
+			wm = MaxWatermark
+		}
+		metas = append(metas, &driverState{In: []int64{wm}, Ended: []bool{all}, Cur: wm})
+	default:
+		for i := range old {
+			st, err := readMeta(c, fmt.Sprintf("%s.p%d.meta", d.id, i))
+			if err != nil {
+				return nil, err
+			}
+			if len(st.In) != len(d.v.in) || len(st.Ended) != len(d.v.ended) {
+				return nil, fmt.Errorf("checkpoint file %s: %d inputs, the operator has %d",
+					c.File(fmt.Sprintf("%s.p%d.meta", d.id, i)), len(st.In), len(d.v.in))
+			}
+			metas = append(metas, st)
+		}
+		if len(metas) == 0 {
+			return nil, fmt.Errorf("checkpoint %d has no state for operator %s", c.ID, d.id)
+		}
+	}
+	st := &driverState{In: make([]int64, len(d.v.in)), Ended: make([]bool, len(d.v.ended)), Cur: MaxWatermark}
+	for i := range st.In {
+		st.In[i], st.Ended[i] = MaxWatermark, true
+		for _, m := range metas {
+			j := i
+			if d.merge {
+				j = -1 // every old input stands for every new one
+			}
+			for k := range m.In {
+				if j >= 0 && k != j {
+					continue
+				}
+				st.In[i] = min(st.In[i], m.In[k])
+				st.Ended[i] = st.Ended[i] && m.Ended[k]
+			}
+		}
+	}
+	for _, m := range metas {
+		st.Cur = min(st.Cur, m.Cur)
+		st.Store = st.Store || m.Store
+	}
+	d.applyMeta(st)
+	return st, nil
+}
+
+func readMeta(c *checkpoint.Checkpoint, name string) (*driverState, error) {
+	data, err := c.ReadPart(name)
 	if err != nil {
 		return nil, err
 	}
 	var st driverState
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("checkpoint file %s: %w", c.File(d.partName()+".meta"), err)
+		return nil, fmt.Errorf("checkpoint file %s: %w", c.File(name), err)
 	}
-	if len(st.In) != len(d.v.in) || len(st.Ended) != len(d.v.ended) {
-		return nil, fmt.Errorf("checkpoint file %s: %d inputs, the operator has %d", c.File(d.partName()+".meta"), len(st.In), len(d.v.in))
-	}
+	return &st, nil
+}
+
+// applyMeta restores the driver's valve (and the operator's copy of the
+// combined watermark) from st.
+func (d *driver) applyMeta(st *driverState) {
 	copy(d.v.in, st.In)
 	copy(d.v.ended, st.Ended)
 	d.v.cur = st.Cur
 	if st.Cur != MinWatermark {
 		d.op.counters().Watermark.Store(st.Cur)
 	}
-	return &st, nil
 }
 
 // checkpointPlan lists the operators of plans as a checkpoint's manifest
@@ -664,7 +760,8 @@ func (j *Job) take(ctx context.Context, final bool) error {
 		w.Abort()
 		return fmt.Errorf("checkpoint %d: a source ended while it was taken", run.id)
 	}
-	c, err := w.Commit(checkpoint.Meta{Job: cfg.Job, Operators: j.cpOps, Parallelism: j.parallelism})
+	c, err := w.Commit(checkpoint.Meta{Job: cfg.Job, Operators: j.cpOps, Parallelism: j.parallelism,
+		MaxParallelism: j.maxParallelism})
 	if c != nil {
 		j.lastCP.Store(c)
 		if cfg.Completed != nil {
@@ -740,30 +837,82 @@ func (j *Job) notifySources(ctx context.Context, c *checkpoint.Checkpoint) {
 }
 
 // restoreState makes the store of the operator instance being built from
-// its snapshot in c, in dir (emptied first: it holds the state of the run
-// that stopped, newer than the checkpoint).
+// c, in dir (emptied first: it holds the state of the run that stopped,
+// newer than the checkpoint).
+//
+// At the checkpoint's parallelism, partition i restores the part its
+// namesake wrote. At another one, it restores the entries of its key
+// groups (state.KeyGroupFilter) from every old partition whose key group
+// range overlaps its own: from one or two old parts when the parallelism
+// grows, from several when it shrinks. A checkpoint written before key
+// groups (no max parallelism in its manifest) partitioned keys by a hash
+// modulo the parallelism: every old part is read, and filtered.
 func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Store, error) {
-	if c.Parallelism != 0 && c.Parallelism != b.job.parallelismOr(b.opts.Parallelism) {
-		return nil, fmt.Errorf("checkpoint %d was taken at parallelism %d and the job now runs at %d: "+
-			"restoring state at another parallelism is not supported yet; set 'parallelism' = '%d'",
-			c.ID, c.Parallelism, max(b.opts.Parallelism, 1), c.Parallelism)
-	}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	name := instanceName(b.curID, b.curPart) + ".state"
-	var parts []state.SnapshotPart
-	if c.HasPart(name) {
+	id, part, parts := b.curID, b.curPart, max(b.curParts, 1)
+	old := oldPartitions(c, id)
+	if old == 0 {
+		return nil, fmt.Errorf("checkpoint %d has no state for operator %s", c.ID, id)
+	}
+	var from []int
+	var keep func(string, []byte) bool
+	switch m := c.MaxParallelism; {
+	case old == parts && m == b.maxP:
+		from = []int{part}
+	case m == 0:
+		for i := range old {
+			from = append(from, i)
+		}
+		keep = state.KeyGroupFilter(part, parts, b.maxP, nil)
+	default:
+		from = overlapping(part, parts, old, m)
+		keep = state.KeyGroupFilter(part, parts, m, nil)
+	}
+	var srcs []state.SnapshotPart
+	closeAll := func() {
+		for _, s := range srcs {
+			_ = s.R.(io.Closer).Close()
+		}
+	}
+	defer closeAll()
+	for _, i := range from {
+		name := fmt.Sprintf("%s.p%d.state", id, i)
+		if !c.HasPart(name) {
+			return nil, fmt.Errorf("checkpoint %d has no state for operator %s (partition %d)", c.ID, id, i)
+		}
 		r, err := c.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		defer r.Close()
-		parts = append(parts, state.SnapshotPart{Name: c.File(name), R: r})
-	} else {
-		return nil, fmt.Errorf("checkpoint %d has no state for operator %s (partition %d)", c.ID, b.curID, b.curPart)
+		srcs = append(srcs, state.SnapshotPart{Name: c.File(name), R: r})
 	}
-	return state.Restore(dir, state.Options{MemoryBudget: b.budgetShare()}, parts, nil)
+	return state.Restore(dir, state.Options{MemoryBudget: b.budgetShare()}, srcs, keep)
 }
 
-func (j *Job) parallelismOr(p int) int { return max(p, 1) }
+// oldPartitions is the number of partitions operator id ran in when c was
+// taken (0: it has no part in c).
+func oldPartitions(c *checkpoint.Checkpoint, id string) int {
+	n := 0
+	for c.HasPart(fmt.Sprintf("%s.p%d.meta", id, n)) {
+		n++
+	}
+	return n
+}
+
+// overlapping lists the partitions of old whose key groups (of maxP)
+// partition part of parts owns some of.
+func overlapping(part, parts, old, maxP int) []int {
+	var from []int
+	for kg := range maxP {
+		if state.KeyGroupPartition(kg, parts, maxP) != part {
+			continue
+		}
+		o := state.KeyGroupPartition(kg, old, maxP)
+		if len(from) == 0 || from[len(from)-1] != o {
+			from = append(from, o)
+		}
+	}
+	return from
+}

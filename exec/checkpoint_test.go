@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 )
 
 // TestBarrierAlignment: a driver holds the inputs that delivered a barrier
@@ -119,5 +120,31 @@ func TestRequestGivesUpWhenTheJobEnds(t *testing.T) {
 	go func() { done <- c.request(ctx, &barrier{id: 3}) }()
 	if ok := <-done; ok {
 		t.Fatal("a request to a full queue succeeded after the job ended")
+
+// overlapping lists exactly the old partitions that own a key group the
+// new partition owns (brute force over the key groups).
+func TestOverlappingPartitions(t *testing.T) {
+	for _, maxP := range []int{1, 7, 128} {
+		for old := 1; old <= min(maxP, 9); old++ {
+			for parts := 1; parts <= min(maxP, 9); parts++ {
+				for part := range parts {
+					want := map[int]bool{}
+					for kg := range maxP {
+						if state.KeyGroupPartition(kg, parts, maxP) == part {
+							want[state.KeyGroupPartition(kg, old, maxP)] = true
+						}
+					}
+					got := overlapping(part, parts, old, maxP)
+					if len(got) != len(want) {
+						t.Fatalf("max %d, %d -> %d, partition %d: %v, want %v", maxP, old, parts, part, got, want)
+					}
+					for _, o := range got {
+						if !want[o] {
+							t.Fatalf("max %d, %d -> %d, partition %d: %v, want %v", maxP, old, parts, part, got, want)
+						}
+					}
+				}
+			}
+		}
 	}
 }

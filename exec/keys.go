@@ -30,23 +30,14 @@ type keyer struct {
 	buf  []byte
 }
 
-// keyBytes is key without the string: the bytes are valid until the next
+// keyBytes returns the encoded key, and whether some part of it is NULL (a
+// NULL key never joins): the bytes are valid until the next
 // call.
 func (k *keyer) keyBytes(r []row.Value) ([]byte, bool, error) {
 	if _, null, err := k.encode(r); err != nil || null {
 		return k.buf, null, err
 	}
 	return k.buf, false, nil
-}
-
-// key returns the encoded key, and whether some part of it is NULL (a NULL
-// key never joins).
-func (k *keyer) key(r []row.Value) (string, bool, error) {
-	_, null, err := k.encode(r)
-	if err != nil {
-		return "", false, err
-	}
-	return string(k.buf), null, nil
 }
 
 // encode fills k.buf with the key of r.

@@ -89,10 +89,11 @@ func (o *lookupOp) process(_ int, b row.Batch) error {
 		now = o.now()
 	}
 	for _, r := range b {
-		k, null, err := o.keys.key(r.Vals)
+		kb, null, err := o.keys.keyBytes(r.Vals)
 		if err != nil {
 			return err
 		}
+		k := string(kb)
 		if null {
 			o.rowKeys = append(o.rowKeys, "")
 			continue

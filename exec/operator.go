@@ -167,11 +167,15 @@ type driver struct {
 	src    *diag.Source
 	failed bool
 	closed bool
-	// id and part name the operator instance in checkpoints; al holds
+	// id and part name the operator instance in checkpoints, parts is
+	// the number of partitions of its operator (1: unpartitioned), merge
+	// marks the union behind a partitioned operator's partitions; al holds
 	// inputs while a barrier is aligned (checkpoint.go).
-	id   string
-	part int
-	al   aligner
+	id    string
+	part  int
+	parts int
+	merge bool
+	al    aligner
 }
 
 func newDriver(op operator, ports int, out collector) *driver {

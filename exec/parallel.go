@@ -7,13 +7,14 @@ import (
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/physical"
 	"github.com/streamsql/streamsql/row"
+	"github.com/streamsql/streamsql/state"
 )
 
 // Keyed operators run in P partitions, each in its own goroutine (a
 // stage), hash-partitioned on the operator's key:
 //
 //	upstream ──► exchange ──batch──► stage 1: operator copy 1 ──┐
-//	            (by key hash)  ...   stage P: operator copy P ──┴─► merge stage: union ─► downstream
+//	            (by key group) ...  stage P: operator copy P ──┴─► merge stage: union ─► downstream
 //
 // Batches, never single rows, cross goroutines, in order on one channel per
 // stage; watermarks and ends are broadcast to every partition, and the merge
@@ -108,26 +109,38 @@ func (c chanCollector) barrier(b *barrier) error {
 	return c.send(stageMsg{dest: c.dest, kind: msgBarrier, bar: b})
 }
 
-// exchange splits batches by key hash among partitions.
+// exchange splits batches among partitions by key group: a key's bytes
+// hash to one of maxParallelism key groups (state.KeyGroup), and partition
+// i of P owns a contiguous range of them (state.KeyGroupPartition, Flink's
+// KeyGroupRangeAssignment). A checkpoint's state can then be split again
+// by key group when the job restarts at another parallelism: each
+// partition restores the key groups of its range (restoreState).
 type exchange struct {
 	parts []collector
 	key   keyer
 	bufs  []row.Batch
+	// route is the partition of each key group.
+	route []int32
+	maxP  int
+}
+
+// newExchange makes the exchange of an input of a keyed operator in
+// parts partitions, whose key is k.
+func newExchange(k keyer, parts, maxP int) *exchange {
+	e := &exchange{key: k, bufs: make([]row.Batch, parts), route: make([]int32, maxP), maxP: maxP}
+	for kg := range e.route {
+		e.route[kg] = int32(state.KeyGroupPartition(kg, parts, maxP))
+	}
+	return e
 }
 
 func (e *exchange) push(b row.Batch) error {
-	n := uint64(len(e.parts))
 	for _, r := range b {
-		k, _, err := e.key.key(r.Vals)
+		k, _, err := e.key.keyBytes(r.Vals)
 		if err != nil {
 			return err
 		}
-		h := row.HashSeed
-		for i := 0; i < len(k); i++ {
-			h ^= uint64(k[i])
-			h *= 1099511628211
-		}
-		i := h % n
+		i := e.route[state.KeyGroup(k, e.maxP)]
 		e.bufs[i] = append(e.bufs[i], r)
 	}
 	for i, buf := range e.bufs {
@@ -183,7 +196,7 @@ func (e *exchange) end() error {
 // Its runtime errors point at the SQL of the node being built.
 func (b *builder) drive(op operator, ports int, out collector) *driver {
 	d := newDriver(op, ports, out)
-	d.id, d.part = b.curID, b.curPart
+	d.id, d.part, d.parts = b.curID, b.curPart, max(b.curParts, 1)
 	d.v.drift = b.drifts[op]
 	if ports > 1 {
 		op.counters().Inputs = d.v.publish(b.sides[op], ports)
@@ -227,6 +240,7 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 	id := b.curID
 	b.curID = id + ".merge"
 	merge := b.drive(&unionOp{out: out, c: newCounters("merge")}, p, out)
+	merge.merge = true
 	b.curID = id
 	mergeStage := b.newStage()
 	exchanges := make([]*exchange, len(inputs))
@@ -235,13 +249,13 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 		if err != nil {
 			return err
 		}
-		exchanges[i] = &exchange{key: k, bufs: make([]row.Batch, p)}
+		exchanges[i] = newExchange(k, p, b.maxP)
 	}
 	for part := 0; part < p; part++ {
 		st := b.newStage()
 		toMerge := chanCollector{st: mergeStage, dest: merge.port(part)}
 		first := len(b.job.Operators)
-		b.curPart = part
+		b.curPart, b.curParts = part, p
 		op, err := mk(toMerge)
 		if err != nil {
 			return err
@@ -250,7 +264,7 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 			c.Subtask = part
 		}
 		d := b.drive(op, len(inputs), toMerge)
-		b.curPart = 0
+		b.curPart, b.curParts = 0, 1
 		for i := range inputs {
 			exchanges[i].parts = append(exchanges[i].parts, chanCollector{st: st, dest: d.port(i)})
 		}

@@ -534,6 +534,8 @@ type Job struct {
 	// CheckpointsDone and CheckpointsFailed count the checkpoints this run
 	// completed and failed (LastCheckpoint is the last completed).
 	CheckpointsDone, CheckpointsFailed atomic.Int64
+	// maxParallelism is the number of key groups (pipeline.max-parallelism).
+	maxParallelism int
 }
 
 // warn reports msg once per key (an operator's partitions share its name).

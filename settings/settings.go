@@ -51,6 +51,12 @@ type Settings struct {
 	// 'table.exec.resource.default-parallelism'): the partitions of keyed
 	// operators. 0: not set (run uses the number of cores).
 	Parallelism int
+	// MaxParallelism is 'pipeline.max-parallelism': the number of key
+	// groups keyed state is split into (default 128, as Flink's for small
+	// jobs), and so the largest parallelism a job can run at or be
+	// restarted at from its checkpoints. It cannot change across a
+	// restart from a checkpoint.
+	MaxParallelism int
 	// PipelineName is 'pipeline.name', the job's name ("" if not set).
 	PipelineName string
 	// RuntimeMode is 'execution.runtime-mode', "streaming" (the default)
@@ -133,6 +139,10 @@ const (
 	DefaultDriftWarning       = time.Hour
 	DefaultCheckpointInterval = 10 * time.Second
 	DefaultCheckpointTimeout  = 10 * time.Minute
+	DefaultMaxParallelism     = 128
+	// MaxMaxParallelism is the largest 'pipeline.max-parallelism' (Flink's
+	// upper bound, 2^15).
+	MaxMaxParallelism = 1 << 15
 )
 
 // Defaults returns the settings of a job that sets nothing.
@@ -144,6 +154,7 @@ func Defaults() Settings {
 		DriftWarning:      DefaultDriftWarning,
 		MemoryBudget:      DefaultMemoryBudget,
 		RestPort:          -1,
+		MaxParallelism:    DefaultMaxParallelism,
 		// Flink's defaults are none, 10 min and 1; streamsql checkpoints
 		// every 10 s when --state-dir is given.
 		CheckpointInterval:  DefaultCheckpointInterval,
@@ -213,6 +224,16 @@ var keys = []key{
 				s.Parallelism = n
 			}
 			return "", ok
+		}},
+	{name: "pipeline.max-parallelism", accepts: fmt.Sprintf("a whole number from 1 to %d", MaxMaxParallelism),
+		doc: "key groups keyed state is split into: the largest parallelism a job can be restarted at from its checkpoints (default 128)",
+		set: func(s *Settings, v string) (string, bool) {
+			n, ok := parseCount(v)
+			if !ok || n > MaxMaxParallelism {
+				return "", false
+			}
+			s.MaxParallelism = n
+			return "", true
 		}},
 	text("pipeline.name", "the job's name", func(s *Settings) *string { return &s.PipelineName }),
 	enum("execution.runtime-mode", "streamsql always runs streaming", func(s *Settings, v string) { s.RuntimeMode = v },

@@ -103,6 +103,7 @@ func TestCheck(t *testing.T) {
 		"rest.address":                            {"0.0.0.0", "localhost"},
 		"execution.checkpointing.timeout":         {"10 min"},
 		"state.checkpoints.num-retained":          {"1", "3"},
+		"pipeline.max-parallelism":                {"1", "128", "32768"},
 		"rest.port":                               {"0", "8081", "65535"},
 	}
 	bad := map[string][]string{
@@ -133,6 +134,7 @@ func TestCheck(t *testing.T) {
 		"rest.port":                               {"-1", "65536", "http"},
 		"execution.checkpointing.timeout":         {"never"},
 		"state.checkpoints.num-retained":          {"0", "all"},
+		"pipeline.max-parallelism":                {"0", "32769", "-1", "many"},
 	}
 	for _, name := range Names() {
 		if len(good[name]) == 0 {

@@ -123,7 +123,9 @@
 // Snapshot.WriteTo copies it out from another goroutine while the operator
 // goes on. Restore fills a new directory from snapshots, keeping the keys
 // of the key groups a partition owns (KeyGroup), so a job can restart at
-// another parallelism.
+// another parallelism; records restored from several snapshots get new
+// sequence numbers (seq*parts+part), unique in the store and in each
+// key's order.
 //
 // I/O and decoding errors are sticky: Store.Err returns the first, and an
 // operator checks it once per batch.

@@ -197,8 +197,12 @@ func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table str
 		s.Close()
 		return nil, err
 	}
-	for _, p := range parts {
-		if err := s.restorePart(p, keep); err != nil {
+	for i, p := range parts {
+		var rn *renumber
+		if len(parts) > 1 {
+			rn = &renumber{i: uint64(i), n: uint64(len(parts))}
+		}
+		if err := s.restorePart(p, keep, rn); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("state: restoring from %s: %w", p.Name, err)
 		}
@@ -206,7 +210,7 @@ func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table str
 	return s, nil
 }
 
-func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool) error {
+func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *renumber) error {
 	r := bufio.NewReaderSize(p.R, 256<<10)
 	head := make([]byte, len(snapshotMagic)+1)
 	if _, err := io.ReadFull(r, head); err != nil {
@@ -248,6 +252,11 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool) erro
 		if keep != nil && !keep(table, key) {
 			continue
 		}
+		if rn != nil {
+			if k, v, err = rn.entry(k, v); err != nil {
+				return fmt.Errorf("entry %d: %w", count, err)
+			}
+		}
 		if err := wb.Set(k, v); err != nil {
 			return err
 		}
@@ -266,6 +275,66 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool) erro
 		return errors.New("bytes after its end: it is corrupted")
 	}
 	return wb.Flush()
+}
+
+// renumber makes the sequence numbers of records restored from several
+// snapshots into one store unique: each store numbers its records from 0,
+// and the expiry index is keyed by (expiry, seq), so two stores' records
+// with one expiry and one seq would be one index entry, and one of them
+// would never expire (a window never fired). Record seq s of part i of n
+// becomes s*n+i, which keeps each key's records in their order (a key's
+// records all come from one part).
+type renumber struct{ i, n uint64 }
+
+func (rn *renumber) seq(s uint64) (uint64, error) {
+	if s > (^uint64(0)-rn.i)/rn.n {
+		return 0, ErrCorrupt
+	}
+	return s*rn.n + rn.i, nil
+}
+
+// entry returns the Badger entry k, v with its seqs renumbered (k and v
+// are the caller's: rewritten in place or copied).
+func (rn *renumber) entry(k, v []byte) ([]byte, []byte, error) {
+	if k[0] == 'x' {
+		at := len(k) - 8
+		s, err := rn.seq(binary.BigEndian.Uint64(k[at:]))
+		if err != nil {
+			return nil, nil, err
+		}
+		binary.BigEndian.PutUint64(k[at:], s)
+		return k, v, nil
+	}
+	n, p := binary.Uvarint(v)
+	if p <= 0 || n > uint64(len(v)) {
+		return nil, nil, ErrCorrupt
+	}
+	out := make([]byte, 0, len(v)+int(n)*2)
+	out = append(out, v[:p]...)
+	var r Record
+	for range n {
+		s, w := binary.Uvarint(v[p:])
+		if w <= 0 {
+			return nil, nil, ErrCorrupt
+		}
+		ns, err := rn.seq(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = binary.AppendUvarint(out, ns)
+		p += w
+		m, err := DecodeHeader(v[p:], &r)
+		if err != nil {
+			return nil, nil, err
+		}
+		_, size, _, err := valuesLen(v[p+m:])
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, v[p:p+m+size]...)
+		p += m + size
+	}
+	return k, append(out, v[p:]...), nil
 }
 
 // readField reads a uvarint length and that many bytes.

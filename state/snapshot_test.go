@@ -411,3 +411,74 @@ func TestSnapshotSurvivesExpiry(t *testing.T) {
 		t.Fatalf("the snapshot holds %d of the 500 records", n)
 	}
 }
+
+// Stores restored from several snapshots into one (a job restarted at a
+// lower parallelism) get every record of each, and every record still
+// expires, in its key's order: each store numbered its records from 0, and
+// records of two stores with one expiry and one number must not become
+// one index entry (one of them would never expire: a window never fired).
+func TestRestoreSeveralSnapshotsExpiresAll(t *testing.T) {
+	const parts, keys = 3, 400
+	var snaps []SnapshotPart
+	want := map[string][]int64{} // key -> its records' Time, in order
+	for p := range parts {
+		// Budget 1: every record is in Badger, with an index entry.
+		s, err := Open(filepath.Join(t.TempDir(), fmt.Sprint("p", p)), Options{MemoryBudget: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := s.Table("t", TableOptions{})
+		m := NewMap(s, "m", BytesCodec{}, TableOptions{})
+		for i := range keys {
+			k := fmt.Sprintf("p%d-k%d", p, i)
+			for j := range 2 {
+				// The same expiries, the same seqs in every store.
+				tab.Append([]byte(k), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 3))), Time: int64(j), Expiry: int64(10 + i%5)})
+				want[k] = append(want[k], int64(j))
+			}
+			m.Put([]byte(k), []byte(k), int64(10+i%5))
+		}
+		sn, err := s.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := sn.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, SnapshotPart{Name: fmt.Sprint("part ", p), R: &buf})
+	}
+	r, err := Restore(filepath.Join(t.TempDir(), "merged"), Options{MemoryBudget: 1}, snaps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tab := r.Table("t", TableOptions{})
+	m := NewMap(r, "m", BytesCodec{}, TableOptions{})
+	if n := tab.Len(); n != parts*keys*2 {
+		t.Fatalf("restored %d records, want %d", n, parts*keys*2)
+	}
+	got := map[string][]int64{}
+	n := tab.Expire(100, func(key []byte, rec *Record) { got[string(key)] = append(got[string(key)], rec.Time) })
+	if n != parts*keys*2 || len(got) != len(want) {
+		t.Fatalf("expired %d records of %d keys, want %d of %d", n, len(got), parts*keys*2, len(want))
+	}
+	for k, w := range want {
+		if !slices.Equal(got[k], w) {
+			t.Fatalf("key %s expired records %v, want %v (in order)", k, got[k], w)
+		}
+	}
+	vals := 0
+	m.Expire(100, func(key []byte, v []byte) {
+		if string(key) != string(v) {
+			t.Errorf("map key %s holds %s", key, v)
+		}
+		vals++
+	})
+	if vals != parts*keys {
+		t.Fatalf("expired %d map values, want %d", vals, parts*keys)
+	}
+}

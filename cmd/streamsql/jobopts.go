@@ -24,11 +24,14 @@ func jobSettings(plans []*planner.Plan) settings.Settings {
 
 // jobOptions are the options every command (run, the shell) builds a job
 // with: the settings, and the parallelism they give (the number of cores
-// when none is set).
+// when none is set, at most 'pipeline.max-parallelism').
 func jobOptions(set settings.Settings) exec.Options {
 	p := set.Parallelism
 	if p < 1 {
 		p = runtime.NumCPU()
+		if m := set.MaxParallelism; m > 0 {
+			p = min(p, m)
+		}
 	}
 	return exec.Options{Settings: set, Parallelism: p}
 }
