@@ -16,7 +16,10 @@ import "context"
 type Positioner interface {
 	// Position returns where the rows Read has returned so far end: a
 	// source that Seeks to it returns exactly the rows after them. It is
-	// called on Read's goroutine, between Reads (at a checkpoint barrier).
+	// called on Read's goroutine, between Reads (at a checkpoint barrier),
+	// and once after Read returned io.EOF: the position of the ended
+	// source, which every later checkpoint records (a resumed run Seeks
+	// there and does not Read).
 	Position() ([]byte, error)
 	// Seek is called after Open and before the first Read when the job
 	// resumes: Read then continues after pos. An error (the input no
@@ -41,7 +44,10 @@ type CheckpointNotifier interface {
 type SinkCheckpointer interface {
 	// Checkpoint makes every row written so far durable and returns what
 	// Resume needs to come back to exactly this point. It is called on
-	// Write's goroutine, between Writes (at a checkpoint barrier).
+	// Write's goroutine, between Writes (at a checkpoint barrier), and
+	// once when the sink's input has ended, before its last Flush: the
+	// state of the finished sink, which every later checkpoint records (a
+	// resumed run Resumes it, writes nothing and Flushes).
 	Checkpoint(ctx context.Context) ([]byte, error)
 	// Resume is called instead of Open when the job resumes from a
 	// checkpoint in which Checkpoint returned state: it opens the sink and

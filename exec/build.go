@@ -172,7 +172,12 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 	b.job.parallelism = max(opts.Parallelism, 1)
 	b.job.maxParallelism = b.maxP
 	if c := opts.Checkpoint; c != nil {
-		b.job.cp = &cpState{cfg: c, endc: make(chan struct{}), off: b.job.CheckpointsOff()}
+		b.job.cp = &cpState{cfg: c, sinkFinished: make(chan struct{}, len(b.job.sinks)), off: b.job.CheckpointsOff()}
+		if b.job.cp.off == "" {
+			for _, d := range b.job.drivers {
+				d.cp = b.job.cp
+			}
+		}
 		b.job.cpOps = checkpointPlan(plans)
 		if c.Restore != nil && b.job.cp.off != "" {
 			b.job.Close()

@@ -36,12 +36,18 @@ import (
 //	sink drivers ──ack──► coordinator: when every sink has acknowledged and every
 //	                  background write is done, the manifest is written (complete)
 //
-// A checkpoint is taken only while every source is running: once one has
-// ended (a bounded file read to its end), none are begun, and one in flight
-// fails; a crash after that resumes from the last one and reads the rest
-// again. The job's output is exactly-once for sinks that implement
-// connector.SinkCheckpointer (the filesystem sink truncates to its length
-// at the checkpoint on resume).
+// Finished parts of a job take part too (as Flink's FLIP-147): a source
+// that has ended records its final position, and an operator or sink all
+// of whose inputs have ended records its final valve (and a sink its final
+// output state) when it finishes. Such a part no longer sees barriers; the
+// coordinator writes its final record into every later checkpoint, and
+// waits for a sink either to acknowledge the barrier or to finish. On
+// resume, an ended source sends its end again without reading, and a
+// finished operator starts with no state and passes the end on: a job
+// whose bounded input has ended keeps checkpointing while its other inputs
+// run, and a crash does not read the ended input again. The job's output
+// is exactly-once for sinks that implement connector.SinkCheckpointer (the
+// filesystem sink truncates to its length at the checkpoint on resume).
 
 // Checkpointing configures the checkpoints of a job (Options.Checkpoint).
 type Checkpointing struct {
@@ -112,7 +118,7 @@ type barrier struct {
 type cpRun struct {
 	id    int64
 	w     *checkpoint.Writer
-	acks  chan struct{} // one per sink driver
+	acks  chan *driver // each sink driver the barrier reaches
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	err   error
@@ -147,6 +153,14 @@ func (r *cpRun) writePart(name string, b []byte) {
 		r.small = map[string][]byte{}
 	}
 	r.small[name] = b
+}
+
+// has reports whether a small part called name was kept.
+func (r *cpRun) has(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.small[name]
+	return ok
 }
 
 // flushSmall writes the small parts.
@@ -185,6 +199,9 @@ type srcState struct {
 	WM   []int64         `json:"wm"`
 	Done []bool          `json:"done"`
 	Cur  int64           `json:"cur"`
+	// Ended: the source had read its end (a bounded source); a resumed
+	// run sends its end without reading.
+	Ended bool `json:"ended,omitempty"`
 }
 
 // driverState is a driver's part: its valve and, for a sink, what the
@@ -195,6 +212,9 @@ type driverState struct {
 	Cur   int64           `json:"cur"`
 	Sink  json.RawMessage `json:"sink,omitempty"`
 	Store bool            `json:"store"`
+	// Finished: every input had ended and the operator had finished (its
+	// state is not kept: nothing more comes).
+	Finished bool `json:"finished,omitempty"`
 }
 
 // srcCP is a source runner's side of checkpoints.
@@ -204,16 +224,43 @@ type srcCP struct {
 	mu      sync.Mutex
 	cancel  context.CancelCauseFunc // the Read in progress
 	restore *srcState
+	// final is the source's part once it has ended (nil before), or
+	// finalErr why it has none.
+	final    []byte
+	finalErr error
+}
+
+// ended records the source's final part; requests still queued are
+// dropped (the coordinator writes the final part for them).
+func (c *srcCP) ended(part []byte, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.final, c.finalErr = part, err
+	for len(c.reqs) > 0 {
+		<-c.reqs
+	}
+}
+
+// finalPart is the source's part once it has ended (ok false before).
+func (c *srcCP) finalPart() (part []byte, ok bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.final, c.final != nil || c.finalErr != nil, c.finalErr
 }
 
 var errBarrier = errors.New("checkpoint barrier")
 
 // request asks the runner to inject b before its next Read, waking a Read
-// that waits for input. It gives up, returning false, when ctx ends: a
+// that waits for input. A source that has ended is not asked: the
+// coordinator writes its final part (and one that ends before it injects
+// b drops the request). It gives up, returning false, when ctx ends: a
 // runner that has stopped (after a final checkpoint, say) no longer takes
 // requests, and a full queue must not hold the coordinator, and with it the
 // job's end, forever.
 func (c *srcCP) request(ctx context.Context, b *barrier) bool {
+	if _, ok, _ := c.finalPart(); ok {
+		return true
+	}
 	select {
 	case c.reqs <- b:
 	case <-ctx.Done():
@@ -256,6 +303,26 @@ func (r *sourceRunner) inject(b *barrier, w *splitWatermarks, cur int64, send fu
 		b.run.writePart(r.cp.id+".src", data)
 	}
 	return send(msg{src: r.idx, kind: msgBarrier, bar: b})
+}
+
+// finishCP records the runner's final part, at its end: its position after
+// the last row, every split done, the watermark at +inf.
+func (r *sourceRunner) finishCP(w *splitWatermarks) {
+	if r.cp.reqs == nil {
+		return // no checkpoints
+	}
+	st := srcState{WM: append([]int64(nil), w.wm...), Done: make([]bool, w.n()), Cur: MaxWatermark, Ended: true}
+	for i := range st.Done {
+		st.Done[i] = true
+	}
+	pos, err := r.src.(connector.Positioner).Position()
+	if err != nil {
+		r.cp.ended(nil, fmt.Errorf("source %s: at its end: %w", r.name, err))
+		return
+	}
+	st.Pos = pos
+	data, _ := json.Marshal(st)
+	r.cp.ended(data, nil)
 }
 
 // seek restores the runner and its connector after Open.
@@ -336,7 +403,7 @@ func (d *driver) aligned() error {
 			return d.wrap(err)
 		}
 	} else {
-		b.run.acks <- struct{}{}
+		b.run.acks <- d
 	}
 	q := a.queue
 	a.queue = nil
@@ -367,6 +434,57 @@ func (d *driver) aligned() error {
 // --state-dir. It is made of the operator's physical ID, so it is the same
 // in every run of one plan.
 func instanceName(id string, part int) string { return fmt.Sprintf("%s.p%d", id, part) }
+
+// recordFinal keeps the driver's part for the checkpoints taken after it
+// finishes (its inputs have all ended: no barrier reaches it any more): its
+// valve, and for a sink the state of its output, made durable now. It is
+// called before the operator's finish, so that a sink's state is taken
+// before the job can end and close it (a sink's finish only flushes).
+func (d *driver) recordFinal() error {
+	if d.cp == nil {
+		return nil
+	}
+	st := driverState{In: d.v.in, Ended: d.v.ended, Cur: d.v.cur, Finished: true}
+	if so, ok := d.op.(*sinkOp); ok {
+		s, err := so.sink.(connector.SinkCheckpointer).Checkpoint(so.ctx)
+		if err != nil {
+			return err
+		}
+		st.Sink = s
+	}
+	data, _ := json.Marshal(st)
+	d.final.Store(&data)
+	if d.sink {
+		select {
+		case d.cp.sinkFinished <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// replayEnd takes an end on port that the checkpoint the job resumed from
+// had already seen: the upstream sends it again. A finished operator (all
+// its inputs had ended) passes it on once every input's has come, a sink
+// signals its end; the operator is not asked again (it has no state).
+func (d *driver) replayEnd(port int) error {
+	d.replay[port] = false
+	if !d.restoredFinished {
+		return nil
+	}
+	for _, r := range d.replay {
+		if r {
+			return nil
+		}
+	}
+	if so, ok := d.op.(*sinkOp); ok {
+		return d.wrap(so.finish())
+	}
+	if d.out == nil {
+		return nil
+	}
+	return d.wrap(d.out.end())
+}
 
 // partName is the prefix of the driver's parts.
 func (d *driver) partName() string { return instanceName(d.id, d.part) }
@@ -475,7 +593,7 @@ func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
 		if all {
 			wm = MaxWatermark
 		}
-		metas = append(metas, &driverState{In: []int64{wm}, Ended: []bool{all}, Cur: wm})
+		metas = append(metas, &driverState{In: []int64{wm}, Ended: []bool{all}, Cur: wm, Finished: all})
 	default:
 		for i := range old {
 			st, err := readMeta(c, fmt.Sprintf("%s.p%d.meta", d.id, i))
@@ -509,9 +627,11 @@ func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
 			}
 		}
 	}
+	st.Finished = true
 	for _, m := range metas {
 		st.Cur = min(st.Cur, m.Cur)
 		st.Store = st.Store || m.Store
+		st.Finished = st.Finished && m.Finished
 	}
 	d.applyMeta(st)
 	return st, nil
@@ -535,6 +655,12 @@ func (d *driver) applyMeta(st *driverState) {
 	copy(d.v.in, st.In)
 	copy(d.v.ended, st.Ended)
 	d.v.cur = st.Cur
+	d.replay = append([]bool(nil), st.Ended...)
+	d.restoredFinished = st.Finished
+	if st.Finished {
+		data, _ := json.Marshal(st)
+		d.final.Store(&data)
+	}
 	if st.Cur != MinWatermark {
 		d.op.counters().Watermark.Store(st.Cur)
 	}
@@ -612,19 +738,10 @@ type cpState struct {
 	mu      sync.Mutex // one checkpoint at a time: the periodic ones, CheckpointNow
 	cfg     *Checkpointing
 	off     string // why the job takes none ("" when it does)
-	ended   atomic.Bool
-	endOnce sync.Once
-	endc    chan struct{} // closed when the first source ends
 	running atomic.Pointer[cpRun]
-}
-
-// sourceEnded records that a source has ended: no checkpoint is begun
-// after it, and the one in flight fails.
-func (c *cpState) sourceEnded() {
-	c.endOnce.Do(func() {
-		c.ended.Store(true)
-		close(c.endc)
-	})
+	// sinkFinished is signalled when a sink finishes (its input ended):
+	// a checkpoint waiting for its acknowledgement counts it instead.
+	sinkFinished chan struct{}
 }
 
 // restoreAll applies the checkpoint to the drivers and source runners
@@ -671,9 +788,6 @@ func (j *Job) coordinate(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // the tick and the end were ready together
 		}
-		if j.cp.ended.Load() {
-			return // a source has ended: no more checkpoints
-		}
 		if err := j.takeCheckpoint(ctx, false); err != nil && ctx.Err() == nil && cfg.Failed != nil {
 			cfg.Failed(cfg.Dir.NextID()-1, err)
 		}
@@ -682,9 +796,9 @@ func (j *Job) coordinate(ctx context.Context) {
 
 // CheckpointNow takes a checkpoint (after the one being taken, if any) and
 // waits for it: Ctrl-C's last checkpoint. It returns nil, nil when the job
-// takes no checkpoints or a source has already ended.
+// takes no checkpoints.
 func (j *Job) CheckpointNow(ctx context.Context) (*checkpoint.Checkpoint, error) {
-	if j.cp == nil || j.cp.off != "" || j.cp.ended.Load() {
+	if j.cp == nil || j.cp.off != "" {
 		return nil, nil
 	}
 	if err := j.takeCheckpoint(ctx, true); err != nil {
@@ -712,15 +826,12 @@ func (j *Job) takeCheckpoint(ctx context.Context, final bool) error {
 
 // take is takeCheckpoint's work, under j.cp.mu.
 func (j *Job) take(ctx context.Context, final bool) error {
-	if j.cp.ended.Load() {
-		return nil
-	}
 	cfg := j.cp.cfg
 	w, err := cfg.Dir.Begin()
 	if err != nil {
 		return err
 	}
-	run := &cpRun{id: w.ID(), w: w, acks: make(chan struct{}, len(j.sinks)), begun: time.Now()}
+	run := &cpRun{id: w.ID(), w: w, acks: make(chan *driver, len(j.sinks)), begun: time.Now()}
 	j.cp.running.Store(run)
 	defer j.cp.running.Store(nil)
 	b := &barrier{id: run.id, run: run, final: final}
@@ -736,18 +847,53 @@ func (j *Job) take(ctx context.Context, final bool) error {
 	}
 	tm := time.NewTimer(timeout)
 	defer tm.Stop()
-	for range j.sinks {
+	// Every sink acknowledges the barrier or finishes.
+	acked := map[*driver]bool{}
+	for {
+		waiting := false
+		for _, d := range j.drivers {
+			waiting = waiting || d.sink && !acked[d] && d.final.Load() == nil
+		}
+		if !waiting {
+			break
+		}
 		select {
-		case <-run.acks:
+		case d := <-run.acks:
+			acked[d] = true
+		case <-j.cp.sinkFinished:
 		case <-tm.C:
 			w.Abort()
 			return fmt.Errorf("checkpoint %d timed out after %s ('execution.checkpointing.timeout')", run.id, timeout)
-		case <-j.cp.endc:
-			w.Abort()
-			return nil // not a failure: the job is ending
 		case <-ctx.Done():
 			w.Abort()
 			return ctx.Err()
+		}
+	}
+	// What has finished took no barrier: its final part stands for it.
+	for _, r := range j.sources {
+		name := r.cp.id + ".src"
+		if run.has(name) {
+			continue
+		}
+		part, ok, err := r.cp.finalPart()
+		switch {
+		case !ok:
+			run.fail(fmt.Errorf("source %s took no part", r.name))
+		case err != nil:
+			run.fail(err)
+		default:
+			run.writePart(name, part)
+		}
+	}
+	for _, d := range j.drivers {
+		name := d.partName() + ".meta"
+		if run.has(name) {
+			continue
+		}
+		if f := d.final.Load(); f != nil {
+			run.writePart(name, *f)
+		} else {
+			run.fail(fmt.Errorf("%s took no part", d.name))
 		}
 	}
 	run.flushSmall()
@@ -755,10 +901,6 @@ func (j *Job) take(ctx context.Context, final bool) error {
 	if err := run.failed(); err != nil {
 		w.Abort()
 		return fmt.Errorf("checkpoint %d: %w", run.id, err)
-	}
-	if j.cp.ended.Load() {
-		w.Abort()
-		return fmt.Errorf("checkpoint %d: a source ended while it was taken", run.id)
 	}
 	c, err := w.Commit(checkpoint.Meta{Job: cfg.Job, Operators: j.cpOps, Parallelism: j.parallelism,
 		MaxParallelism: j.maxParallelism})
@@ -855,6 +997,17 @@ func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Sto
 	old := oldPartitions(c, id)
 	if old == 0 {
 		return nil, fmt.Errorf("checkpoint %d has no state for operator %s", c.ID, id)
+	}
+	// A finished operator (its inputs had all ended) kept no state: its
+	// partitions finish together, so partition 0's meta says.
+	meta := fmt.Sprintf("%s.p%d.meta", id, part)
+	if old != parts {
+		meta = id + ".p0.meta"
+	}
+	if st, err := readMeta(c, meta); err != nil {
+		return nil, err
+	} else if st.Finished {
+		return state.Open(dir, state.Options{MemoryBudget: b.budgetShare()})
 	}
 	var from []int
 	var keep func(string, []byte) bool

@@ -18,7 +18,7 @@ func TestBarrierAlignment(t *testing.T) {
 	out := &recOut{log: &log}
 	d := newDriver(&unionOp{out: out, c: newCounters("union")}, 3, out)
 	d.id = "union-1"
-	run := &cpRun{acks: make(chan struct{}, 1)}
+	run := &cpRun{acks: make(chan *driver, 1)}
 	b1 := &barrier{id: 1, run: run}
 	b2 := &barrier{id: 2, run: run}
 	batch := func(n int) row.Batch {
@@ -80,7 +80,7 @@ func TestEndThenReplayKeepsWatermarkRising(t *testing.T) {
 	out := &recOut{log: &log}
 	d := newDriver(&unionOp{out: out, c: newCounters("union")}, 3, out)
 	d.id = "union-1"
-	run := &cpRun{acks: make(chan struct{}, 1)}
+	run := &cpRun{acks: make(chan *driver, 1)}
 	b1 := &barrier{id: 1, run: run}
 	for _, err := range []error{
 		d.watermark(0, 5), d.watermark(1, 10), d.watermark(2, 3),
@@ -120,6 +120,8 @@ func TestRequestGivesUpWhenTheJobEnds(t *testing.T) {
 	go func() { done <- c.request(ctx, &barrier{id: 3}) }()
 	if ok := <-done; ok {
 		t.Fatal("a request to a full queue succeeded after the job ended")
+	}
+}
 
 // overlapping lists exactly the old partitions that own a key group the
 // new partition owns (brute force over the key groups).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/row"
@@ -176,6 +177,15 @@ type driver struct {
 	parts int
 	merge bool
 	al    aligner
+	// cp is the job's checkpoint state (nil: no checkpoints). final is
+	// the driver's part once its inputs have all ended (recordFinal);
+	// replay marks the inputs that had ended at the checkpoint the job
+	// resumed from (their ends come again: replayEnd), restoredFinished
+	// that the operator had finished.
+	cp               *cpState
+	final            atomic.Pointer[[]byte]
+	replay           []bool
+	restoredFinished bool
 }
 
 func newDriver(op operator, ports int, out collector) *driver {
@@ -309,6 +319,9 @@ func (d *driver) end(port int) (err error) {
 	if d.al.holds(port) {
 		return d.al.enqueue(queued{port: port, kind: msgEnd})
 	}
+	if port < len(d.replay) && d.replay[port] {
+		return d.replayEnd(port)
+	}
 	defer d.recovered(&err)
 	w, advanced, all := d.v.end(port)
 	// The watermark the end lets through goes on first: the replay below
@@ -328,6 +341,9 @@ func (d *driver) end(port int) (err error) {
 	}
 	if !all {
 		return d.reportIdle()
+	}
+	if err := d.recordFinal(); err != nil {
+		return d.wrap(err)
 	}
 	if err := d.op.finish(); err != nil {
 		return d.wrap(err)

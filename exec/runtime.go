@@ -254,6 +254,15 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			fail(err)
 			return
 		}
+		if r.cp.restore.Ended {
+			// It had ended at the checkpoint: its end comes again, and
+			// nothing is read.
+			r.counters.Watermark.Store(MaxWatermark)
+			r.finishCP(w)
+			send(msg{src: r.idx, kind: msgWatermark, wm: MaxWatermark})
+			send(msg{src: r.idx, kind: msgEnd})
+			return
+		}
 	}
 	idle := false // reported downstream
 	// setIdle reports a change of the source's idleness downstream, to the
@@ -392,6 +401,7 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 		if errors.Is(err, io.EOF) {
 			r.counters.Watermark.Store(MaxWatermark)
 			setIdle(false)
+			r.finishCP(w)
 			send(msg{src: r.idx, kind: msgWatermark, wm: MaxWatermark})
 			send(msg{src: r.idx, kind: msgEnd})
 			return
@@ -706,9 +716,6 @@ func (j *Job) Run(ctx context.Context) (err error) {
 		case msgEnd:
 			remaining--
 			ended[m.src] = true
-			if j.cp != nil {
-				j.cp.sourceEnded()
-			}
 			err = j.entry[m.src].end()
 		case msgBarrier:
 			if m.bar.final && !ended[m.src] {
