@@ -56,12 +56,13 @@ rewrite: ## Regenerate datadriven golden files (-rewrite); review the diff like 
 # The PostgreSQL oracle (oracle/doc.go): `make test` runs a short fixed set of
 # its cases; this runs ORACLE_CASES from a fresh seed (printed, reusable with
 # -oracle.seed). Needs PostgreSQL at 127.0.0.1:5432 (or ORACLE_PG).
-# The fault-injection tests (cmd/streamsql/crash_test.go: files; kafkacrash_test.go:
-# Kafka exactly-once and upsert-kafka) with CRASH_KILLS SIGKILLs each at random
-# moments (make test runs 4 and 2).
+# The fault-injection tests (cmd/streamsql/crash_test.go and crashmore_test.go:
+# files; kafkacrash_test.go: Kafka exactly-once and upsert-kafka) with
+# CRASH_KILLS SIGKILLs each, per scenario, at random moments (make test runs 4
+# and 2).
 CRASH_KILLS    ?= 20
-crash: ## Kill a checkpointed job CRASH_KILLS (20) times at random; its output must be the clean run's.
-	STREAMSQL_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 0 -v -run 'TestCrashResumeExactlyOnce$$|TestKafkaExactlyOnceCrash$$|TestUpsertKafkaCrash$$' ./cmd/streamsql
+crash: ## Kill checkpointed jobs CRASH_KILLS (20) times per scenario at random; their output must be the clean run's.
+	STREAMSQL_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 0 -v -run 'TestCrashResumeExactlyOnce$$|TestCrashScenarios$$|TestKafkaExactlyOnceCrash$$|TestUpsertKafkaCrash$$' ./cmd/streamsql
 
 oracle: ## Compare streamsql with PostgreSQL on ORACLE_CASES (20000) random queries.
 	ORACLE_CASES=$(ORACLE_CASES) $(GO) test -count=1 -timeout 0 -v -run 'TestOracle$$' ./oracle

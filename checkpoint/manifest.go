@@ -268,6 +268,20 @@ func (d *Dir) Latest() (*Checkpoint, []Skipped, error) {
 	return nil, skipped, nil
 }
 
+// Damaged adds to err, an error of checkpoint c (Verify's: a part whose
+// checksum does not match), what the user can do about it: resume from an
+// older checkpoint still kept, or start over.
+func (d *Dir) Damaged(c *Checkpoint, err error) error {
+	ids, _ := d.ids()
+	var older []int64
+	for _, id := range ids {
+		if id < c.ID {
+			older = append(older, id)
+		}
+	}
+	return fmt.Errorf("%w; %s", err, d.olderHint(c.ID, older))
+}
+
 // olderHint says what the user can do about a damaged checkpoint.
 func (d *Dir) olderHint(damaged int64, older []int64) string {
 	stateDir := filepath.Dir(d.root)

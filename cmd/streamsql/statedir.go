@@ -92,7 +92,7 @@ func prepareStateDir(dir, job string, plans []*planner.Plan, set settings.Settin
 			return cp, release, note, nil
 		}
 		if err := latest.Verify(); err != nil {
-			return nil, nil, "", fmt.Errorf("--state-dir %s: %w", dir, err)
+			return nil, nil, "", fmt.Errorf("--state-dir %s: %w", dir, d.Damaged(latest, err))
 		}
 		cp.Restore = latest
 		note += fmt.Sprintf("resuming from checkpoint %d in %s (completed %s, %s ago)\n", latest.ID, dir,

@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// More fault-injection scenarios (#13), each a job killed with SIGKILL at
+// random moments and restarted with the same --state-dir until it
+// finishes, its output compared with a clean run's:
+//
+//   - left-join: files → regular LEFT JOIN → filesystem sink in
+//     debezium-json. The changelog depends on how the two inputs
+//     interleave (+I(a,null) then -D and +I(a,b), or +I(a,b) at once), which
+//     a resumed run changes, so the table the changelog folds to is
+//     compared (a -D of a row the table does not hold fails the fold:
+//     output written twice or lost shows either as that or as a different
+//     table);
+//   - rescale: an interval join and a window aggregate, every run at a
+//     random parallelism from 1 to 4;
+//   - damaged: the interval join, with one file of the latest complete
+//     checkpoint (a part or the manifest) truncated or a byte of it flipped
+//     after the 1st, 5th, 9th... kill of an episode that left one; the next run must
+//     stop with an error naming the file and how to start over (never a
+//     panic, never a silent resume), and the episode then starts over.
+//
+// `make test` runs 2 kills of each; STREAMSQL_CRASH_KILLS=N (make crash)
+// runs N of each.
+
+type crashScenario struct {
+	name    string
+	job     string   // with %s for the checkpoint interval
+	outs    []string // the sinks' files, relative to the job
+	fold    bool     // debezium-json: compare the folded table
+	rescale bool     // each run at a random parallelism
+	damage  bool     // damage the latest checkpoint now and then
+}
+
+var crashScenarios = []crashScenario{
+	{name: "left-join", fold: true, outs: []string{"out/lj.json"}, job: `SET 'execution.checkpointing.interval' = '%s';
+SET 'parallelism' = '2';
+CREATE TABLE a (id INT, v INT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'a.json', 'format' = 'json');
+CREATE TABLE b (id INT, w INT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'b.json', 'format' = 'json');
+CREATE TABLE lj (id INT, v INT, bid INT, w INT)
+  WITH ('connector' = 'filesystem', 'path' = 'out/lj.json', 'format' = 'debezium-json');
+INSERT INTO lj SELECT a.id, a.v, b.id, b.w FROM a LEFT JOIN b ON a.v = b.w AND b.id < 500;
+`},
+	{name: "rescale", rescale: true, outs: []string{"out/ij.json", "out/wa.json"}, job: `SET 'execution.checkpointing.interval' = '%s';
+CREATE TABLE a (id INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'a.json', 'format' = 'json');
+CREATE TABLE b (id INT, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'b.json', 'format' = 'json');
+CREATE TABLE ij (id INT, v INT, w INT, ts TIMESTAMP(3))
+  WITH ('connector' = 'filesystem', 'path' = 'out/ij.json', 'format' = 'json');
+CREATE TABLE wa (ws TIMESTAMP(3), id INT, n BIGINT, s BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = 'out/wa.json', 'format' = 'json');
+INSERT INTO ij SELECT a.id, v, w, a.ts FROM a JOIN b
+  ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND;
+INSERT INTO wa SELECT window_start, id, COUNT(*), SUM(v)
+  FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, id;
+`},
+	{name: "damaged", damage: true, outs: []string{"out/o.json"}, job: crashJob},
+}
+
+func TestCrashScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs jobs many times")
+	}
+	kills, rows := 2, 20000
+	if s := os.Getenv("STREAMSQL_CRASH_KILLS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kills, rows = n, 100000
+	}
+	for _, sc := range crashScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			crashInputs(t, dir, rows)
+			job := filepath.Join(dir, "job.sql")
+			if err := os.WriteFile(job, []byte(fmt.Sprintf(sc.job, "20ms")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			begun := time.Now()
+			if r := invoke("run", job); r.code != 0 {
+				t.Fatalf("clean run:\n%s", r)
+			}
+			span := max(time.Since(begun)*8/10, 300*time.Millisecond)
+			want := sc.outputs(t, dir)
+			seed := uint64(time.Now().UnixNano())
+			t.Logf("kill timing seed %d", seed)
+			rng := rand.New(rand.NewPCG(seed, 13))
+			st := filepath.Join(dir, "state")
+			var total crashCount
+			for episodes := 1; total.killed < kills || total.resumed == 0; episodes++ {
+				if episodes > 4*kills+3 {
+					t.Fatalf("%d episodes, %+v: the job ends before the kills come", episodes, total)
+				}
+				k := kills - total.killed
+				if total.resumed == 0 {
+					k = max(k, 1) // until a run resumes from a checkpoint
+				}
+				c := sc.episode(t, rng, job, st, k, span)
+				total.add(c)
+				got := sc.outputs(t, dir)
+				for i, out := range sc.outs {
+					if !slices.Equal(got[i], want[i]) {
+						missing, extra := diffMultiset(want[i], got[i])
+						t.Fatalf("episode %d (%+v): %s differs from the clean run: %d rows, want %d; missing %d (e.g. %q), extra %d (e.g. %q)",
+							episodes, c, out, len(got[i]), len(want[i]), len(missing), first(missing), len(extra), first(extra))
+					}
+				}
+				if err := os.RemoveAll(st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if sc.damage && total.damaged == 0 || sc.rescale && total.rescaled == 0 {
+				t.Errorf("no checkpoint was damaged or no run rescaled (%+v)", total)
+			}
+			t.Logf("%s: %+v; every episode wrote the clean run's output", sc.name, total)
+		})
+	}
+}
+
+type crashCount struct {
+	runs, killed, resumed, damaged, rescaled int
+}
+
+func (c *crashCount) add(o crashCount) {
+	c.runs += o.runs
+	c.killed += o.killed
+	c.resumed += o.resumed
+	c.damaged += o.damaged
+	c.rescaled += o.rescaled
+}
+
+// outputs reads the scenario's sinks: sorted lines, or for a changelog
+// the rows of the table it folds to (sorted).
+func (sc crashScenario) outputs(t *testing.T, dir string) [][]string {
+	t.Helper()
+	var all [][]string
+	for _, out := range sc.outs {
+		lines := fileLinesSorted(t, filepath.Join(dir, out))
+		if sc.fold {
+			b, err := os.ReadFile(filepath.Join(dir, out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines, err = foldDebezium(b)
+			if err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+		}
+		all = append(all, lines)
+	}
+	return all
+}
+
+// foldDebezium applies a debezium-json changelog to an empty table (a
+// multiset of rows, each its JSON) and returns the rows, sorted. A delete
+// or an update of a row the table does not hold is an error.
+func foldDebezium(b []byte) ([]string, error) {
+	table := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var ev struct {
+			Before json.RawMessage `json:"before"`
+			After  json.RawMessage `json:"after"`
+			Op     string          `json:"op"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		if ev.Op == "u" || ev.Op == "d" {
+			k := string(ev.Before)
+			if table[k] == 0 {
+				return nil, fmt.Errorf("line %d: %s of a row the table does not hold: %s", i+1, ev.Op, line)
+			}
+			table[k]--
+		}
+		if ev.Op == "c" || ev.Op == "r" || ev.Op == "u" {
+			table[string(ev.After)]++
+		}
+	}
+	var rows []string
+	for k, n := range table {
+		for range n {
+			rows = append(rows, k)
+		}
+	}
+	slices.Sort(rows)
+	return rows, nil
+}
+
+// episode runs the job with --state-dir st until it finishes, killing the
+// first kills runs at random moments.
+func (sc crashScenario) episode(t *testing.T, rng *rand.Rand, job, st string, kills int, span time.Duration) (c crashCount) {
+	lastP, damagedAt := 0, 0
+	for {
+		c.runs++
+		if c.runs > 4*kills+20 {
+			t.Fatalf("the job did not finish after %d runs (%+v)", c.runs, c)
+		}
+		args := []string{"run", "--state-dir", st}
+		if sc.rescale {
+			p := 1 + rng.IntN(4)
+			if lastP != 0 && latestComplete(st) > 0 {
+				// It resumes: at another parallelism.
+				p = 1 + (lastP+rng.IntN(3))%4
+				c.rescaled++
+			}
+			lastP = p
+			args = append(args, "--set", fmt.Sprintf("parallelism=%d", p))
+		}
+		if sc.damage && c.killed%4 == 1 && c.killed != damagedAt && latestComplete(st) > 0 {
+			damagedAt = c.killed
+			file := damageCheckpoint(t, rng, st)
+			c.damaged++
+			r := invoke(append(args, job)...)
+			if r.code != 1 || !strings.Contains(r.stderr, file) || strings.Contains(r.stderr, "panic") ||
+				strings.Contains(r.stderr, "internal error") || !strings.Contains(r.stderr, "start over") && !strings.Contains(r.stderr, "rm -r") {
+				t.Fatalf("a damaged %s: want the run refused, naming the file and how to start over; got:\n%s", file, r)
+			}
+			// Start over, as the error says, and kill once more: the episode
+			// still has to resume from a checkpoint.
+			if err := os.RemoveAll(st); err != nil {
+				t.Fatal(err)
+			}
+			kills++
+			continue
+		}
+		cmd := exec.Command(os.Args[0], append(args, job)...)
+		cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		if c.killed < kills {
+			var at <-chan time.Time
+			if rng.IntN(3) == 0 {
+				at = time.After(50*time.Millisecond + time.Duration(rng.Int64N(int64(span))))
+			} else {
+				at = afterCheckpoint(st, latestComplete(st), time.Duration(rng.Int64N(int64(300*time.Millisecond))))
+			}
+			select {
+			case err = <-exited:
+			case <-at:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				err = <-exited
+				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					c.killed++
+					if strings.Contains(stderr.String(), "resuming from checkpoint") {
+						c.resumed++
+					}
+					continue
+				}
+			}
+		} else {
+			err = <-exited
+		}
+		if err != nil || strings.Contains(stderr.String(), "panic") {
+			t.Fatalf("run %d (%v) failed: %v\n%s", c.runs, args, err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "resuming from checkpoint") {
+			c.resumed++
+		}
+		return c
+	}
+}
+
+// damageCheckpoint truncates one file of the latest complete checkpoint in
+// st, or flips one of its bytes, and returns its path.
+func damageCheckpoint(t *testing.T, rng *rand.Rand, st string) string {
+	t.Helper()
+	chk := filepath.Join(st, "checkpoints", fmt.Sprintf("chk-%06d", latestComplete(st)))
+	entries, err := os.ReadDir(chk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Size() > 0 {
+			files = append(files, filepath.Join(chk, e.Name()))
+		}
+	}
+	file := files[rng.IntN(len(files))]
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rng.IntN(2) == 0 {
+		b = b[:rng.IntN(len(b))]
+	} else {
+		b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+	}
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
