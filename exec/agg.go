@@ -1067,16 +1067,19 @@ func (o *windowAggOp) advance(wm int64) error {
 // (a variable for the tests).
 var fireBatch = 1024
 
-// pushFired sends the fired rows collected in o.buf.
-func (o *windowAggOp) pushFired() error {
-	if len(o.buf) == 0 {
+// pushFired sends the fired rows collected in *buf downstream, counts them
+// out, and empties *buf for the next ones (the window operators' firing).
+func pushFired(c *Counters, out collector, buf *row.Batch) error {
+	if len(*buf) == 0 {
 		return nil
 	}
-	o.c.Out.Add(int64(len(o.buf)))
-	err := o.out.push(o.buf)
-	clear(o.buf)
-	o.buf = o.buf[:0]
+	c.Out.Add(int64(len(*buf)))
+	err := out.push(*buf)
+	clear(*buf)
+	*buf = (*buf)[:0]
 	return err
 }
+
+func (o *windowAggOp) pushFired() error { return pushFired(o.c, o.out, &o.buf) }
 
 func (o *windowAggOp) counters() *Counters { return o.c }

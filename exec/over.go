@@ -298,16 +298,7 @@ func (o *overAggOp) emit(p *overPartition, wm int64) error {
 	return nil
 }
 
-func (o *overAggOp) pushFired() error {
-	if len(o.buf) == 0 {
-		return nil
-	}
-	o.c.Out.Add(int64(len(o.buf)))
-	err := o.out.push(o.buf)
-	clear(o.buf)
-	o.buf = o.buf[:0]
-	return err
-}
+func (o *overAggOp) pushFired() error { return pushFired(o.c, o.out, &o.buf) }
 
 func (o *overAggOp) counters() *Counters { return o.c }
 

@@ -479,16 +479,7 @@ func (o *windowRankOp) advance(wm int64) error {
 	return o.pushFired()
 }
 
-func (o *windowRankOp) pushFired() error {
-	if len(o.buf) == 0 {
-		return nil
-	}
-	o.c.Out.Add(int64(len(o.buf)))
-	err := o.out.push(o.buf)
-	clear(o.buf)
-	o.buf = o.buf[:0]
-	return err
-}
+func (o *windowRankOp) pushFired() error { return pushFired(o.c, o.out, &o.buf) }
 
 func (o *windowRankOp) counters() *Counters { return o.c }
 

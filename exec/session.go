@@ -272,16 +272,7 @@ func (o *sessionAggOp) fire(keys []row.Value, s session) ([]row.Value, error) {
 	return g.output(), nil
 }
 
-func (o *sessionAggOp) pushFired() error {
-	if len(o.buf) == 0 {
-		return nil
-	}
-	o.c.Out.Add(int64(len(o.buf)))
-	err := o.out.push(o.buf)
-	clear(o.buf)
-	o.buf = o.buf[:0]
-	return err
-}
+func (o *sessionAggOp) pushFired() error { return pushFired(o.c, o.out, &o.buf) }
 
 func (o *sessionAggOp) counters() *Counters { return o.c }
 
