@@ -77,7 +77,7 @@ func TestCrashScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs jobs many times")
 	}
-	kills, rows := 2, 20000
+	kills, rows := 2, 60000
 	if s := os.Getenv("STREAMSQL_CRASH_KILLS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
@@ -104,13 +104,19 @@ func TestCrashScenarios(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 13))
 			st := filepath.Join(dir, "state")
 			var total crashCount
-			for episodes := 1; total.killed < kills || total.resumed == 0; episodes++ {
+			// Until the kills are spent, a run has resumed from a checkpoint,
+			// and the scenario's own event (a damaged checkpoint, a rescaled
+			// restart) has happened: with few kills it may not have, by timing.
+			unmet := func() bool {
+				return total.resumed == 0 || sc.damage && total.damaged == 0 || sc.rescale && total.rescaled == 0
+			}
+			for episodes := 1; total.killed < kills || unmet(); episodes++ {
 				if episodes > 4*kills+3 {
 					t.Fatalf("%d episodes, %+v: the job ends before the kills come", episodes, total)
 				}
 				k := kills - total.killed
-				if total.resumed == 0 {
-					k = max(k, 1) // until a run resumes from a checkpoint
+				if unmet() {
+					k = max(k, 1)
 				}
 				c := sc.episode(t, rng, job, st, k, span)
 				total.add(c)
