@@ -202,7 +202,7 @@ func (o *overAggOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.parts.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	return nil
 }
 

@@ -230,7 +230,7 @@ func (o *rankOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.lists.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -366,7 +366,7 @@ func (o *dedupOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.rows.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -444,7 +444,7 @@ func (o *windowRankOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.lists.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	return nil
 }
 

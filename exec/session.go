@@ -183,7 +183,7 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.lists.Len())
-	o.c.Spilled.Store(o.store.Stats().Spilled)
+	o.c.setStore(o.store)
 	return nil
 }
 
