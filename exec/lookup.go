@@ -93,11 +93,11 @@ func (o *lookupOp) process(_ int, b row.Batch) error {
 		if err != nil {
 			return err
 		}
-		k := string(kb)
 		if null {
 			o.rowKeys = append(o.rowKeys, "")
 			continue
 		}
+		k := string(kb)
 		o.rowKeys = append(o.rowKeys, k)
 		if _, seen := o.found[k]; seen {
 			continue
