@@ -11,7 +11,7 @@ REWRITE_PKGS   ?= ./parser/... ./catalog/... ./planner/... ./docs
 
 .DEFAULT_GOAL := build
 
-.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-go tidy-check oracle crash
+.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-latency bench-go tidy-check oracle crash
 
 help: ## List targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -91,6 +91,9 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 60s); FUZZ=REGEXP pick
 # from BENCH_* variables (see bench/main.go), e.g. `make bench BENCH_EVENTS=1000000`.
 bench: ## End-to-end benchmarks (Nexmark q0 q3 q8 q9 q20, orders ⋈ shipments, --http's cost): table on stdout, JSON in bench/results/.
 	$(GO) run ./bench
+
+bench-latency: ## End-to-end latency through the development Kafka broker at fixed rates (BENCH_LAT_* in bench/latency.go).
+	$(GO) run ./bench latency
 
 bench-go: ## Go micro-benchmarks of every package, with allocation counts.
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -6,6 +6,7 @@
 // a JSON file.
 //
 //	go run ./bench            (or: make bench)
+//	go run ./bench latency    (or: make bench-latency): end-to-end latency through Kafka (latency.go)
 //
 // Settings come from the environment (defaults in parentheses):
 //
@@ -20,6 +21,7 @@
 //	BENCH_QUERIES      comma-separated query names to run (all); orders-1s-kafka starts `streamsql dev kafka` (see kafka.go)
 //	BENCH_OUT          the JSON file (bench/results/latest.json)
 //	BENCH_DIR          where the binary, jobs, data and logs go (bench/results)
+//	BENCH_BIN          a streamsql binary to run instead of building one (to compare builds)
 //
 // Run it from the repository root.
 package main
@@ -172,11 +174,24 @@ func main() {
 	if err != nil {
 		fatalf("%v", err)
 	}
-	fmt.Fprintf(os.Stderr, "bench: building %s\n", bin)
-	build := osexec.Command("go", "build", "-o", bin, "./cmd/streamsql")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fatalf("go build: %v", err)
+	if b := os.Getenv("BENCH_BIN"); b != "" {
+		if bin, err = filepath.Abs(b); err != nil {
+			fatalf("%v", err)
+		}
+	} else {
+		fmt.Fprintf(os.Stderr, "bench: building %s\n", bin)
+		build := osexec.Command("go", "build", "-o", bin, "./cmd/streamsql")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fatalf("go build: %v", err)
+		}
+	}
+	if len(os.Args) > 1 {
+		if os.Args[1] != "latency" {
+			fatalf("unknown argument %q: `go run ./bench` runs the throughput queries, `go run ./bench latency` the latency benchmark", os.Args[1])
+		}
+		runLatency(c, bin)
+		return
 	}
 
 	var results []Result

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // maxRSSMB is the child's peak resident set size in MB.
@@ -18,4 +19,13 @@ func maxRSSMB(ps *os.ProcessState) float64 {
 		return float64(ru.Maxrss) / (1 << 20) // bytes
 	}
 	return float64(ru.Maxrss) / 1024 // kilobytes
+}
+
+// selfCPU is bench's own user + system CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
