@@ -17,8 +17,11 @@ import (
 // list and HAVING. They are lowered onto the window TVF: the grouping call
 // becomes a logical.Window over the FROM (as TABLE(TUMBLE(...)) would
 // make) and window_start, window_end in the GROUP BY; each auxiliary
-// function becomes window_start, window_end or window_time. The window
-// rule then makes the aggregate a WindowAggregate, as for the TVF.
+// function becomes window_start, window_end or window_time (_ROWTIME for
+// a window over an event-time attribute, _PROCTIME for one over a
+// PROCTIME() column: window_time is a time attribute of the same kind).
+// The window rule then makes the aggregate a WindowAggregate, as for the
+// TVF.
 
 // legacyWindowFuncs are the grouping functions, with their interval
 // arguments' names.
@@ -26,9 +29,9 @@ var legacyWindowFuncs = map[string][]string{"TUMBLE": {"size"}, "HOP": {"slide",
 
 // legacyAux maps an auxiliary function to its window column.
 var legacyAux = map[string]string{
-	"TUMBLE_START": "window_start", "TUMBLE_END": "window_end", "TUMBLE_ROWTIME": "window_time", "TUMBLE_PROCTIME": "",
-	"HOP_START": "window_start", "HOP_END": "window_end", "HOP_ROWTIME": "window_time", "HOP_PROCTIME": "",
-	"SESSION_START": "window_start", "SESSION_END": "window_end", "SESSION_ROWTIME": "window_time", "SESSION_PROCTIME": "",
+	"TUMBLE_START": "window_start", "TUMBLE_END": "window_end", "TUMBLE_ROWTIME": "window_time", "TUMBLE_PROCTIME": "window_time",
+	"HOP_START": "window_start", "HOP_END": "window_end", "HOP_ROWTIME": "window_time", "HOP_PROCTIME": "window_time",
+	"SESSION_START": "window_start", "SESSION_END": "window_end", "SESSION_ROWTIME": "window_time", "SESSION_PROCTIME": "window_time",
 }
 
 // legacyWindowCall returns the GROUP BY item that is a legacy window call.
@@ -78,10 +81,7 @@ func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scop
 		b.errorf(diag.TimeAttribute, ref.S, "%s(%s, ...): %s is not a time attribute", fn, ast.Format(ref), ast.Format(ref)).
 			WithHint("declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND on the table", tc.Name, tc.Name)
 		return nil, nil, nil, false
-	case expr.ProcTime:
-		b.errorf(diag.UnsupportedFeature, ref.S, "%s over a processing-time attribute is not supported yet; window by an event-time attribute (a column with a WATERMARK)", fn)
-		return nil, nil, nil, false
-	case expr.RowTime:
+	case expr.ProcTime, expr.RowTime:
 	}
 	win := &logical.Window{Input: node, Func: fn, TimeCol: idx, S: call.S}
 	for i, a := range call.Args[1:] {
@@ -130,8 +130,15 @@ func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scop
 			failed = true
 			return e
 		}
-		if col == "" {
-			b.errorf(diag.UnsupportedFeature, fc.S, "%s is not supported: windows are by event time; use %s_ROWTIME", name, fn)
+		switch {
+		case strings.HasSuffix(name, "_PROCTIME") && tc.Time != expr.ProcTime:
+			b.errorf(diag.WrongArguments, fc.S, "%s needs a window over a processing-time attribute, but %s is an event-time attribute", name, tc.Name).
+				WithHint("use %s_ROWTIME", fn)
+			failed = true
+			return e
+		case strings.HasSuffix(name, "_ROWTIME") && tc.Time != expr.RowTime:
+			b.errorf(diag.WrongArguments, fc.S, "%s needs a window over an event-time attribute, but %s is a processing-time attribute", name, tc.Name).
+				WithHint("use %s_PROCTIME", fn)
 			failed = true
 			return e
 		}
