@@ -1,11 +1,15 @@
 package state
 
 import (
+	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"testing"
+	"time"
 
 	"github.com/streamsql/streamsql/row"
 )
@@ -20,6 +24,13 @@ func benchKeys(n int) [][]byte {
 
 func benchVals(i int) []row.Value {
 	return []row.Value{row.IntValue(int64(i)), row.IntValue(int64(i) * 1000), row.StrValue("order-confirmed")}
+}
+
+// reportCPU reports the CPU time (every goroutine's, the collector's
+// included) per operation since start, less what was spent with the timer
+// stopped (stopped).
+func reportCPU(b *testing.B, start, stopped time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start-stopped)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 func reportHeap(b *testing.B, s *Store) {
@@ -137,4 +148,98 @@ func benchExpire(b *testing.B, budget int64) {
 		s.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+}
+
+// snapshotStore is a store with n changed hot keys of one record each,
+// with an expiry (an interval join's side).
+func snapshotStore(b *testing.B, n int) *Store {
+	s, err := Open(b.TempDir(), Options{MemoryBudget: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tab := s.Table("left", TableOptions{})
+	for i, k := range benchKeys(n) {
+		tab.Append(k, Record{Vals: benchVals(i), Time: int64(i), Expiry: int64(i) + 1000})
+	}
+	return s
+}
+
+// The barrier's cost of a snapshot of 500k changed hot keys (what the
+// operator's goroutine spends; the writing happens apart, in WriteTo).
+func BenchmarkSnapshotBarrier500k(b *testing.B) {
+	s := snapshotStore(b, 500_000)
+	defer s.Close()
+	var stopped time.Duration
+	start := cpuTime()
+	for b.Loop() {
+		sn, err := s.Snapshot()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		t0 := cpuTime()
+		sn.Release()
+		stopped += cpuTime() - t0
+		b.StartTimer()
+	}
+	reportCPU(b, start, stopped)
+}
+
+// Writing a snapshot of 500k changed hot keys (in the background).
+func BenchmarkSnapshotWrite500k(b *testing.B) {
+	s := snapshotStore(b, 500_000)
+	defer s.Close()
+	var size int64
+	start := cpuTime()
+	for b.Loop() {
+		sn, err := s.Snapshot()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if size, err = sn.WriteTo(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start, 0)
+	b.ReportMetric(float64(size)/(1<<20), "MB")
+}
+
+// Restoring a snapshot of 1M keys (one record each, with an expiry), then
+// opening its table (which counts the keys).
+func BenchmarkRestore1M(b *testing.B) {
+	s := snapshotStore(b, 1_000_000)
+	sn, err := s.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := sn.WriteTo(&buf); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	s, sn = nil, nil
+	runtime.GC()
+	b.ReportMetric(float64(buf.Len())/(1<<20), "MB")
+	var stopped time.Duration
+	start := cpuTime()
+	for b.Loop() {
+		b.StopTimer()
+		t0 := cpuTime()
+		dir := filepath.Join(b.TempDir(), "r")
+		stopped += cpuTime() - t0
+		b.StartTimer()
+		r, err := Restore(dir, Options{MemoryBudget: -1}, []SnapshotPart{{Name: "snap", R: bytes.NewReader(buf.Bytes())}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := r.Table("left", TableOptions{}).Len(); n != 1_000_000 {
+			b.Fatalf("%d records restored", n)
+		}
+		b.StopTimer()
+		t0 = cpuTime()
+		r.Close()
+		stopped += cpuTime() - t0
+		b.StartTimer()
+	}
+	reportCPU(b, start, stopped)
 }

@@ -4,14 +4,15 @@ package state
 // on the store's goroutine, written out from another goroutine while the
 // operator keeps working, and read back into a new store on restart.
 //
-// Taking the view (Store.Snapshot) writes the hot tier's changed keys and
-// pending deletes to Badger, as Flush does but without waiting for the
-// disk, and opens a Badger read transaction. Badger is multi-version: the
+// Taking the view (Store.Snapshot) writes nothing to Badger but the
+// pending deletes: it opens a Badger read transaction and freezes the
+// changed hot keys (copy on write, see cow). Badger is multi-version: the
 // transaction reads the database as of its read timestamp, whatever the
-// store writes afterwards, and compaction keeps the versions an open
-// transaction can see (it discards only below the oldest open read
-// timestamp). The cost at the barrier is therefore the changed hot keys,
-// not the state; Snapshot.WriteTo then copies the view in the background.
+// store writes (spills) afterwards, and compaction keeps the versions an
+// open transaction can see (it discards only below the oldest open read
+// timestamp). The cost at the barrier is therefore a pass over the hot
+// keys' pointers, not the state; Snapshot.WriteTo then encodes the frozen
+// keys and copies the view in the background.
 //
 // The snapshot format, one part per store:
 //
@@ -19,7 +20,9 @@ package state
 //	(uvarint(len(k)) k uvarint(len(v)) v)*   Badger's keys and values
 //	uvarint(0) uvarint(count)                end: no key is empty
 //
-// Restore writes the entries back into a new Badger directory, keeping
+// The keys are in Badger's order (the frozen keys, sorted, merged into
+// the view's), which lets Restore build the new directory's tables with
+// Badger's StreamWriter. Restore writes the entries back into a new Badger directory, keeping
 // those of the keys a filter accepts: a store of a job restarted at another
 // parallelism takes the keys of its key groups from every old partition's
 // snapshot (see KeyGroup). Tables then reopen cold, as after a clean
@@ -27,15 +30,20 @@ package state
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/pb"
+	"github.com/dgraph-io/ristretto/v2/z"
 )
 
 const snapshotMagic = "SSQLSNAP"
@@ -76,12 +84,126 @@ func (s *snapshots) idle() bool { return s.n.Load() == 0 }
 type Snapshot struct {
 	s    *Store
 	txn  *badger.Txn
+	cow  *cow
 	once sync.Once
+}
+
+// cow is the hot tier of a snapshot, copied on write. At the barrier,
+// Snapshot marks every changed hot key frozen and lists it: nothing is
+// encoded or written there. WriteTo then encodes the listed keys that are
+// still frozen, in the background; the store's goroutine encodes a frozen
+// key itself, first, when it is about to change it (Store.thaw: a lookup
+// that hands the key out, an eviction, an expiry). Whoever encodes a key
+// clears its mark, under mu, so each is encoded once, as it was at the
+// barrier. The encoded entries (data and index keys, Badger's layout) are
+// laid over the Badger read view when the snapshot is written.
+type cow struct {
+	mu   sync.Mutex
+	tabs []*Table // the store's tables at the barrier (by entry.tab)
+	ents []*entry // the changed hot keys at the barrier
+	done atomic.Bool
+	// Under mu: the encoded entries, keys and values in data.
+	data    []byte
+	kvs     []cowKV
+	val     []byte
+	scratch []byte
+	blob    []byte
+}
+
+type cowKV struct{ k, v, end int } // key data[k:v], value data[v:end]
+
+// thaw encodes e for the snapshot being written when it is still frozen:
+// the store's goroutine calls it before it changes e (or hands it out to be
+// changed).
+func (s *Store) thaw(e *entry) {
+	c := s.cow
+	if c.done.Load() {
+		s.cow = nil
+		return
+	}
+	c.mu.Lock()
+	if e.frozen {
+		c.encode(e)
+	}
+	c.mu.Unlock()
+}
+
+// encode adds e's Badger entries as they are now (under mu).
+func (c *cow) encode(e *entry) {
+	e.frozen = false
+	t := c.tabs[e.tab]
+	n, maxExp := 0, int64(math.MinInt64)
+	for i := range e.recs {
+		if r := &e.recs[i]; !r.dead {
+			n++
+			maxExp = max(maxExp, r.expiry)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	c.val = appendEntry(c.val[:0], e.recs, t.codec, e.obj, &c.scratch)
+	c.put(t.dpre, e.key, nil, c.val)
+	c.blob = binary.BigEndian.AppendUint64(c.blob[:0], uint64(maxExp))
+	c.blob = binary.AppendUvarint(c.blob, uint64(n))
+	c.blob = append(c.blob, e.key...)
+	var ix [16]byte
+	for i := range e.recs {
+		r := &e.recs[i]
+		if r.dead || r.expiry == NoExpiry {
+			continue
+		}
+		binary.BigEndian.PutUint64(ix[:], uint64(r.expiry)^(1<<63))
+		binary.BigEndian.PutUint64(ix[8:], r.seq)
+		c.put(t.xpre, "", ix[:], c.blob)
+	}
+}
+
+func (c *cow) put(pre []byte, key string, k2, v []byte) {
+	kv := cowKV{k: len(c.data)}
+	c.data = append(append(append(c.data, pre...), key...), k2...)
+	kv.v = len(c.data)
+	c.data = append(c.data, v...)
+	kv.end = len(c.data)
+	c.kvs = append(c.kvs, kv)
+}
+
+// run encodes (encode set) or lets go (unset) every key still frozen, a
+// chunk at a time under mu, unless the snapshot is done already.
+func (c *cow) run(encode bool) {
+	c.mu.Lock()
+	ents := c.ents
+	c.mu.Unlock()
+	for i := 0; i < len(ents); i += 256 {
+		c.mu.Lock()
+		if c.done.Load() {
+			c.mu.Unlock()
+			return
+		}
+		for _, e := range ents[i:min(i+256, len(ents))] {
+			if !e.frozen {
+				continue
+			}
+			if encode {
+				c.encode(e)
+			} else {
+				e.frozen = false
+			}
+		}
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	c.done.Store(true)
+	c.ents = nil
+	c.mu.Unlock()
 }
 
 // Snapshot takes a consistent view of every table of the store. Call it on
 // the store's goroutine, between operations (at a checkpoint barrier);
-// the store may be used again as soon as it returns.
+// the store may be used again as soon as it returns. It writes nothing but
+// the pending deletes: it opens a Badger read transaction (the spilled
+// state) and marks the changed hot keys frozen (the hot tier, copied on
+// write; see cow), which costs a pass over the hot keys' pointers.
 func (s *Store) Snapshot() (*Snapshot, error) {
 	s.checkCallback()
 	if s.err != nil {
@@ -93,26 +215,62 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 	if !s.ensureDB() {
 		return nil, s.err
 	}
-	s.writeChanged()
+	if c := s.cow; c != nil {
+		// The last snapshot is still being written: encode what it has not
+		// yet, here, so that its keys can be frozen again for this one.
+		c.run(true)
+		s.cow = nil
+	}
+	wb := s.newBatch()
+	for _, t := range s.tlist {
+		t.writeIdxDeletes(wb)
+	}
+	for _, t := range s.tlist {
+		t.writeDeletes(wb)
+	}
+	s.commit(wb)
 	if s.err != nil {
 		return nil, s.err
 	}
+	c := &cow{tabs: slices.Clip(s.tlist)}
+	for _, e := range s.ring {
+		if e.dirty {
+			e.frozen = true
+			c.ents = append(c.ents, e)
+		}
+	}
+	if len(c.ents) > 0 {
+		s.cow = c
+	} else {
+		c.done.Store(true)
+	}
 	s.snaps.add()
-	return &Snapshot{s: s, txn: s.db.NewTransaction(false)}, nil
+	return &Snapshot{s: s, txn: s.db.NewTransaction(false), cow: c}, nil
 }
 
 // Release gives the view up without writing it. WriteTo releases it too;
 // calling Release again does nothing.
 func (sn *Snapshot) Release() {
 	sn.once.Do(func() {
+		sn.cow.run(false)
 		sn.txn.Discard()
 		sn.s.snaps.done()
 	})
 }
 
-// WriteTo writes the view in the snapshot format to w, then releases it.
+// WriteTo writes the view in the snapshot format to w, then releases it:
+// it encodes the frozen hot keys the store has not, sorts them, and writes
+// them merged with the Badger view (a hot key's entries replace Badger's).
 func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	defer sn.Release()
+	c := sn.cow
+	c.run(true)
+	c.mu.Lock() // the store's last encode happened before run's last lock
+	data, kvs := c.data, c.kvs
+	c.data, c.kvs = nil, nil
+	c.mu.Unlock()
+	slices.SortFunc(kvs, func(a, b cowKV) int { return bytes.Compare(data[a.k:a.v], data[b.k:b.v]) })
+
 	bw := bufio.NewWriterSize(w, 256<<10)
 	cw := &countWriter{w: bw}
 	var buf []byte
@@ -123,32 +281,50 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	if _, err := cw.Write(buf); err != nil {
 		return cw.n, err
 	}
-	it := sn.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
 	var count uint64
+	put := func(k, v []byte) error {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(k)))
+		buf = append(buf, k...)
+		buf = binary.AppendUvarint(buf, uint64(len(v)))
+		buf = append(buf, v...)
+		count++
+		_, err := cw.Write(buf)
+		return err
+	}
+	it := sn.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
 	var err error
-	for it.Rewind(); it.Valid(); it.Next() {
+	i := 0
+	for it.Rewind(); it.Valid() && err == nil; it.Next() {
 		item := it.Item()
 		k := item.Key()
 		if string(k) == string(formatKey) {
 			continue
 		}
-		buf = binary.AppendUvarint(buf[:0], uint64(len(k)))
-		buf = append(buf, k...)
-		err = item.Value(func(v []byte) error {
-			buf = binary.AppendUvarint(buf, uint64(len(v)))
-			buf = append(buf, v...)
-			return nil
-		})
-		if err != nil {
+		for ; i < len(kvs) && err == nil; i++ {
+			kv := kvs[i]
+			if bytes.Compare(data[kv.k:kv.v], k) > 0 {
+				break
+			}
+			err = put(data[kv.k:kv.v], data[kv.v:kv.end])
+			if string(data[kv.k:kv.v]) == string(k) {
+				k = nil // the hot tier's entry replaces Badger's
+			}
+		}
+		if err != nil || k == nil {
+			continue
+		}
+		var werr error
+		if err = item.Value(func(v []byte) error { werr = put(k, v); return nil }); err != nil {
 			err = fmt.Errorf("state: snapshot: %w", err)
 			break
 		}
-		if _, err = cw.Write(buf); err != nil {
-			break
-		}
-		count++
+		err = werr
 	}
 	it.Close()
+	for ; i < len(kvs) && err == nil; i++ {
+		kv := kvs[i]
+		err = put(data[kv.k:kv.v], data[kv.v:kv.end])
+	}
 	if err != nil {
 		return cw.n, err
 	}
@@ -211,6 +387,84 @@ func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table str
 }
 
 func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *renumber) error {
+	if rn == nil {
+		return s.streamPart(p, keep)
+	}
+	wb := s.db.NewWriteBatch()
+	defer wb.Cancel()
+	err := readPart(p, func(count uint64, k, v []byte) error {
+		table, key, ok := entryKey(k, v)
+		if !ok {
+			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+		}
+		if keep != nil && !keep(table, key) {
+			return nil
+		}
+		k, v, err := rn.entry(k, v)
+		if err != nil {
+			return fmt.Errorf("entry %d: %w", count, err)
+		}
+		return wb.Set(k, v)
+	})
+	if err != nil {
+		return err
+	}
+	return wb.Flush()
+}
+
+// streamPart fills the new store's empty Badger from one snapshot with
+// Badger's StreamWriter, which builds its tables from sorted keys without
+// going through memtables and compactions: restoring 1M keys this way
+// takes a fraction of the time a WriteBatch takes. A snapshot's keys are
+// sorted (it is written in Badger's order); keys out of order are
+// corruption, refused before the StreamWriter sees them.
+func (s *Store) streamPart(p SnapshotPart, keep func(string, []byte) bool) error {
+	sw := s.db.NewStreamWriter()
+	if err := sw.Prepare(); err != nil { // drops the format stamp Open wrote: written again below
+		sw.Cancel()
+		return err
+	}
+	buf := z.NewBuffer(32<<20, "streamsql.state.restore")
+	defer func() { _ = buf.Release() }()
+	kv := &pb.KV{Version: 1}
+	add := func(k, v []byte) error {
+		kv.Key, kv.Value = k, v
+		badger.KVToBuffer(kv, buf)
+		if buf.LenNoPadding() < 16<<20 {
+			return nil
+		}
+		err := sw.Write(buf)
+		buf.Reset()
+		return err
+	}
+	var last []byte
+	err := add(formatKey, []byte(formatVersion))
+	if err == nil {
+		err = readPart(p, func(count uint64, k, v []byte) error {
+			table, key, ok := entryKey(k, v)
+			if !ok || bytes.Compare(k, last) <= 0 {
+				return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+			}
+			last = append(last[:0], k...)
+			if keep != nil && !keep(table, key) {
+				return nil
+			}
+			return add(k, v)
+		})
+	}
+	if err == nil {
+		err = sw.Write(buf)
+	}
+	if err != nil {
+		sw.Cancel()
+		return err
+	}
+	return sw.Flush()
+}
+
+// readPart reads a snapshot part, checking its header and end, and calls
+// fn for each entry (numbered from 1; k and v are fn's to keep).
+func readPart(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 	r := bufio.NewReaderSize(p.R, 256<<10)
 	head := make([]byte, len(snapshotMagic)+1)
 	if _, err := io.ReadFull(r, head); err != nil {
@@ -229,8 +483,6 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 	if string(layout) != formatVersion {
 		return fmt.Errorf("state in layout %s; this streamsql reads layout %s", layout, formatVersion)
 	}
-	wb := s.db.NewWriteBatch()
-	defer wb.Cancel()
 	var count uint64
 	for {
 		k, err := readField(r)
@@ -245,19 +497,7 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 			return err
 		}
 		count++
-		table, key, ok := entryKey(k, v)
-		if !ok {
-			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
-		}
-		if keep != nil && !keep(table, key) {
-			continue
-		}
-		if rn != nil {
-			if k, v, err = rn.entry(k, v); err != nil {
-				return fmt.Errorf("entry %d: %w", count, err)
-			}
-		}
-		if err := wb.Set(k, v); err != nil {
+		if err := fn(count, k, v); err != nil {
 			return err
 		}
 	}
@@ -274,7 +514,7 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 		}
 		return errors.New("bytes after its end: it is corrupted")
 	}
-	return wb.Flush()
+	return nil
 }
 
 // renumber makes the sequence numbers of records restored from several

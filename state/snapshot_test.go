@@ -210,8 +210,31 @@ func snapshotRun(t *testing.T, budget int64, seed uint64) {
 	d.open(s)
 	var snaps []*taken
 	var wg sync.WaitGroup
+	// A snapshot's writing starts at once, or only some steps later (or
+	// at the next snapshot): the store changes its frozen hot keys
+	// before the writer gets to them, and must hand it them as they were.
+	type later struct {
+		at int
+		sn *Snapshot
+		tk *taken
+	}
+	var waiting []later
+	write := func(sn *Snapshot, tk *taken) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, tk.err = sn.WriteTo(&tk.buf)
+		}()
+	}
 	for step := 0; step < 1500; step++ {
 		d.step()
+		waiting = slices.DeleteFunc(waiting, func(l later) bool {
+			if l.at <= step {
+				write(l.sn, l.tk)
+				return true
+			}
+			return false
+		})
 		if rng.IntN(300) == 0 || step == 1499 {
 			sn, err := s.Snapshot()
 			if err != nil {
@@ -219,12 +242,15 @@ func snapshotRun(t *testing.T, budget int64, seed uint64) {
 			}
 			tk := &taken{step: step, m: d.m.clone(), now: d.now}
 			snaps = append(snaps, tk)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, tk.err = sn.WriteTo(&tk.buf)
-			}()
+			if rng.IntN(2) == 0 || step == 1499 {
+				write(sn, tk)
+			} else {
+				waiting = append(waiting, later{at: step + rng.IntN(600), sn: sn, tk: tk})
+			}
 		}
+	}
+	for _, l := range waiting {
+		write(l.sn, l.tk)
 	}
 	wg.Wait()
 	d.check("the live store", d.m, nil)

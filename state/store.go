@@ -68,6 +68,9 @@ type Store struct {
 	stats      Stats
 	arena      arena
 	snaps      snapshots // being written (snapshot.go); Close waits
+	// cow is the hot tier of the snapshot being written while it still
+	// has frozen keys (see thaw); nil otherwise.
+	cow *cow
 }
 
 // Stats count the traffic between the tiers since Open.

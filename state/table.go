@@ -116,6 +116,10 @@ type entry struct {
 	ref      bool   // clock bit
 	dirty    bool   // differs from Badger
 	inBadger bool   // Badger holds data for the key (maybe stale)
+	// frozen: a snapshot being written holds the key as it was at its
+	// barrier and has not encoded it yet (guarded by the snapshot's cow.mu;
+	// see Store.thaw).
+	frozen bool
 }
 
 // entrySize is what e counts against the budget: what newEntry, load,
@@ -238,6 +242,9 @@ func (t *Table) coldDec(key string) {
 func (t *Table) lookup(key []byte, create bool) *entry {
 	if e := t.hot[string(key)]; e != nil {
 		e.ref = true
+		if t.s.cow != nil {
+			t.s.thaw(e)
+		}
 		return e
 	}
 	if t.coldKeys > 0 && t.cold[t.hash(key)] > 0 {
@@ -314,6 +321,13 @@ func (t *Table) load(key []byte) *entry {
 // then per record uvarint(seq) and the record; then, in a Map table,
 // uvarint(len) and the value's encoding.
 func (t *Table) encodeEntry(dst []byte, recs []rec, obj any) []byte {
+	return appendEntry(dst, recs, t.codec, obj, &t.blob)
+}
+
+// appendEntry is encodeEntry without the table: it reads recs and obj and
+// writes only dst and *scratch (the codec's output), so a snapshot's
+// background writer can call it with its own scratch.
+func appendEntry(dst []byte, recs []rec, codec *anyCodec, obj any, scratch *[]byte) []byte {
 	n := 0
 	for i := range recs {
 		if !recs[i].dead {
@@ -332,10 +346,10 @@ func (t *Table) encodeEntry(dst []byte, recs []rec, obj any) []byte {
 			}
 		}
 	}
-	if t.codec != nil {
-		t.blob = t.codec.append(t.blob[:0], obj)
-		dst = binary.AppendUvarint(dst, uint64(len(t.blob)))
-		dst = append(dst, t.blob...)
+	if codec != nil {
+		*scratch = codec.append((*scratch)[:0], obj)
+		dst = binary.AppendUvarint(dst, uint64(len(*scratch)))
+		dst = append(dst, *scratch...)
 	}
 	return dst
 }
@@ -447,6 +461,9 @@ func (t *Table) dropHot(e *entry) {
 }
 
 func (t *Table) evict(wb *batch, e *entry) {
+	if t.s.cow != nil {
+		t.s.thaw(e)
+	}
 	if e.dirty {
 		t.writeEntry(wb, e)
 	}
@@ -792,6 +809,10 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 				continue
 			}
 			if r.expiry <= upTo {
+				if s.cow != nil {
+					s.thaw(e) // before r changes, and fn sees (and may change) its value
+				}
+				r = &e.recs[idx]
 				r.dead = true
 				hot = append(hot, dueRec{exp: r.expiry, seq: r.seq, e: e, idx: int32(idx)})
 				if e.mark != t.epoch {
