@@ -19,6 +19,7 @@
 //	BENCH_RUNS         runs of each query; the table shows the median (3)
 //	BENCH_PARALLELISM  --set parallelism=N (2)
 //	BENCH_QUERIES      comma-separated query names to run (all); orders-1s-kafka starts `streamsql dev kafka` (see kafka.go)
+//	                   (orders-4h-ckpt and q20-ckpt run with checkpoints every second, see checkpoint.go)
 //	BENCH_OUT          the JSON file (bench/results/latest.json)
 //	BENCH_DIR          where the binary, jobs, data and logs go (bench/results)
 //	BENCH_BIN          a streamsql binary to run instead of building one (to compare builds)
@@ -110,6 +111,11 @@ type Run struct {
 	// Scrapes is how many times bench scraped /metrics during the run
 	// (queries run with --http).
 	Scrapes int `json:"scrapes,omitempty"`
+	// Checkpointed queries: the last checkpoint id the progress lines
+	// showed, and the largest checkpoint among them with its duration.
+	Checkpoints int64   `json:"checkpoints,omitempty"`
+	CkptPeakMB  float64 `json:"checkpoint_peak_mb,omitempty"`
+	CkptPeakMS  float64 `json:"checkpoint_peak_ms,omitempty"`
 }
 
 // Result is a query's median over its runs.
@@ -132,7 +138,14 @@ type Result struct {
 	// above).
 	BrokerCPUUsPerEvent float64 `json:"broker_cpu_us_per_event,omitempty"`
 	ProduceS            float64 `json:"produce_s,omitempty"`
-	Runs                []Run   `json:"runs"`
+	// Checkpointed queries (medians): see Run; RestoreMS is the time a run
+	// stopped with RestoreRows rows in state took to restore them.
+	Checkpoints int64   `json:"checkpoints,omitempty"`
+	CkptPeakMB  float64 `json:"checkpoint_peak_mb,omitempty"`
+	CkptPeakMS  float64 `json:"checkpoint_peak_ms,omitempty"`
+	RestoreMS   float64 `json:"restore_ms,omitempty"`
+	RestoreRows int64   `json:"restore_state_rows,omitempty"`
+	Runs        []Run   `json:"runs"`
 }
 
 // Report is the JSON file.
@@ -237,6 +250,15 @@ func main() {
 			}
 			res.Runs = append(res.Runs, r)
 		}
+		if q.restore {
+			log := filepath.Join(c.dir, q.name+"-restore.log")
+			ms, rows, err := measureRestore(c, bin, job, q, log)
+			if err != nil {
+				fatalf("%s: restore: %v (see %s)", q.name, err, log)
+			}
+			fmt.Fprintf(os.Stderr, "bench: %-10s restore: %d state rows restored in %.0f ms\n", q.name, rows, ms)
+			res.RestoreMS, res.RestoreRows = ms, rows
+		}
 		if br != nil {
 			br.stop()
 			atExit = nil
@@ -259,6 +281,7 @@ func main() {
 		Results: results,
 	}
 	printTable(os.Stdout, rep)
+	printCkptTable(os.Stdout, rep)
 	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
 		fatalf("%v", err)
 	}
@@ -287,6 +310,14 @@ func runOnce(c config, bin, job string, q query, logPath string) (Run, error) {
 	}
 	if q.http {
 		args = append(args, "--http", "127.0.0.1:0")
+	}
+	if q.checkpoint != "" {
+		stateDir, err := os.MkdirTemp(c.dir, q.name+"-state-")
+		if err != nil {
+			return Run{}, err
+		}
+		defer os.RemoveAll(stateDir)
+		args = append(args, "--state-dir", stateDir, "--set", "execution.checkpointing.interval="+q.checkpoint)
 	}
 	cmd := osexec.Command(bin, append(args, filepath.Base(job))...)
 	cmd.Dir = filepath.Dir(job)
@@ -341,6 +372,12 @@ func runOnce(c config, bin, job string, q query, logPath string) (Run, error) {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
 		r.Spilled += n
 	}
+	if q.checkpoint != "" {
+		ckptStats(out, &r)
+		if r.Checkpoints == 0 {
+			return r, errors.New("no checkpoint completed while it ran")
+		}
+	}
 	if budget != "" && r.Spilled == 0 {
 		// A spill benchmark that did not spill would measure the memory path.
 		return r, fmt.Errorf("a %s budget spilled nothing", budget)
@@ -385,6 +422,9 @@ func (r *Result) summarise() {
 	if cpu > 0 {
 		r.EventsPerCPUS = float64(r.Events) / cpu
 	}
+	r.Checkpoints = int64(pick(func(x Run) float64 { return float64(x.Checkpoints) }))
+	r.CkptPeakMB = pick(func(x Run) float64 { return x.CkptPeakMB })
+	r.CkptPeakMS = pick(func(x Run) float64 { return x.CkptPeakMS })
 	if broker := pick(func(x Run) float64 { return x.BrokerCPUS }); broker > 0 && r.Events > 0 {
 		r.BrokerCPUUsPerEvent = broker * 1e6 / float64(r.Events)
 	}

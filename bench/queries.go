@@ -28,6 +28,11 @@ type query struct {
 	// of the same name under data/, keyed by order_id, and the output
 	// topic is emptied before each run.
 	kafka *kafkaTopics
+	// checkpoint, when set, is the 'execution.checkpointing.interval' of a
+	// run with --state-dir (a fresh directory each run; see checkpoint.go);
+	// restore adds the step that stops a run and times its resume.
+	checkpoint string
+	restore    bool
 }
 
 // kafkaTopics are a Kafka query's input files and topics, and its output
