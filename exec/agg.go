@@ -823,6 +823,12 @@ type windowAggOp struct {
 	groups    *state.Map[*group]
 	lateness  int64 // ms
 	finalOnly bool
+	// earlyFire and lateFire are the processing-time firings
+	// ('table.exec.emit.early-fire.*', '….late-fire.*'). timers are the
+	// pending ones, one per group; clock is processing time.
+	earlyFire, lateFire fireDelay
+	timers              procTimers
+	clock               func() int64
 	// finCol and verCol are the output columns of WINDOW_FINALITY() and
 	// WINDOW_VERSION() (-1: none).
 	finCol, verCol int
@@ -929,7 +935,19 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 		if err != nil {
 			return err
 		}
-		emit := fired && !o.finalOnly
+		// emit: the group's result goes out at the end of the batch;
+		// delay: at a processing-time timer, delay ms from now.
+		fire := o.earlyFire
+		if fired {
+			fire = fireDelay{on: !o.finalOnly, delay: 0}
+			if o.lateFire.on {
+				fire = o.lateFire
+			}
+		}
+		emit := fire.on && fire.delay == 0
+		if fire.on && fire.delay > 0 {
+			o.timers.add(kb, o.clock()+fire.delay)
+		}
 		var g *group
 		if i, ok := o.pending[string(kb)]; ok && emit {
 			g = o.order[i].g // this batch's copy is the current one
@@ -979,36 +997,88 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 	return nil
 }
 
-// emitUpdates emits the groups of fired windows the batch changed: +I for
-// a group the window's firing did not emit (its first rows came late),
-// else -U old, +U new when the result changed.
+// emitUpdates emits the groups the batch changed that fire with each
+// batch: those of fired windows (late rows), and with an early firing
+// without delay, those of windows still open.
 func (o *windowAggOp) emitUpdates() error {
 	if len(o.order) == 0 {
 		return nil
 	}
 	o.buf = o.buf[:0]
 	for _, p := range o.order {
-		g := p.g
-		if g.count == 0 {
-			continue
-		}
-		var cur []row.Value
-		switch {
-		case g.last == nil:
-			cur = o.result(g, finUpdated)
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
-		case o.changed(g):
-			cur = o.result(g, finUpdated)
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: g.last},
-				row.Row{Kind: changelogmode.UpdateAfter, Vals: cur})
-		default:
-			continue
-		}
-		g.last = cur
-		o.groups.Put([]byte(p.key), g, o.horizon(g.end))
+		o.update(p.key, p.g)
 	}
 	o.order = o.order[:0]
 	clear(o.pending)
+	return o.pushFired()
+}
+
+// update adds g's result to o.buf, before its window's horizon: +I for a
+// group not emitted yet (an early firing, or a group whose first rows
+// came late), else -U old, +U new when the result changed, and nothing
+// when it did not. The result is PRELIMINARY while the window is open
+// (an early firing), UPDATED once it fired (late rows changed it).
+func (o *windowAggOp) update(key string, g *group) {
+	if g.count == 0 {
+		return
+	}
+	fin := finUpdated
+	if g.end-1 > o.in.watermark() {
+		fin = finPreliminary
+	}
+	var cur []row.Value
+	switch {
+	case g.last == nil:
+		cur = o.result(g, fin)
+		o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
+	case o.changed(g):
+		cur = o.result(g, fin)
+		o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: g.last},
+			row.Row{Kind: changelogmode.UpdateAfter, Vals: cur})
+	default:
+		return
+	}
+	g.last = cur
+	o.groups.Put([]byte(key), g, o.horizon(g.end))
+}
+
+// fireDelay is an early or late firing: on, and its delay in ms of
+// processing time (0: with each batch).
+type fireDelay struct {
+	on    bool
+	delay int64
+}
+
+func (o *windowAggOp) timed() bool {
+	return o.earlyFire.on && o.earlyFire.delay > 0 || o.lateFire.on && o.lateFire.delay > 0
+}
+
+func (o *windowAggOp) nextTimer() (int64, bool) { return o.timers.next() }
+
+// onTimer fires the groups whose processing-time timer is due: each
+// emits its result if it changed since the last row it emitted (update).
+// A group whose window passed its horizon meanwhile is gone, and was
+// emitted then.
+func (o *windowAggOp) onTimer(now int64) error {
+	o.buf = o.buf[:0]
+	err := o.timers.due(now, func(key string) error {
+		g, ok := o.groups.Get([]byte(key))
+		if !ok {
+			return nil
+		}
+		o.update(key, g)
+		if len(o.buf) >= fireBatch {
+			return o.pushFired()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	o.c.setStore(o.store)
 	return o.pushFired()
 }
 
@@ -1030,9 +1100,19 @@ func (o *windowAggOp) advance(wm int64) error {
 			// horizon (the group's own expiry, which comes later).
 			g.onTime = false
 			if g.count > 0 {
-				cur := o.result(g, finPreliminary)
-				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
-				g.last = cur // kept: the group stays
+				// Kept: the group stays. After early firings, only a
+				// change since the last one goes out.
+				switch {
+				case g.last == nil:
+					cur := o.result(g, finPreliminary)
+					o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: cur})
+					g.last = cur
+				case o.changed(g):
+					cur := o.result(g, finPreliminary)
+					o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: g.last},
+						row.Row{Kind: changelogmode.UpdateAfter, Vals: cur})
+					g.last = cur
+				}
 			}
 		} else if g.count > 0 {
 			// The horizon: the group goes. Without lateness or in

@@ -29,6 +29,10 @@ type Options struct {
 	// Clock is processing time in ms (state TTL, PROCTIME()); nil: the
 	// system clock.
 	Clock func() int64
+	// Wake returns a channel that is closed once Clock has reached at:
+	// how the runtime waits for processing-time timers (proctime.go). nil:
+	// a timer of the system clock. Tests give a fake clock both.
+	Wake func(at int64) <-chan struct{}
 	// Stdout and Stderr are given to console connectors (print).
 	Stdout, Stderr io.Writer
 	// Parallelism is the number of partitions keyed operators run in (0 or
@@ -127,6 +131,9 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 	opts.Settings = opts.Settings.EnsureDefaults()
 	if opts.Clock == nil {
 		opts.Clock = func() int64 { return time.Now().UnixMilli() }
+	}
+	if opts.Wake == nil {
+		opts.Wake = realWake(opts.Clock)
 	}
 	b := &builder{opts: opts, job: &Job{sinksDone: make(chan struct{}, len(plans)), warned: map[string]bool{}},
 		evalO: eval.Options{Now: opts.Clock}, groups: map[string]*alignGroup{}, scans: map[string]*Counters{},
@@ -790,7 +797,9 @@ func (b *builder) windowAgg(x *physical.WindowAggregate, out collector) (operato
 	}
 	op := &windowAggOp{name: x.Name, key: k, endCol: x.EndCol, timeCol: x.TimeCol, specs: specs,
 		lateness: x.Lateness, finalOnly: x.FinalOnly, pending: map[string]int{}, finCol: -1, verCol: -1,
-		out: out, lateCols: columns(x.InCols)}
+		earlyFire: fireDelay{on: x.EarlyFire, delay: x.EarlyFireDelay}, lateFire: fireDelay{on: x.LateFire, delay: x.LateFireDelay},
+		clock: b.opts.Clock,
+		out:   out, lateCols: columns(x.InCols)}
 	for i, c := range x.Aggs {
 		switch c.Fn {
 		case "WINDOW_FINALITY":

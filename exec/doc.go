@@ -47,6 +47,14 @@
 //     ('table.exec.emit.allow-lateness') still takes a row for a fired
 //     window until window_end - 1 + lateness, updating the result
 //     (Counters.LateUpdates); final-only emits each window once, then.
+//     Early and late firing ('table.exec.emit.early-fire.*',
+//     '….late-fire.*') emit a group's result on a processing-time timer.
+//   - Processing-time timers (proctime.go) fire on the goroutine that
+//     runs their operator, between two calls of it: its loop (the task's
+//     or its stage's) waits for the earliest timer besides its next
+//     message. Time comes from Options.Clock and Options.Wake, which
+//     tests replace with a fake clock. Timers are not checkpointed; the
+//     state they guard is.
 //   - A row that cannot be placed in time (a NULL event time, or one
 //     outside years 1 to 9999) never moves a watermark; every time-based
 //     operator counts it (Counters.NoTime, against the operator and the

@@ -158,45 +158,17 @@ func runScript(input string) (string, error) {
 			if _, err := fmt.Sscan(fields[1], &clock); err != nil {
 				return "", fmt.Errorf("event %d: %w", n+1, err)
 			}
-			continue
-		}
-		idx, ok := byName[fields[0]]
-		if !ok {
-			return "", fmt.Errorf("event %d: no source reads table %s", n+1, fields[0])
-		}
-		for _, i := range idx {
-			src := job.sources[i]
-			entry := job.entry[i]
-			var err error
-			switch {
-			case len(fields) >= 2 && fields[1] == "end":
-				ended[i] = true
-				if err = entry.watermark(MaxWatermark); err == nil {
-					err = entry.end()
-				}
-			case len(fields) == 2 && (fields[1] == "idle" || fields[1] == "active"):
-				err = entry.idle(fields[1] == "idle")
-			case len(fields) == 3 && fields[1] == "wm":
-				var ms int64
-				if ms, err = eval.ParseTimestamp(fields[2]); err == nil {
-					err = entry.watermark(ms)
-				}
-			case len(fields) == 3:
-				var kind changelogmode.Kind
-				if kind, err = changelogmode.ParseKind(fields[1]); err != nil {
-					break
-				}
-				var r row.Row
-				if r, err = parseRow(src, kind, fields[2]); err == nil {
-					var b row.Batch
-					if b, err = src.prepare(row.Batch{r}); err == nil {
-						err = entry.push(b)
-					}
-				}
-			default:
-				err = fmt.Errorf("cannot read %q", line)
+			// Processing time moved: the timers due fire now (the runtime's
+			// loops do it in Run; here one goroutine runs everything).
+			if err := job.fireTimers(); err != nil {
+				return "", fmt.Errorf("event %d (%s): %w", n+1, line, err)
 			}
-			if err != nil {
+		} else {
+			idx, ok := byName[fields[0]]
+			if !ok {
+				return "", fmt.Errorf("event %d: no source reads table %s", n+1, fields[0])
+			}
+			if err := scriptEvent(job, fields, idx, ended); err != nil {
 				return "", fmt.Errorf("event %d (%s): %w", n+1, line, err)
 			}
 		}
@@ -269,6 +241,48 @@ func runScript(input string) (string, error) {
 		return "<no output>\n", nil
 	}
 	return b.String(), nil
+}
+
+// scriptEvent feeds one event of a script (fields: table, then what) to
+// the entries of the sources idx that read the table.
+func scriptEvent(job *Job, fields []string, idx []int, ended map[int]bool) error {
+	for _, i := range idx {
+		src := job.sources[i]
+		entry := job.entry[i]
+		var err error
+		switch {
+		case len(fields) >= 2 && fields[1] == "end":
+			ended[i] = true
+			if err = entry.watermark(MaxWatermark); err == nil {
+				err = entry.end()
+			}
+		case len(fields) == 2 && (fields[1] == "idle" || fields[1] == "active"):
+			err = entry.idle(fields[1] == "idle")
+		case len(fields) == 3 && fields[1] == "wm":
+			var ms int64
+			if ms, err = eval.ParseTimestamp(fields[2]); err == nil {
+				err = entry.watermark(ms)
+			}
+		case len(fields) == 3:
+			var kind changelogmode.Kind
+			if kind, err = changelogmode.ParseKind(fields[1]); err != nil {
+				break
+			}
+			var r row.Row
+			if r, err = parseRow(src, kind, fields[2]); err == nil {
+				var b row.Batch
+				if b, err = src.prepare(row.Batch{r}); err == nil {
+					err = entry.push(b)
+				}
+			}
+		default:
+			err = fmt.Errorf("cannot read %q", strings.Join(fields, " "))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseRow reads comma-separated values for a source's schema.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -52,16 +53,66 @@ func (g *lmGroup) row() string {
 
 // lateModel is the model of one window aggregate:
 // SELECT window_start, window_end, k, COUNT(*), SUM(v), MIN(v), MAX(v).
+//
+// Early and late firing (Flink's WindowEmitStrategy: the AfterEndOfWindow
+// trigger with early and late firings, each ProcessingTimeTriggers.every
+// for a delay, ElementTriggers.every for 0) add, per group:
+//
+//   - a row for a window that has not fired, with early firing, fires the
+//     group: at the end of the batch for delay 0, else at a
+//     processing-time timer clock + delay set by the first such row after
+//     the last firing (one timer per group pending at a time);
+//   - a row within the lateness, with late firing, does the same with
+//     the late delay instead of the per-batch update;
+//   - a firing emits +I when the group was never emitted, else -U old,
+//     +U new when its result changed since, else nothing; so do the
+//     watermark's firing at window_end - 1 and the horizon (which emits
+//     what a pending timer had not yet).
 type lateModel struct {
 	size, slide, lateness int64
 	finalOnly             bool
-	wm                    int64
+	early, lateFire       int64 // delays in ms; -1: off
+	wm, clock             int64
 	groups                map[string]*lmGroup
+	timers                map[string]int64 // group id: when its timer fires
 	late, updates         int
 }
 
-func newLateModel(size, slide, lateness int64, finalOnly bool) *lateModel {
-	return &lateModel{size: size, slide: slide, lateness: lateness, finalOnly: finalOnly, wm: MinWatermark, groups: map[string]*lmGroup{}}
+func newLateModel(size, slide int64, mode lateMode) *lateModel {
+	return &lateModel{size: size, slide: slide, lateness: mode.lateness, finalOnly: mode.finalOnly,
+		early: mode.early, lateFire: mode.lateFire, wm: MinWatermark, groups: map[string]*lmGroup{}, timers: map[string]int64{}}
+}
+
+// fire emits g's result if it was never emitted or changed since.
+func (m *lateModel) fire(g *lmGroup) []string {
+	cur := g.row()
+	switch {
+	case g.last == "":
+		g.last = cur
+		return []string{"+I" + cur}
+	case g.last != cur:
+		out := []string{"-U" + g.last, "+U" + cur}
+		g.last = cur
+		return out
+	}
+	return nil
+}
+
+// advanceClock moves processing time to t and returns what the timers due
+// emit.
+func (m *lateModel) advanceClock(t int64) []string {
+	m.clock = t
+	var out []string
+	for id, at := range m.timers {
+		if at > t {
+			continue
+		}
+		delete(m.timers, id)
+		if g := m.groups[id]; g != nil {
+			out = append(out, m.fire(g)...)
+		}
+	}
+	return out
 }
 
 // batch takes one batch of rows and returns what the operator emits for it.
@@ -90,7 +141,17 @@ func (m *lateModel) batch(rows []refRow) []string {
 			g.n++
 			g.sum += x.v
 			g.mn, g.mx = min(g.mn, x.v), max(g.mx, x.v)
-			if fired && !m.finalOnly && !seen[g] {
+			delay := m.early // -1: no firing
+			if fired {
+				delay = m.lateFire
+				if delay < 0 && !m.finalOnly {
+					delay = 0
+				}
+			}
+			if _, pending := m.timers[g.id()]; delay > 0 && !pending {
+				m.timers[g.id()] = m.clock + delay
+			}
+			if delay == 0 && !seen[g] {
 				seen[g] = true
 				touched = append(touched, g)
 			}
@@ -98,16 +159,7 @@ func (m *lateModel) batch(rows []refRow) []string {
 	}
 	var out []string
 	for _, g := range touched {
-		cur := g.row()
-		switch {
-		case g.last == "":
-			out = append(out, "+I"+cur)
-		case g.last != cur:
-			out = append(out, "-U"+g.last, "+U"+cur)
-		default:
-			continue
-		}
-		g.last = cur
+		out = append(out, m.fire(g)...)
 	}
 	return out
 }
@@ -123,29 +175,36 @@ func (m *lateModel) watermark(w int64) []string {
 	for id, g := range m.groups {
 		if g.onTime && g.end-1 <= w {
 			g.onTime = false
-			g.last = g.row()
-			out = append(out, "+I"+g.last)
+			out = append(out, m.fire(g)...)
 		}
 		if g.end-1+m.lateness <= w {
-			if g.last == "" {
-				out = append(out, "+I"+g.row())
-			}
+			out = append(out, m.fire(g)...)
 			delete(m.groups, id)
 		}
 	}
 	return out
 }
 
-// lateMode is one setting of allowed lateness and final-only.
+// lateMode is one setting of allowed lateness, final-only and early and
+// late firing.
 type lateMode struct {
 	lateness  int64 // ms
 	finalOnly bool
+	// early and lateFire are the firing delays in ms (-1: off; 0: with
+	// each batch).
+	early, lateFire int64
 }
 
 func (c lateMode) String() string {
 	s := fmt.Sprintf("lateness %dms", c.lateness)
 	if c.finalOnly {
 		s += ", final-only"
+	}
+	if c.early >= 0 {
+		s += fmt.Sprintf(", early fire %dms", c.early)
+	}
+	if c.lateFire >= 0 {
+		s += fmt.Sprintf(", late fire %dms", c.lateFire)
 	}
 	return s
 }
@@ -158,10 +217,24 @@ func (c lateMode) sets() string {
 	if c.finalOnly {
 		b.WriteString("SET 'table.exec.emit.final-only' = 'true';\n")
 	}
+	if c.early >= 0 {
+		fmt.Fprintf(&b, "SET 'table.exec.emit.early-fire.enabled' = 'true';\nSET 'table.exec.emit.early-fire.delay' = '%d ms';\n", c.early)
+	}
+	if c.lateFire >= 0 {
+		fmt.Fprintf(&b, "SET 'table.exec.emit.late-fire.enabled' = 'true';\nSET 'table.exec.emit.late-fire.delay' = '%d ms';\n", c.lateFire)
+	}
 	return b.String()
 }
 
-var lateModes = []lateMode{{0, false}, {2000, false}, {2000, true}, {0, true}, {700, false}}
+// timed reports whether the mode fires on processing time.
+func (c lateMode) timed() bool { return c.early > 0 || c.lateFire > 0 }
+
+var lateModes = []lateMode{
+	{0, false, -1, -1}, {2000, false, -1, -1}, {2000, true, -1, -1}, {0, true, -1, -1}, {700, false, -1, -1},
+	// Early and late firing.
+	{0, false, 1000, -1}, {0, false, 0, -1}, {2000, false, 700, 500}, {2000, false, -1, 0},
+	{700, false, 0, 300}, {2000, false, 400, -1},
+}
 
 // lateWindow picks a TUMBLE or HOP window for a seed.
 func lateWindow(r *rand.Rand) (size, slide int64, tvf string) {
@@ -205,11 +278,11 @@ func TestWindowLatenessSpillMatchesReference(t *testing.T) {
 // what each event made the query emit against the model.
 func windowLatenessDifferential(t *testing.T, budget string) {
 	for _, mode := range lateModes {
-		var totalLate, totalUpdates int
+		var totalLate, totalUpdates, totalTimed int
 		for seed := int64(1); seed <= 12; seed++ {
 			r := rand.New(rand.NewSource(seed))
 			size, slide, tvf := lateWindow(r)
-			m := newLateModel(size, slide, mode.lateness, mode.finalOnly)
+			m := newLateModel(size, slide, mode)
 			var b strings.Builder
 			b.WriteString("CREATE TABLE b (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');\n")
 			if budget != "" {
@@ -225,11 +298,20 @@ func windowLatenessDifferential(t *testing.T, budget string) {
 				b.WriteString(line + "\n")
 			}
 			maxT := int64(0)
+			clock := int64(0)
 			for _, x := range lateRows(r, 50+r.Intn(40)) {
 				add(fmt.Sprintf("b +I %s, %d, %s", x.id, x.v, ts(x.t)), m.batch([]refRow{x}))
 				maxT = max(maxT, x.t)
 				if w := maxT - 1000; r.Intn(3) == 0 && w > m.wm {
 					add("b wm "+ts(w), m.watermark(w))
+				}
+				// Processing time moves on now and then, firing the timers
+				// due (runScript fires them at each clock event).
+				if mode.timed() && r.Intn(3) == 0 {
+					clock += r.Int63n(1200)
+					out := m.advanceClock(clock)
+					totalTimed += len(out)
+					add(fmt.Sprintf("clock %d", clock), out)
 				}
 			}
 			add("b end", m.watermark(MaxWatermark))
@@ -266,8 +348,8 @@ func windowLatenessDifferential(t *testing.T, budget string) {
 			totalUpdates += m.updates
 		}
 		// The generator must reach every case it is meant to.
-		if totalLate == 0 || mode.lateness > 0 && totalUpdates == 0 {
-			t.Fatalf("%v: the scripts made %d late rows and %d late updates", mode, totalLate, totalUpdates)
+		if totalLate == 0 || mode.lateness > 0 && totalUpdates == 0 || mode.timed() && totalTimed == 0 {
+			t.Fatalf("%v: the scripts made %d late rows, %d late updates and %d rows at timers", mode, totalLate, totalUpdates, totalTimed)
 		}
 	}
 }
@@ -281,6 +363,13 @@ func TestWindowLatenessParallel(t *testing.T) {
 	fireBatch = 3
 	const epoch2026 = 1_767_225_600_000 // 2026-01-01 00:00:00 UTC in ms
 	for _, mode := range lateModes {
+		if mode.timed() {
+			// When a processing-time timer fires among the batches of a
+			// running job is not the model's to say: TestWindowFinality
+			// Property runs these modes on a fake clock, and
+			// windowLatenessDifferential event by event.
+			continue
+		}
 		for _, p := range []int{1, 4} {
 			for seed := int64(1); seed <= 4; seed++ {
 				budget := []string{"", "1b"}[seed%2]
@@ -295,7 +384,7 @@ func TestWindowLatenessParallel(t *testing.T) {
 				setData(path, data)
 				// The model of the source: a batch of seven rows, then the
 				// watermark max(ts) - 1 s if it rose; the end.
-				m := newLateModel(size, slide, mode.lateness, mode.finalOnly)
+				m := newLateModel(size, slide, mode)
 				var want []string
 				wm := int64(MinWatermark)
 				for i := 0; i < len(rows); i += 7 {
@@ -352,14 +441,14 @@ func maps2Equal(a, b map[string][]string) bool {
 // runLines runs sql (one query) through Job.Run at the given parallelism
 // and returns its changelog lines as they came, and the late rows and
 // late updates its operators counted.
-func runLines(t *testing.T, sql string, parallelism int) (lines []string, late, updates int64) {
+func runLines(t *testing.T, sql string, parallelism int, with ...func(*Options)) (lines []string, late, updates int64) {
 	t.Helper()
 	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatalf("job has errors: %v", j.Diags.Err())
 	}
 	var mu sync.Mutex
-	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), Options{
+	opts := Options{
 		Settings:    j.Session.Settings,
 		Parallelism: parallelism,
 		QuerySink: func(_ string, cols []connector.Column) connector.Sink {
@@ -375,7 +464,11 @@ func runLines(t *testing.T, sql string, parallelism int) (lines []string, late, 
 				}
 			}}
 		},
-	})
+	}
+	for _, f := range with {
+		f(&opts)
+	}
+	job, err := Build(context.Background(), plantest.Lower(t, j.Session.Plans), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,6 +532,7 @@ func TestWindowFinalityProperty(t *testing.T) {
 	const epoch2026 = 1_767_225_600_000
 	rowsSeen := 0
 	for _, mode := range lateModes {
+		earlyRows := 0
 		for _, p := range []int{1, 4} {
 			for seed := int64(1); seed <= 3; seed++ {
 				budget := []string{"", "1b"}[seed%2]
@@ -451,7 +545,7 @@ func TestWindowFinalityProperty(t *testing.T) {
 					data = append(data, row.Insert(row.StrValue(x.id), row.IntValue(int64(x.v)), row.IntValue(epoch2026+x.t)))
 				}
 				setData(path, data)
-				m := newLateModel(size, slide, mode.lateness, mode.finalOnly)
+				m := newLateModel(size, slide, mode)
 				var final []string
 				wm := int64(MinWatermark)
 				collect := func(out []string) {
@@ -482,10 +576,16 @@ func TestWindowFinalityProperty(t *testing.T) {
 					sql += fmt.Sprintf("SET 'state.memory-budget' = '%s';\n", budget)
 				}
 				sql += mode.sets() + fmt.Sprintf("SELECT window_start, window_end, k, COUNT(*), SUM(v), MIN(v), MAX(v), WINDOW_FINALITY(), WINDOW_VERSION() FROM TABLE(%s) GROUP BY window_start, window_end, k;", tvf)
-				got, _, _ := runLines(t, sql, p)
+				// Processing time moves 700 ms before each batch the
+				// source reads: timers fire among the batches.
+				clk := &fakeClock{}
+				setHook(path, func() { clk.Advance(700) })
+				got, _, _ := runLines(t, sql, p, clk.options)
+				setHook(path, nil)
 				name := fmt.Sprintf("%v, P=%d, seed %d, budget %q", mode, p, seed, budget)
 				for id, lines := range byGroup(got) {
 					var prev string // the last row emitted, without its kind
+					var prevCount string
 					version := int64(0)
 					for i, l := range lines {
 						kind, body := l[:2], l[2:]
@@ -507,9 +607,20 @@ func TestWindowFinalityProperty(t *testing.T) {
 						if fin != "FINAL" && fin != "PRELIMINARY" && fin != "UPDATED" {
 							t.Fatalf("%s: %s: finality %q", name, id, fin)
 						}
-						if (mode.lateness == 0 || mode.finalOnly) && len(lines) != 1 {
-							t.Fatalf("%s: %s: without lateness or final-only a window and key has one row\n%s", name, id, joinLines(lines))
+						if (mode.lateness == 0 && mode.early < 0 || mode.finalOnly) && len(lines) != 1 {
+							t.Fatalf("%s: %s: without lateness and early firing, or final-only, a window and key has one row\n%s", name, id, joinLines(lines))
 						}
+						if mode.lateness == 0 && fin == "UPDATED" {
+							t.Fatalf("%s: %s: UPDATED without lateness\n%s", name, id, joinLines(lines))
+						}
+						if mode.lateness == 0 && fin == "PRELIMINARY" {
+							earlyRows++ // only an early firing emits it
+						}
+						// Rows only add to a window: COUNT(*) never falls.
+						if n := vals[3]; prevCount != "" && atoi(t, n) < atoi(t, prevCount) {
+							t.Fatalf("%s: %s: COUNT(*) fell from %s to %s\n%s", name, id, prevCount, n, joinLines(lines))
+						}
+						prevCount = vals[3]
 						if (kind == "+I") != (version == 1) {
 							t.Fatalf("%s: %s: +I must be the first row, +U the others\n%s", name, id, joinLines(lines))
 						}
@@ -528,8 +639,71 @@ func TestWindowFinalityProperty(t *testing.T) {
 				}
 			}
 		}
+		// The fake clock must have fired early results in these runs.
+		if mode.lateness == 0 && mode.early >= 0 && earlyRows == 0 {
+			t.Fatalf("%v: no early firing in any run", mode)
+		}
 	}
 	if rowsSeen == 0 {
 		t.Fatal("no rows")
 	}
+}
+
+// fakeClock is processing time for tests that run whole jobs: it moves
+// only when advanced, and Wake's channels close when it passes their
+// time (Options.Clock and Options.Wake).
+type fakeClock struct {
+	mu      sync.Mutex
+	now     int64
+	waiters []fakeWaiter
+}
+
+type fakeWaiter struct {
+	at int64
+	ch chan struct{}
+}
+
+func (c *fakeClock) Now() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Wake(at int64) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan struct{})
+	if at <= c.now {
+		close(ch)
+		return ch
+	}
+	c.waiters = append(c.waiters, fakeWaiter{at, ch})
+	return ch
+}
+
+// Advance moves the clock d ms on and wakes the waiters it passed.
+func (c *fakeClock) Advance(d int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now += d
+	keep := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at <= c.now {
+			close(w.ch)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	c.waiters = keep
+}
+
+func (c *fakeClock) options(o *Options) { o.Clock, o.Wake = c.Now, c.Wake }
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return n
 }

@@ -168,6 +168,8 @@ type driver struct {
 	src    *diag.Source
 	failed bool
 	closed bool
+	// finished: finish was called (no timer fires after it).
+	finished bool
 	// id and part name the operator instance in checkpoints, parts is
 	// the number of partitions of its operator (1: unpartitioned), merge
 	// marks the union behind a partitioned operator's partitions; al holds
@@ -345,6 +347,7 @@ func (d *driver) end(port int) (err error) {
 	if err := d.recordFinal(); err != nil {
 		return d.wrap(err)
 	}
+	d.finished = true
 	if err := d.op.finish(); err != nil {
 		return d.wrap(err)
 	}

@@ -27,6 +27,8 @@ type stage struct {
 	// ctx is the running job's context (set by Run before any stage
 	// starts): a send to the stage gives up when it ends.
 	ctx context.Context
+	// timers are those of the operators the stage runs (nil: none).
+	timers *timerLoop
 }
 
 type stageMsg struct {
@@ -65,6 +67,14 @@ func (s *stage) run(ctx context.Context, errc chan<- error) {
 			case msgErr:
 			}
 			if err != nil {
+				select {
+				case errc <- err:
+				case <-ctx.Done():
+				}
+				return
+			}
+		case <-s.timers.wait():
+			if err := s.timers.fire(); err != nil {
 				select {
 				case errc <- err:
 				case <-ctx.Done():
@@ -264,6 +274,7 @@ func (b *builder) keyed(inputs []physical.Node, keys [][]expr.Expr, out collecto
 			c.Subtask = part
 		}
 		d := b.drive(op, len(inputs), toMerge)
+		b.timedAt(d, st)
 		b.curPart, b.curParts = 0, 1
 		for i := range inputs {
 			exchanges[i].parts = append(exchanges[i].parts, chanCollector{st: st, dest: d.port(i)})
@@ -309,6 +320,7 @@ func (b *builder) fanIn(inputs []physical.Node, op operator, out collector) erro
 		if len(at) > 0 {
 			b.at = at[0]
 		}
+		b.timedAt(d, b.at)
 		return nil
 	}
 	st := b.newStage()
@@ -316,6 +328,7 @@ func (b *builder) fanIn(inputs []physical.Node, op operator, out collector) erro
 		r.to = chanCollector{st: st, dest: r.to}
 	}
 	b.at = st
+	b.timedAt(d, st)
 	return nil
 }
 

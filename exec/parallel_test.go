@@ -23,12 +23,17 @@ type sliceSource struct {
 	rows  row.Batch
 	at    int
 	batch int
+	// hook, when set (sliceHooks), runs before each batch is handed out.
+	hook func()
 }
 
 func (s *sliceSource) Open(context.Context) error { return nil }
 func (s *sliceSource) Read(context.Context) (int, row.Batch, error) {
 	if s.at >= len(s.rows) {
 		return 0, nil, io.EOF
+	}
+	if s.hook != nil {
+		s.hook()
 	}
 	end := min(s.at+s.batch, len(s.rows))
 	b := s.rows[s.at:end]
@@ -41,7 +46,21 @@ func (s *sliceSource) Close() error { return nil }
 var (
 	sliceMu   sync.Mutex
 	sliceData = map[string]row.Batch{}
+	// sliceHooks run before each batch of the path's source (setHook).
+	sliceHooks = map[string]func(){}
 )
+
+// setHook makes the source of path call hook before each batch (nil:
+// none).
+func setHook(path string, hook func()) {
+	sliceMu.Lock()
+	defer sliceMu.Unlock()
+	if hook == nil {
+		delete(sliceHooks, path)
+		return
+	}
+	sliceHooks[path] = hook
+}
 
 func init() {
 	connector.RegisterSource("filesystem", func(sp connector.Spec) (connector.Source, error) {
@@ -55,7 +74,7 @@ func init() {
 			sourceSchemas[sp.Table] = sp.Schema
 			return scriptSource{}, nil
 		}
-		return &sliceSource{rows: append(row.Batch(nil), rows...), batch: 7}, nil
+		return &sliceSource{rows: append(row.Batch(nil), rows...), batch: 7, hook: sliceHooks[path]}, nil
 	})
 }
 

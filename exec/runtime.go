@@ -546,6 +546,9 @@ type Job struct {
 	CheckpointsDone, CheckpointsFailed atomic.Int64
 	// maxParallelism is the number of key groups (pipeline.max-parallelism).
 	maxParallelism int
+	// timers are the processing-time timers of the operators the task
+	// runs (nil: none has any).
+	timers *timerLoop
 }
 
 // warn reports msg once per key (an operator's partitions share its name).
@@ -699,6 +702,12 @@ func (j *Job) Run(ctx context.Context) (err error) {
 		var m msg
 		select {
 		case m = <-from:
+		case <-j.timers.wait():
+			if err := j.timers.fire(); err != nil {
+				cancel()
+				return err
+			}
+			continue
 		case err := <-errc:
 			cancel()
 			return err

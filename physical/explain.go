@@ -319,6 +319,12 @@ func detail(n Node) string {
 		if x.FinalOnly {
 			s += " final-only"
 		}
+		if x.EarlyFire {
+			s += " early-fire=" + fireText(x.EarlyFireDelay)
+		}
+		if x.LateFire {
+			s += " late-fire=" + fireText(x.LateFireDelay)
+		}
 		return s + late(x.Late)
 	case *Normalize:
 		s := "key=(" + colList(x.Input.Base().Cols, x.Key) + ")"
@@ -505,4 +511,12 @@ func cacheText(c LookupCache) string {
 	}
 	parts = append(parts, fmt.Sprintf("missing-keys=%t", c.Missing))
 	return s + strings.Join(parts, " ") + ")"
+}
+
+// fireText is an early or late firing's delay: "each-batch" for 0.
+func fireText(ms int64) string {
+	if ms == 0 {
+		return "each-batch"
+	}
+	return expr.FormatMillis(ms)
 }

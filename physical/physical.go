@@ -319,6 +319,14 @@ type WindowAggregate struct {
 	Session   *Session
 	Lateness  int64
 	FinalOnly bool
+	// EarlyFire ('table.exec.emit.early-fire.enabled') emits a window's
+	// result before the window closes: EarlyFireDelay ms of processing
+	// time after a row changed it ('….delay'; 0: after each batch), if it
+	// changed. LateFire ('table.exec.emit.late-fire.*') emits the updates
+	// of late rows (within Lateness) LateFireDelay ms after the first of
+	// them, not with each batch. Neither with FinalOnly or sessions.
+	EarlyFire, LateFire           bool
+	EarlyFireDelay, LateFireDelay int64
 }
 
 // Session says how a window aggregate merges session windows: per group

@@ -472,7 +472,10 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 				return nil, err
 			}
 		} else {
-			wa.Lateness, wa.FinalOnly = l.settings.AllowLateness.Milliseconds(), l.settings.FinalOnly
+			s := l.settings
+			wa.Lateness, wa.FinalOnly = s.AllowLateness.Milliseconds(), s.FinalOnly
+			wa.EarlyFire, wa.EarlyFireDelay = s.EarlyFire, s.EarlyFireDelay.Milliseconds()
+			wa.LateFire, wa.LateFireDelay = s.LateFire, s.LateFireDelay.Milliseconds()
 		}
 		return wa, nil
 	case *logical.Aggregate:

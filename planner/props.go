@@ -189,12 +189,19 @@ func (d *deriver) produce(n logical.Node) *Props {
 	case *logical.WindowAggregate:
 		p.Produced = changelogmode.InsertOnly
 		p.Keys = [][]int{seq(len(x.Keys))}
-		if w, _, _ := windowOf(x.Input); d.settings.AllowLateness > 0 && !d.settings.FinalOnly && (w == nil || w.Func != "SESSION") {
+		if w, _, _ := windowOf(x.Input); (w == nil || w.Func != "SESSION") && !d.settings.FinalOnly {
 			s := d.settings
-			// A late row updates a result already emitted: keyed by the
-			// window and the group keys, the key the result is upserted on.
-			p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.UpdateBefore, changelogmode.UpdateAfter)
-			p.Why = fmt.Sprintf("'table.exec.emit.allow-lateness' = '%s' keeps each window open that long after it is emitted, and a late row then updates its result (-U old, +U new)", s.AllowLatenessText)
+			// A late row, or a row after an early firing, updates a
+			// result already emitted: keyed by the window and the group
+			// keys, the key the result is upserted on.
+			switch {
+			case s.EarlyFire:
+				p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.UpdateBefore, changelogmode.UpdateAfter)
+				p.Why = fmt.Sprintf("'table.exec.emit.early-fire.enabled' emits each window's result before it closes (every %s of processing time), and a later row then updates it (-U old, +U new)", delayText(s.EarlyFireDelayText))
+			case s.AllowLateness > 0:
+				p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.UpdateBefore, changelogmode.UpdateAfter)
+				p.Why = fmt.Sprintf("'table.exec.emit.allow-lateness' = '%s' keeps each window open that long after it is emitted, and a late row then updates its result (-U old, +U new)", s.AllowLatenessText)
+			}
 		}
 	case *logical.Aggregate:
 		in := child(0)
@@ -578,4 +585,13 @@ func (d *deriver) why(n logical.Node) string {
 		return fmt.Sprintf("table %s is read as a changelog (%s)", s.Table.Name, connectorText(s.Table.Config))
 	}
 	return "it emits updates"
+}
+
+// delayText is an early or late firing's delay as EXPLAIN and messages
+// say it: "each batch" for 0.
+func delayText(text string) string {
+	if strings.TrimSpace(text) == "" || strings.TrimSpace(text) == "0" {
+		return "each batch"
+	}
+	return text
 }

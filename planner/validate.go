@@ -250,11 +250,20 @@ func (d *deriver) walk(n logical.Node) {
 			}
 		} else if d.settings.FinalOnly {
 			state += " (final-only: no allowed lateness, so no added latency)"
+		} else if d.settings.EarlyFire {
+			state = "per window and group: accumulators until watermark >= window_end - 1ms, then emitted FINAL (if early firings did not emit that result already) and freed"
 		}
 		if w != nil && w.Func == "HOP" {
 			state += fmt.Sprintf(" (each row is in %d windows)", w.Size/w.Slide)
 		}
 		p.State = []string{state}
+		if w == nil || w.Func != "SESSION" {
+			if e := d.emitStrategy(x); e != "" {
+				p.State = append(p.State, e)
+			}
+		} else {
+			d.sessionEmit(x)
+		}
 	case *logical.Rank:
 		d.rankState(x, p)
 	case *logical.OverAggregate:
@@ -542,6 +551,10 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 	case *logical.Rank:
 		diagn.WithHint("or rank within windows (PARTITION BY window_start, window_end, ... over TABLE(TUMBLE(...))): a window Top-N emits each window's top rows once, when it ends (append-only)")
 	case *logical.WindowAggregate:
+		if d.settings.EarlyFire {
+			diagn.WithHint("or SET 'table.exec.emit.early-fire.enabled' = 'false': without preliminary results (and without allowed lateness) each window is emitted once")
+			break
+		}
 		diagn.WithHint("or SET 'table.exec.emit.final-only' = 'true': each window is emitted once, when the watermark passes its end plus the allowed lateness (append-only, %s later)", d.settings.AllowLatenessText)
 	}
 	if len(keys) == 0 && len(s.Table.Columns) > 0 {
@@ -604,4 +617,75 @@ func cacheText(c connectors.LookupCache) string {
 		parts = append(parts, "missing keys too")
 	}
 	return "cache: " + strings.Join(parts, ", ")
+}
+
+// emitStrategy checks the early and late firing settings of a TUMBLE, HOP
+// or CUMULATE window aggregate (Flink's WindowEmitStrategy rules) and
+// says what they emit, for EXPLAIN's state lines ("": neither is on).
+func (d *deriver) emitStrategy(x *logical.WindowAggregate) string {
+	s := d.settings
+	if !s.EarlyFire && !s.LateFire {
+		return ""
+	}
+	bad := false
+	if s.FinalOnly {
+		d.l.Errorf(diag.InvalidSetting, nodeSpan(x), "'table.exec.emit.final-only' cannot be combined with early or late firing: final-only emits each window once, at its horizon, and early and late firing emit it before").
+			WithHint("SET 'table.exec.emit.final-only' = 'false' for preliminary results and updates (an updating plan), or turn 'table.exec.emit.early-fire.enabled' and 'table.exec.emit.late-fire.enabled' off")
+		bad = true
+	}
+	if s.EarlyFire && s.EarlyFireDelayText == "" {
+		d.l.Errorf(diag.InvalidSetting, nodeSpan(x), "'table.exec.emit.early-fire.enabled' needs 'table.exec.emit.early-fire.delay' (as in Flink): how long after a row a preliminary result is emitted").
+			WithHint("SET 'table.exec.emit.early-fire.delay' = '10 s' (processing time), or '0' to emit with each batch of rows")
+		bad = true
+	}
+	if s.LateFire {
+		switch {
+		case s.AllowLateness <= 0:
+			d.l.Errorf(diag.InvalidSetting, nodeSpan(x), "'table.exec.emit.late-fire.enabled' needs 'table.exec.emit.allow-lateness' (as in Flink): without allowed lateness no row updates a window after it fired").
+				WithHint("SET 'table.exec.emit.allow-lateness' = '5 min' (event time): a window's state is then kept that long after its end")
+			bad = true
+		case s.LateFireDelayText == "":
+			d.l.Errorf(diag.InvalidSetting, nodeSpan(x), "'table.exec.emit.late-fire.enabled' needs 'table.exec.emit.late-fire.delay' (as in Flink): how long after a late row the update is emitted").
+				WithHint("SET 'table.exec.emit.late-fire.delay' = '1 min' (processing time), or '0' to emit with each batch of late rows")
+			bad = true
+		case s.LateFireDelay > s.AllowLateness:
+			d.l.Errorf(diag.InvalidSetting, nodeSpan(x), "'table.exec.emit.late-fire.delay' = '%s' is longer than 'table.exec.emit.allow-lateness' = '%s' (Flink refuses it too)", s.LateFireDelayText, s.AllowLatenessText).
+				WithHint("shorten the late-fire delay, or allow more lateness")
+			bad = true
+		}
+	}
+	if bad {
+		return ""
+	}
+	var parts []string
+	if s.EarlyFire {
+		parts = append(parts, fmt.Sprintf("early firing: while a window is open, its result is emitted %s after a row changed it (processing time; PRELIMINARY), and again when the watermark passes window_end - 1ms if it changed since", afterDelay(s.EarlyFireDelayText)))
+	}
+	if s.LateFire {
+		parts = append(parts, fmt.Sprintf("late firing: a late row's update is emitted %s after it came (processing time; UPDATED), and at the horizon at the latest", afterDelay(s.LateFireDelayText)))
+	}
+	return "emit strategy: " + strings.Join(parts, "; ")
+}
+
+func afterDelay(text string) string {
+	if t := delayText(text); t != "each batch" {
+		return t
+	}
+	return "with the batch"
+}
+
+// sessionEmit refuses what session windows cannot take: allowed lateness
+// and early or late firing (Flink refuses an emit strategy for them too).
+// A session's end moves with each row and a late row can merge two
+// sessions already emitted; they were silently ignored before.
+func (d *deriver) sessionEmit(x *logical.WindowAggregate) {
+	s := d.settings
+	switch {
+	case s.EarlyFire || s.LateFire:
+		d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "early and late firing ('table.exec.emit.early-fire.enabled', '….late-fire.enabled') do not apply to SESSION windows (Flink refuses them too): a session has no end to fire before until its gap has passed").
+			WithHint("turn them off (SET 'table.exec.emit.early-fire.enabled' = 'false') before this statement; they apply to TUMBLE, HOP and CUMULATE windows")
+	case s.AllowLateness > 0:
+		d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "'table.exec.emit.allow-lateness' is not supported for SESSION windows yet: a late row can extend or merge sessions already emitted, and streamsql does not retract them").
+			WithHint("SET 'table.exec.emit.allow-lateness' = '0' before this statement (the setting applies to the statements after it), or window with TUMBLE, HOP or CUMULATE; a longer watermark delay lets later rows into their sessions instead")
+	}
 }

@@ -121,10 +121,16 @@ type Settings struct {
 	// each window once, when the watermark passes its end plus the allowed
 	// lateness (append-only: no updates, more latency).
 	FinalOnly bool
-	// EarlyFireDelay and LateFireDelay are 'table.exec.emit.early-fire.delay'
-	// and 'table.exec.emit.late-fire.delay', accepted for Flink
-	// compatibility: their '….enabled' keys take only 'false' for now.
-	EarlyFireDelay, LateFireDelay time.Duration
+	// EarlyFire is 'table.exec.emit.early-fire.enabled' (Flink's): a
+	// window aggregate emits a preliminary result before its window
+	// closes, EarlyFireDelay ('table.exec.emit.early-fire.delay') of
+	// processing time after a row changed it (0: with each batch).
+	// LateFire and LateFireDelay ('table.exec.emit.late-fire.*') do the
+	// same for the updates of late rows within the allowed lateness. The
+	// Text fields are the delays as written ("": not set).
+	EarlyFire, LateFire                   bool
+	EarlyFireDelay, LateFireDelay         time.Duration
+	EarlyFireDelayText, LateFireDelayText string
 	// RestAddress and RestPort are 'rest.address' and 'rest.port': where
 	// to serve metrics and the web UI ("" and -1: not set; port 0: any
 	// free port).
@@ -303,14 +309,18 @@ var keys = []key{
 	boolean("table.exec.emit.final-only",
 		"a window aggregate emits each window once, when the watermark passes its end plus the allowed lateness: append-only (default false)",
 		func(s *Settings) *bool { return &s.FinalOnly }),
-	notYet("table.exec.emit.early-fire.enabled",
-		"streamsql emits a window's result when the watermark passes its end, not before (with 'table.exec.emit.allow-lateness', late rows update it after)"),
-	duration("table.exec.emit.early-fire.delay", "accepted for Flink compatibility: early firing is not supported yet",
-		func(s *Settings) *time.Duration { return &s.EarlyFireDelay }, nil),
-	notYet("table.exec.emit.late-fire.enabled",
-		"with 'table.exec.emit.allow-lateness' streamsql updates a window's result as each batch of late rows comes, without a processing-time delay"),
-	duration("table.exec.emit.late-fire.delay", "accepted for Flink compatibility: delayed late firing is not supported yet",
-		func(s *Settings) *time.Duration { return &s.LateFireDelay }, nil),
+	boolean("table.exec.emit.early-fire.enabled",
+		"a window aggregate emits preliminary results before its window closes, every 'table.exec.emit.early-fire.delay' of processing time (default false)",
+		func(s *Settings) *bool { return &s.EarlyFire }),
+	duration("table.exec.emit.early-fire.delay",
+		"with early firing: how long after a row changed a window's result the result is emitted, in processing time (0: with each batch of rows)",
+		func(s *Settings) *time.Duration { return &s.EarlyFireDelay }, func(s *Settings, v string) { s.EarlyFireDelayText = v }),
+	boolean("table.exec.emit.late-fire.enabled",
+		"with 'table.exec.emit.allow-lateness': the updates of late rows are emitted 'table.exec.emit.late-fire.delay' of processing time after the first of them, not with each batch (default false)",
+		func(s *Settings) *bool { return &s.LateFire }),
+	duration("table.exec.emit.late-fire.delay",
+		"with late firing: how long after a late row changed a window's result the update is emitted, in processing time (0: with each batch of rows)",
+		func(s *Settings) *time.Duration { return &s.LateFireDelay }, func(s *Settings, v string) { s.LateFireDelayText = v }),
 	text("rest.address", "serve metrics and the web UI on this host (127.0.0.1 unless given; 0.0.0.0: every interface)",
 		func(s *Settings) *string { return &s.RestAddress }),
 	{name: "rest.port", accepts: "a port number from 0 to 65535 (0: any free port)",
@@ -376,21 +386,6 @@ func count(name, doc string, field func(*Settings) *int) key {
 func parseCount(v string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	return n, err == nil && n >= 1
-}
-
-// notYet is a boolean key of Flink's whose 'true' streamsql does not do
-// yet: 'false' is accepted, 'true' refused as unsupported (why says so).
-func notYet(name, why string) key {
-	return key{name: name, accepts: "'false' (streamsql does not support 'true' yet)", doc: "accepted as 'false' only: " + why,
-		set: func(_ *Settings, v string) (string, bool) {
-			return "", strings.EqualFold(strings.TrimSpace(v), "false")
-		},
-		unsupported: func(v string) string {
-			if strings.EqualFold(strings.TrimSpace(v), "true") {
-				return why
-			}
-			return ""
-		}}
 }
 
 func boolean(name, doc string, field func(*Settings) *bool) key {
