@@ -900,6 +900,23 @@ func (o *windowAggOp) horizon(end int64) int64 {
 	return min(h, state.NoExpiry-1)
 }
 
+// outputWatermark holds the output watermark back by the allowed
+// lateness: a window's rows leave as late as its horizon (final-only's
+// one row, the updates of late rows), and a windowed operator after this
+// one (a window Top-N, a window join, another window aggregate) must not
+// take them for late: with the watermark at the horizon end - 1 +
+// lateness, the output's is end - 1, which its rows (window_time end - 1)
+// are not behind until they are all out.
+func (o *windowAggOp) outputWatermark(w int64) int64 {
+	if o.lateness <= 0 || w == MaxWatermark {
+		return w
+	}
+	if w < MinWatermark+o.lateness {
+		return MinWatermark
+	}
+	return w - o.lateness
+}
+
 func (o *windowAggOp) open(_ context.Context, in inputs) error {
 	o.in = in
 	return nil

@@ -707,3 +707,75 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestWindowLatenessDownstream: a window Top-N after a final-only window
+// aggregate with lateness. The aggregate emits each window at its horizon,
+// window_end - 1 + lateness; its output watermark is held back by the
+// lateness, so the Top-N takes those rows as on time (before, it counted
+// every one late and emitted nothing). At P=1 and P=4, hot and spilled,
+// the Top-N's rows are the model's: per window, the key with the largest
+// MAX(v) among the groups the model emits (v is unique: no ties).
+func TestWindowLatenessDownstream(t *testing.T) {
+	const epoch2026 = 1_767_225_600_000
+	mode := lateMode{lateness: 2000, finalOnly: true, early: -1, lateFire: -1}
+	for _, p := range []int{1, 4} {
+		for seed := int64(1); seed <= 4; seed++ {
+			budget := []string{"", "1b"}[seed%2]
+			r := rand.New(rand.NewSource(seed*91 + int64(p)))
+			size, slide, tvf := lateWindow(r)
+			rows := lateRows(r, 150)
+			path := fmt.Sprintf("down-%d-%d.json", seed, p)
+			var data row.Batch
+			for _, x := range rows {
+				data = append(data, row.Insert(row.StrValue(x.id), row.IntValue(int64(x.v)), row.IntValue(epoch2026+x.t)))
+			}
+			setData(path, data)
+			m := newLateModel(size, slide, mode)
+			var emitted []string
+			wm := int64(MinWatermark)
+			for i := 0; i < len(rows); i += 7 {
+				batch := rows[i:min(i+7, len(rows))]
+				emitted = append(emitted, m.batch(batch)...)
+				for _, x := range batch {
+					wm = max(wm, x.t-1000)
+				}
+				emitted = append(emitted, m.watermark(wm)...)
+			}
+			emitted = append(emitted, m.watermark(MaxWatermark)...)
+			// The model's top row per window: [start, end, key, max].
+			top := map[string][]string{}
+			for _, l := range emitted {
+				vals := strings.Split(strings.Trim(l[2:], "[]"), ", ")
+				win := vals[0] + ", " + vals[1]
+				if cur, ok := top[win]; !ok || atoi(t, vals[6]) > atoi(t, cur[3]) {
+					top[win] = []string{vals[0], vals[1], vals[2], vals[6]}
+				}
+			}
+			var want []string
+			for _, v := range top {
+				want = append(want, "+I["+strings.Join(v, ", ")+"]")
+			}
+			sql := fmt.Sprintf("CREATE TABLE b (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');\n", path)
+			if budget != "" {
+				sql += fmt.Sprintf("SET 'state.memory-budget' = '%s';\n", budget)
+			}
+			sql += mode.sets() + fmt.Sprintf(`SELECT window_start, window_end, k, mx FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY mx DESC) AS rn FROM (
+    SELECT window_start, window_end, k, MAX(v) AS mx FROM TABLE(%s) GROUP BY window_start, window_end, k))
+WHERE rn <= 1;`, tvf)
+			got, late, _ := runLines(t, sql, p)
+			name := fmt.Sprintf("P=%d, seed %d, budget %q", p, seed, budget)
+			sort.Strings(got)
+			sort.Strings(want)
+			if len(want) == 0 {
+				t.Fatalf("%s: the model emits nothing", name)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: the Top-N after the aggregate emits\n%s\nthe reference\n%s", name, joinLines(got), joinLines(want))
+			}
+			if late != int64(m.late) {
+				t.Fatalf("%s: %d late rows, the reference %d (none may be late at the Top-N)", name, late, m.late)
+			}
+		}
+	}
+}

@@ -299,6 +299,13 @@ func (d *deriver) rankState(r *logical.Rank, p *Props) {
 			d.l.Errorf(diag.OverWindow, nodeSpan(r), "a window Top-N needs a bound on %s's result, as in WHERE rn <= 3", r.Func)
 		}
 		p.State = []string{fmt.Sprintf("per window and partition: its top %s until watermark >= window_end - 1ms, then emitted once", rowsWord(r.End))}
+		if w, _, _ := windowOf(r.Input); w != nil && (d.settings.AllowLateness > 0 || d.settings.EarlyFire || d.settings.LateFire) {
+			// Its late rows would be dropped while the job says they
+			// are allowed. (After a window aggregate it is fine: the
+			// aggregate takes the late rows and holds its watermark back.)
+			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(r), "allowed lateness and early or late firing are not supported for a window Top-N over a window TVF yet: a late row can displace a row already emitted as the window's top, which would need a retraction (-D) of it").
+				WithHint("SET 'table.exec.emit.allow-lateness' = '0' (and the early and late firing keys 'false') before this statement: the settings apply to the statements after them; or rank the rows of a final-only window aggregate, which takes the late rows")
+		}
 		return
 	case logical.Deduplicate:
 		if !in.Produced.IsInsertOnly() {

@@ -214,6 +214,14 @@ func (d *deriver) walk(n logical.Node) {
 			}
 		}
 		p.State = []string{"both sides: each window's rows until watermark >= window_end - 1ms, then joined once and freed"}
+		lw, _, _ := windowOf(x.Left)
+		rw, _, _ := windowOf(x.Right)
+		if (lw != nil || rw != nil) && (d.settings.AllowLateness > 0 || d.settings.EarlyFire || d.settings.LateFire) {
+			// Its late rows would be dropped while the job says they are
+			// allowed.
+			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "allowed lateness and early or late firing are not supported for a window join yet: a late row would have to meet the rows of a window already joined (and, in an outer join, retract a NULL-padded row already emitted)").
+				WithHint("SET 'table.exec.emit.allow-lateness' = '0' (and the early and late firing keys 'false') before this statement: the settings apply to the statements after them; or join the rows of final-only window aggregates, which take the late rows")
+		}
 	case *logical.TemporalJoin:
 		lt := x.Cols[x.LeftTime].Name
 		if !d.props[x.Left].Produced.IsInsertOnly() {
@@ -248,6 +256,7 @@ func (d *deriver) walk(n logical.Node) {
 			} else {
 				state = fmt.Sprintf("per window and group: accumulators until watermark >= %s (table.exec.emit.allow-lateness): emitted when watermark >= window_end - 1ms, then updated by each late row until then", horizon)
 			}
+			state += fmt.Sprintf("; the output watermark is held back by %s, so that no result is late for a windowed operator after this one", s.AllowLatenessText)
 		} else if d.settings.FinalOnly {
 			state += " (final-only: no allowed lateness, so no added latency)"
 		} else if d.settings.EarlyFire {
