@@ -648,3 +648,23 @@ func TestSplitMeter(t *testing.T) {
 		t.Errorf("a split that does not exist has lag %d (%v), bytes %d", lag, ok, src.SplitBytes(-1))
 	}
 }
+
+// TestSinkLinger: the sink's producer lingers Linger unless
+// 'properties.linger.ms' sets it (franz-go's own default, 10 ms, is not
+// used: see Linger).
+func TestSinkLinger(t *testing.T) {
+	addr := cluster(t, map[string]int32{"out": 1})
+	for _, c := range []struct {
+		opt  string
+		want time.Duration
+	}{
+		{"", Linger},
+		{", 'properties.linger.ms' = '25'", 25 * time.Millisecond},
+	} {
+		sink := openSink(t, `CREATE TABLE out (id BIGINT) WITH ('connector'='kafka','topic'='out',
+  'properties.bootstrap.servers'='`+addr+`','format'='json'`+c.opt+`)`)
+		if got := sink.cl.OptValue(kgo.ProducerLinger); got != c.want {
+			t.Errorf("%q: the producer lingers %v, want %v", c.opt, got, c.want)
+		}
+	}
+}

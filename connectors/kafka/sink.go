@@ -25,6 +25,15 @@ import (
 // otherwise (Kafka's own default, two minutes).
 var DeliveryTimeout = 2 * time.Minute
 
+// Linger is how long the sink's producer waits for more records before it
+// sends a partition's batch, unless 'properties.linger.ms' says otherwise.
+// franz-go's own default, 10 ms, is most of the time a row takes through a
+// job that keeps up (issue #18; docs/performance.md, "Latency"): with 0 a
+// batch leaves as soon as the connection is free, and the records that come
+// while up to five requests are in flight still go out together, so bulk
+// throughput does not drop.
+const Linger = 0 * time.Millisecond
+
 // minDeliveryTimeout is the shortest delivery timeout franz-go takes.
 const minDeliveryTimeout = time.Second
 
@@ -159,7 +168,7 @@ func (s *Sink) Open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: table %s: %w", s.connector, s.set.table, err)
 	}
-	opts := append([]kgo.Opt{kgo.RecordDeliveryTimeout(DeliveryTimeout)}, base...)
+	opts := append([]kgo.Opt{kgo.RecordDeliveryTimeout(DeliveryTimeout), kgo.ProducerLinger(Linger)}, base...)
 	opts = append(opts, kgo.DefaultProduceTopic(s.topic), kgo.WithHooks(&s.health))
 	s.produceOpts = opts
 	s.health.sec = s.set.sec
