@@ -38,7 +38,9 @@ import (
 // nanosecond it was produced (sent). A shipment follows its order by 100 ms
 // of processing time; every tenth order gets none (a shipment of an order
 // that does not exist takes its place, so the rate stays exact), and
-// leaves as a padded row when the watermark passes its order_time + bound.
+// leaves as a padded row when the watermark passes its order_time + bound;
+// so does an order whose shipment the producer, falling behind on a loaded
+// machine, sent more than the bound after it (counted as stalled).
 //
 // A consumer in bench reads lat_out as it is written; a result's arrival
 // there stands for the sink record's append time (the development broker
@@ -95,6 +97,9 @@ type LatRun struct {
 	LoadStart           string  `json:"loadavg_start"`
 	LoadEnd             string  `json:"loadavg_end"`
 	Late                int64   `json:"late_rows"`
+	// Stalled: orders of the window whose shipment the producer sent more
+	// than the bound after them (it fell behind), which leave padded.
+	Stalled int64 `json:"stalled_shipments"`
 }
 
 // LatDist is a latency distribution in milliseconds.
@@ -149,8 +154,10 @@ func runLatency(c config, bin string) {
 	defer br.stop()
 	fmt.Fprintf(os.Stderr, "bench: latency: streamsql dev kafka on %s\n", br.addr)
 	var runs []LatRun
-	for _, v := range variants {
-		for _, rate := range rates {
+	// Rates outside, variants inside: the variants of one rate run one
+	// after the other, at nearly the same load of the machine.
+	for _, rate := range rates {
+		for _, v := range variants {
 			for _, t := range []string{"lat_orders", "lat_shipments", "lat_out"} {
 				if err := br.resetTopic(t); err != nil {
 					fatalf("latency: %v", err)
@@ -161,8 +168,8 @@ func runLatency(c config, bin string) {
 				fatalf("latency: %s at %d/s: %v", v, rate, err)
 			}
 			fmt.Fprintf(os.Stderr, "bench: latency %s %d/s: achieved %.0f/s, matched p50 %.1f p99 %.1f max %.1f ms, "+
-				"padded p50 %.1f p99 %.1f max %.1f ms, load %s → %s\n", v, rate, r.AchievedR, r.Matched.P50, r.Matched.P99,
-				r.Matched.Max, r.Padded.P50, r.Padded.P99, r.Padded.Max, r.LoadStart, r.LoadEnd)
+				"padded p50 %.1f p99 %.1f max %.1f ms, %d stalled, %d late, load %s → %s\n", v, rate, r.AchievedR, r.Matched.P50, r.Matched.P99,
+				r.Matched.Max, r.Padded.P50, r.Padded.P99, r.Padded.Max, r.Stalled, r.Late, r.LoadStart, r.LoadEnd)
 			runs = append(runs, r)
 		}
 	}
@@ -170,13 +177,13 @@ func runLatency(c config, bin string) {
 	fmt.Printf("streamsql %s, %s: %s cores (%s), %s memory; parallelism %d; %d s measured after %d s warm-up; "+
 		"latencies in ms\n\n", gitCommit(), time.Now().UTC().Format(time.RFC3339), m["nproc"], m["cpu"], m["memory"],
 		c.parallelism, seconds, warmup)
-	fmt.Println("| variant | rate/s | achieved/s | matched p50 | p99 | max | padded p50 | p99 | max | engine→sink p50 | p99 | job CPU µs/event | broker µs/event | load avg start → end |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Println("| variant | rate/s | achieved/s | matched p50 | p99 | max | padded p50 | p99 | max | engine→sink p50 | p99 | job CPU µs/event | broker µs/event | stalled | load avg start → end |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, r := range runs {
-		fmt.Printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.2f | %.2f | %s → %s |\n",
+		fmt.Printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.2f | %.2f | %d | %s → %s |\n",
 			r.Variant, group(float64(r.Rate)), group(r.AchievedR), r.Matched.P50, r.Matched.P99, r.Matched.Max,
 			r.Padded.P50, r.Padded.P99, r.Padded.Max, r.Engine.P50, r.Engine.P99, r.JobCPUUsPerEvent,
-			r.BrokerCPUUsPerEvent, r.LoadStart, r.LoadEnd)
+			r.BrokerCPUUsPerEvent, r.Stalled, r.LoadStart, r.LoadEnd)
 	}
 	data, _ := json.MarshalIndent(map[string]any{"date": time.Now().UTC().Format(time.RFC3339), "commit": gitCommit(),
 		"machine": m, "seconds": seconds, "warmup": warmup, "runs": runs}, "", "  ")
@@ -324,8 +331,19 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 	}
 	ctx := context.Background()
 	buf := make([]byte, 0, 128)
+	// orderMS and shipMS are the event times (ms) of order i and of its
+	// shipment (-1: none produced), to know which result each order must
+	// have: a producer that stalls (a loaded machine) can put a shipment
+	// beyond the bound, and its order is then rightly padded.
+	var orderMS, shipMS []int64
 	produce := func(topic string, id int64) {
 		now := time.Now()
+		if id >= 0 && topic == "lat_orders" {
+			orderMS = append(orderMS, now.UnixMilli())
+			shipMS = append(shipMS, -1)
+		} else if id >= 0 {
+			shipMS[id] = now.UnixMilli()
+		}
 		key := strconv.AppendInt(nil, id, 10)
 		buf = append(buf[:0], `{"order_id": "`...)
 		buf = append(buf, key...)
@@ -426,14 +444,15 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 	// Wait for a result of every order of the window.
 	inWindow := func(x result) bool { return x.oSent >= winStart && x.oSent < winEnd }
 	waitUntil := time.Now().Add(60 * time.Second)
+	n, scanned := int64(0), 0
 	for {
 		mu.Lock()
-		n := int64(0)
-		for _, x := range results {
+		for _, x := range results[scanned:] {
 			if inWindow(x) {
 				n++
 			}
 		}
+		scanned = len(results)
 		mu.Unlock()
 		if n >= winOrders {
 			break
@@ -479,9 +498,16 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 			return r, fmt.Errorf("order %d has two results", x.orderIndex)
 		}
 		seen[x.orderIndex] = true
-		wantPadded := x.orderIndex%10 == 0
+		if x.orderIndex < 0 || x.orderIndex >= int64(len(orderMS)) {
+			return r, fmt.Errorf("a result of order %d, which was not produced", x.orderIndex)
+		}
+		d := shipMS[x.orderIndex] - orderMS[x.orderIndex]
+		wantPadded := shipMS[x.orderIndex] < 0 || d < 0 || d > latBoundMS
 		if wantPadded != (x.sSent == 0) {
-			return r, fmt.Errorf("order %d: padded %v, want %v", x.orderIndex, x.sSent == 0, wantPadded)
+			return r, fmt.Errorf("order %d (shipment %d ms after it): padded %v, want %v", x.orderIndex, d, x.sSent == 0, wantPadded)
+		}
+		if wantPadded && x.orderIndex%10 != 0 {
+			r.Stalled++
 		}
 		if x.sSent != 0 {
 			matched = append(matched, float64(x.recv-max(x.sSent, x.oSent))/1e3)
