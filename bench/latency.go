@@ -168,8 +168,9 @@ func runLatency(c config, bin string) {
 				fatalf("latency: %s at %d/s: %v", v, rate, err)
 			}
 			fmt.Fprintf(os.Stderr, "bench: latency %s %d/s: achieved %.0f/s, matched p50 %.1f p99 %.1f max %.1f ms, "+
-				"padded p50 %.1f p99 %.1f max %.1f ms, %d stalled, %d late, load %s → %s\n", v, rate, r.AchievedR, r.Matched.P50, r.Matched.P99,
-				r.Matched.Max, r.Padded.P50, r.Padded.P99, r.Padded.Max, r.Stalled, r.Late, r.LoadStart, r.LoadEnd)
+				"padded p50 %.1f p99 %.1f max %.1f ms, engine→sink p50 %.0f p99 %.0f ms, job %.2f µs/event, %d stalled, %d late, load %s → %s\n",
+				v, rate, r.AchievedR, r.Matched.P50, r.Matched.P99, r.Matched.Max, r.Padded.P50, r.Padded.P99, r.Padded.Max,
+				r.Engine.P50, r.Engine.P99, r.JobCPUUsPerEvent, r.Stalled, r.Late, r.LoadStart, r.LoadEnd)
 			runs = append(runs, r)
 		}
 	}
@@ -443,7 +444,10 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 
 	// Wait for a result of every order of the window.
 	inWindow := func(x result) bool { return x.oSent >= winStart && x.oSent < winEnd }
-	waitUntil := time.Now().Add(60 * time.Second)
+	// A job that fell behind is still catching up: wait as long as
+	// results keep coming (at most 10 minutes), and give up after 60 s
+	// without one.
+	quietSince, giveUp := time.Now(), time.Now().Add(10*time.Minute)
 	n, scanned := int64(0), 0
 	for {
 		mu.Lock()
@@ -452,16 +456,20 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 				n++
 			}
 		}
+		if len(results) > scanned {
+			quietSince = time.Now()
+		}
 		scanned = len(results)
 		mu.Unlock()
 		if n >= winOrders {
 			break
 		}
-		if time.Now().After(waitUntil) {
+		if now := time.Now(); now.Sub(quietSince) > time.Minute || now.After(giveUp) {
 			ccancel()
 			consumed.Wait()
 			_ = stopJob()
-			return r, fmt.Errorf("%d of the window's %d orders have no result 60 s after the last record was produced", winOrders-n, winOrders)
+			return r, fmt.Errorf("%d of the window's %d orders have no result %s after the last record was produced",
+				winOrders-n, winOrders, time.Since(start).Round(time.Second)-time.Duration(warmup+seconds+latTailS)*time.Second)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
