@@ -359,6 +359,11 @@ const (
 	RightJoin
 	FullJoin
 	CrossJoin
+	// SemiJoin and AntiJoin are never written: the planner makes them of
+	// [NOT] IN and [NOT] EXISTS subqueries. Their output is the left
+	// input's rows that have a match (semi) or none (anti).
+	SemiJoin
+	AntiJoin
 )
 
 func (k JoinKind) String() string {
@@ -373,6 +378,10 @@ func (k JoinKind) String() string {
 		return "FULL"
 	case CrossJoin:
 		return "CROSS"
+	case SemiJoin:
+		return "SEMI"
+	case AntiJoin:
+		return "ANTI"
 	}
 	return "?"
 }
@@ -505,6 +514,8 @@ type IsBool struct {
 }
 
 // In is x [NOT] IN (list).
+//
+// x [NOT] IN (SELECT ...) is an In whose List is the one *SubqueryExpr.
 type In struct {
 	Loc
 	X    Expr

@@ -649,6 +649,13 @@ func (p *printer) expr(e Expr) {
 		if e.Not {
 			p.w(" NOT")
 		}
+		if len(e.List) == 1 {
+			if _, ok := e.List[0].(*SubqueryExpr); ok {
+				p.w(" IN ")
+				p.expr(e.List[0])
+				break
+			}
+		}
 		p.w(" IN (")
 		p.exprs(e.List)
 		p.w(")")

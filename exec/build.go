@@ -557,7 +557,7 @@ func columns(cols []physical.Column) []connector.Column {
 
 func (b *builder) join(x *physical.RegularJoin, out collector) (operator, error) {
 	op := &joinOp{name: x.Name, nl: x.Width[0], nr: x.Width[1], out: out,
-		clock: b.opts.Clock, inner: !x.Outer[0] && !x.Outer[1]}
+		clock: b.opts.Clock, inner: !x.Outer[0] && !x.Outer[1], semi: x.Semi, anti: x.Anti}
 	op.c = b.counters(op.name, &b.job.Operators)
 	b.watchDrift(op, 0, x.Sides)
 	var err error

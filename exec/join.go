@@ -35,13 +35,16 @@ type joinOp struct {
 	side   [2]*joinSide
 	cond   predFunc // residual condition over left ++ right; nil: true
 	inner  bool
-	out    collector
-	c      *Counters
-	clock  func() int64
-	ttl    [2]int64 // ms; 0: forever
-	store  *state.Store
-	buf    row.Batch
-	err    error
+	// semi and anti make it a semi or anti join: it emits left rows only
+	// (semiProcess).
+	semi, anti bool
+	out        collector
+	c          *Counters
+	clock      func() int64
+	ttl        [2]int64 // ms; 0: forever
+	store      *state.Store
+	buf        row.Batch
+	err        error
 }
 
 type joinSide struct {
@@ -96,6 +99,12 @@ func (o *joinOp) process(port int, b row.Batch) error {
 	}
 	me, other := o.side[port], o.side[1-port]
 	o.buf = o.buf[:0]
+	if o.semi || o.anti {
+		if err := o.semiProcess(port, b, now); err != nil {
+			return err
+		}
+		b = nil
+	}
 	for _, r := range b {
 		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {
@@ -197,6 +206,97 @@ func (o *joinOp) process(port int, b row.Batch) error {
 	}
 	o.c.Out.Add(int64(len(o.buf)))
 	return o.out.push(o.buf)
+}
+
+// semiProcess is process for a semi or anti join, as Flink's
+// StreamingSemiAntiJoinOperator. The left side's records count their
+// matches (Matches, partner row instances, as an outer side's do); the
+// right side's rows are kept to count them.
+//
+//   - a left row that arrives (+I/+U) is emitted, with its kind, when it
+//     has a match (semi) or none (anti), and kept with its match count; its
+//     retraction (-U/-D) is emitted when the row was out.
+//   - a right row that arrives gives each matching left record one more
+//     match; a record that had none is emitted +I (semi) or retracted -D
+//     (anti), once per copy. A right retraction takes a match away; a
+//     record left with none is retracted -D (semi) or emitted +I (anti).
+//
+// A row with a NULL key matches nothing: a left one is emitted by an anti
+// join at once and never kept (its retraction needs no state either), a
+// right one is dropped.
+func (o *joinOp) semiProcess(port int, b row.Batch, now int64) error {
+	me, other := o.side[port], o.side[1-port]
+	emitLeft := func(kind changelogmode.Kind, vals []row.Value, n int64) {
+		for i := int64(0); i < n; i++ {
+			o.buf = append(o.buf, row.Row{Kind: kind, Vals: vals})
+		}
+	}
+	for _, r := range b {
+		key, null, err := me.key.keyBytes(r.Vals)
+		if err != nil {
+			return err
+		}
+		acc := isAccumulate(r.Kind)
+		if port == 0 {
+			partners := int64(0)
+			if !null {
+				other.table.Scan(key, func(m *state.Record) (keep, stop bool) {
+					if o.matches(0, r.Vals, m) {
+						partners += m.Count
+					}
+					return true, false
+				})
+			}
+			if (partners > 0) == o.semi {
+				emitLeft(r.Kind, r.Vals, 1)
+			}
+			switch {
+			case null:
+			case acc:
+				o.keep(0, key, r.Vals, partners, now)
+			default:
+				o.remove(0, key, r.Vals, now)
+			}
+			continue
+		}
+		if null {
+			continue
+		}
+		if acc {
+			o.keep(1, key, r.Vals, 0, now)
+		} else {
+			o.remove(1, key, r.Vals, now)
+		}
+		other.table.Scan(key, func(m *state.Record) (keep, stop bool) {
+			if !o.matches(1, r.Vals, m) {
+				return true, false
+			}
+			// Its match count is written: its TTL starts again.
+			m.Time, m.Expiry = now, o.expiry(0, now)
+			switch {
+			case acc:
+				if m.Matches == 0 {
+					if o.semi {
+						emitLeft(changelogmode.Insert, m.Vals, m.Count)
+					} else {
+						emitLeft(changelogmode.Delete, m.Vals, m.Count)
+					}
+				}
+				m.Matches++
+			case m.Matches > 0:
+				m.Matches--
+				if m.Matches == 0 {
+					if o.semi {
+						emitLeft(changelogmode.Delete, m.Vals, m.Count)
+					} else {
+						emitLeft(changelogmode.Insert, m.Vals, m.Count)
+					}
+				}
+			}
+			return true, false
+		})
+	}
+	return nil
 }
 
 // keep adds one copy of a row of side s: to its record when it holds the

@@ -182,7 +182,7 @@ func (b *Binder) bind(e ast.Expr) Expr {
 	case *ast.Case:
 		return b.caseExpr(e)
 	case *ast.SubqueryExpr:
-		b.L.Errorf(diag.UnsupportedFeature, e.S, "subqueries in expressions are not supported yet; use a join")
+		b.L.Errorf(diag.UnsupportedFeature, e.S, "a subquery is supported only as a condition of WHERE, joined to the rest by AND: x [NOT] IN (SELECT ...) or [NOT] EXISTS (SELECT ...); here (%s) use a join", b.Clause)
 		return nullConst(e.S)
 	}
 	b.L.Errorf(diag.UnsupportedSyntax, e.Span(), "unsupported expression %s", ast.Format(e))

@@ -41,7 +41,8 @@
 // read as debezium-json changelogs with inserts, updates (which may change
 // the key) and deletes; time tables with a watermark. Queries: inner, LEFT,
 // RIGHT and FULL joins on one or two equalities (plus other conditions),
-// self-joins, subqueries in FROM (aggregated or filtered), filters,
+// self-joins, subqueries in FROM (aggregated or filtered), [NOT] IN and
+// [NOT] EXISTS subqueries in WHERE (correlated or not), filters,
 // projections with arithmetic, CASE, IF, COALESCE, IFNULL, NULLIF, ABS,
 // FLOOR, CEIL, ROUND, CAST, string functions (UPPER, LOWER, SUBSTRING,
 // REPLACE, TRIM, CONCAT_WS, CHAR_LENGTH, ||), HOUR, MINUTE, SECOND,

@@ -46,6 +46,9 @@ type Features struct {
 	SetOps bool
 	// DistinctGroupBy: SELECT DISTINCT with GROUP BY.
 	DistinctGroupBy bool
+	// Subqueries: [NOT] IN and [NOT] EXISTS subqueries in WHERE
+	// (correlated or not): semi and anti joins.
+	Subqueries bool
 }
 
 // DefaultFeatures is what the oracle generates by default. Every feature
@@ -66,6 +69,7 @@ var DefaultFeatures = Features{
 	AggFilter:       true,
 	SetOps:          true,
 	DistinctGroupBy: true,
+	Subqueries:      true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the
@@ -83,6 +87,7 @@ func (f *Features) byName() map[string]*bool {
 		"agg-filter":        &f.AggFilter,
 		"set-ops":           &f.SetOps,
 		"distinct-group-by": &f.DistinctGroupBy,
+		"subqueries":        &f.Subqueries,
 		"interval":          &f.Interval,
 		"tumble":            &f.Tumble,
 		"hop-cumulate":      &f.HopCumulate,

@@ -383,6 +383,11 @@ func (g *gen) selectOver(from *rel, aggregate, top bool) *sel {
 	if g.chance(0.5) {
 		s.where = g.pred(sc, 2)
 	}
+	for g.f.Subqueries && g.chance(0.25) && len(s.subs) < 2 {
+		if p := g.subPred(sc); p != nil {
+			s.subs = append(s.subs, p)
+		}
+	}
 	if aggregate {
 		s.aggregate = true
 		var groupable []scopeCol
@@ -433,6 +438,43 @@ func (g *gen) selectOver(from *rel, aggregate, top bool) *sel {
 		s.items[i].name = fmt.Sprintf("o%d", i)
 	}
 	return s
+}
+
+// subPred is an IN or EXISTS subquery over a table, for WHERE: IN pairs
+// a column of the outer query with one of the table's; EXISTS (and
+// sometimes IN) correlates the two on another such pair.
+func (g *gen) subPred(outer *scope) *subPred {
+	from := g.checked(g.scan(false))
+	in := &from.sc
+	type pair struct{ a, b scopeCol }
+	var pairs []pair
+	for _, a := range outer.cols {
+		for _, b := range in.cols {
+			if a.q != "" && g.keyOK(a) && g.keyOK(b) && comparableTypes(a.t, b.t) && !a.negZero && !b.negZero &&
+				(g.f.MixedKeyTypes || a.t == b.t) {
+				pairs = append(pairs, pair{a, b})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	p := &subPred{not: g.chance(0.5), exists: g.chance(0.4), from: from}
+	if !p.exists {
+		pp := pairs[g.r.Intn(len(pairs))]
+		p.x, p.col = col(pp.a.q, pp.a.name), pp.b.name
+	}
+	if p.exists || g.chance(0.4) {
+		pp := pairs[g.r.Intn(len(pairs))]
+		p.corr = call("=", col(pp.b.q, pp.b.name), col(pp.a.q, pp.a.name))
+	}
+	if g.chance(0.5) {
+		p.where = g.pred(in, 1)
+	}
+	if p.typecheck(outer) != nil {
+		return nil
+	}
+	return p
 }
 
 // wrapGroupExpr is an expression over a group column.

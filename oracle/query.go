@@ -39,6 +39,8 @@ type sel struct {
 	items    []item
 	from     *rel
 	where    *node
+	// subs are WHERE conjuncts over subqueries, after where.
+	subs []*subPred
 	// aggregate marks a GROUP BY select (group may be empty: a global
 	// aggregate).
 	aggregate bool
@@ -80,6 +82,10 @@ func (s *sel) clone() *sel {
 	}
 	c.from = s.from.clone()
 	c.where = s.where.clone()
+	c.subs = make([]*subPred, len(s.subs))
+	for i, p := range s.subs {
+		c.subs[i] = p.clone()
+	}
 	c.group = make([]*node, len(s.group))
 	for i, g := range s.group {
 		c.group[i] = g.clone()
@@ -208,6 +214,11 @@ func (s *sel) typecheck() error {
 			return fail("WHERE")
 		}
 	}
+	for _, p := range s.subs {
+		if err := p.typecheck(in); err != nil {
+			return err
+		}
+	}
 	for _, g := range s.group {
 		if g.op != "col" {
 			return fail("GROUP BY takes columns")
@@ -249,7 +260,8 @@ func (s *sel) typecheck() error {
 			// bits), PostgreSQL does not.
 			return fail("DISTINCT over a DOUBLE that can be -0.0")
 		}
-		if it.e.op == "col" && !s.aggregate && s.union == nil {
+		if it.e.op == "col" && !s.aggregate && s.union == nil && len(s.subs) == 0 {
+			// (A semi or anti join's rows have no time attributes.)
 			sc := in.lookup(it.e.q, it.e.name)
 			oc.time, oc.base = sc.time, sc.base
 		}
@@ -350,6 +362,10 @@ func (s *sel) flink(b *strings.Builder) {
 		b.WriteString(" WHERE ")
 		s.where.flink(b)
 	}
+	for i, p := range s.subs {
+		b.WriteString([]string{" WHERE ", " AND "}[min(i+boolInt(s.where != nil), 1)])
+		p.flink(b)
+	}
 	if len(s.group) > 0 {
 		b.WriteString(" GROUP BY ")
 		for i, g := range s.group {
@@ -418,6 +434,10 @@ func (s *sel) pg(b *pgw) {
 	if s.where != nil {
 		b.WriteString(" WHERE ")
 		s.where.pg(b)
+	}
+	for i, p := range s.subs {
+		b.WriteString([]string{" WHERE ", " AND "}[min(i+boolInt(s.where != nil), 1)])
+		p.pg(b)
 	}
 	if len(s.group) > 0 {
 		b.WriteString(" GROUP BY ")
@@ -644,4 +664,112 @@ func equiOnly(n *node, l, r *scope) bool {
 		return a == 0 && b == 1 || a == 1 && b == 0
 	}
 	return false
+}
+
+// subPred is a WHERE conjunct over a subquery (a semi or anti join):
+//
+//	x [NOT] IN (SELECT a.col FROM t AS a [WHERE corr AND where])
+//	[NOT] EXISTS (SELECT 1 FROM t AS a WHERE corr [AND where])
+//
+// corr equates a column of the subquery's table with one of the outer
+// query (a correlated subquery), where filters the subquery's rows.
+type subPred struct {
+	not, exists bool
+	x           *node // IN's operand, over the outer scope
+	from        *rel  // a scan
+	col         string
+	corr        *node // over the subquery's scope and the outer one
+	where       *node // over the subquery's scope
+}
+
+func (p *subPred) clone() *subPred {
+	c := *p
+	c.x, c.corr, c.where = p.x.clone(), p.corr.clone(), p.where.clone()
+	c.from = p.from.clone()
+	return &c
+}
+
+func (p *subPred) typecheck(outer *scope) error {
+	if err := p.from.typecheck(); err != nil {
+		return err
+	}
+	in := &p.from.sc
+	if p.where != nil {
+		if err := p.where.typecheck(ctx{sc: in}); err != nil {
+			return err
+		}
+	}
+	if p.corr != nil {
+		both := &scope{cols: append(append([]scopeCol(nil), in.cols...), outer.cols...), card: in.card}
+		if err := p.corr.typecheck(ctx{sc: both}); err != nil {
+			return err
+		}
+	}
+	if !p.exists {
+		if err := p.x.typecheck(ctx{sc: outer}); err != nil {
+			return err
+		}
+		c := in.lookup(p.from.alias, p.col)
+		if c == nil {
+			return fail("IN selects no column %s", p.col)
+		}
+		if !comparableTypes(p.x.t, c.t) || p.x.negZero || c.negZero {
+			return fail("IN over %s and %s", p.x.t, c.t)
+		}
+	}
+	return nil
+}
+
+func (p *subPred) head() string {
+	s := " IN (SELECT " + p.from.alias + "." + p.col
+	switch {
+	case p.exists && p.not:
+		s = "NOT EXISTS (SELECT 1"
+	case p.exists:
+		s = "EXISTS (SELECT 1"
+	}
+	return s + " FROM " + p.from.table.name + " AS " + p.from.alias
+}
+
+func (p *subPred) flink(b *strings.Builder) {
+	if !p.exists {
+		p.x.flink(b)
+		if p.not {
+			b.WriteString(" NOT")
+		}
+	}
+	b.WriteString(p.head())
+	for i, c := range []*node{p.corr, p.where} {
+		if c == nil {
+			continue
+		}
+		b.WriteString([]string{" WHERE ", " AND "}[min(i, boolInt(p.corr != nil))])
+		c.flink(b)
+	}
+	b.WriteString(")")
+}
+
+func (p *subPred) pg(b *pgw) {
+	if !p.exists {
+		p.x.pg(b)
+		if p.not {
+			b.WriteString(" NOT")
+		}
+	}
+	b.WriteString(p.head())
+	for i, c := range []*node{p.corr, p.where} {
+		if c == nil {
+			continue
+		}
+		b.WriteString([]string{" WHERE ", " AND "}[min(i, boolInt(p.corr != nil))])
+		c.pg(b)
+	}
+	b.WriteString(")")
+}
+
+func boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }

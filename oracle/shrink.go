@@ -209,6 +209,12 @@ func (m *mutator) sel(s *sel, top bool) *sel {
 	if s.where != nil && m.hit() {
 		s.where = nil
 	}
+	for i := range s.subs {
+		if m.hit() {
+			s.subs = append(s.subs[:i:i], s.subs[i+1:]...)
+			return s
+		}
+	}
 	if s.having != nil && m.hit() {
 		s.having = nil
 	}

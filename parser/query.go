@@ -922,7 +922,11 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		x := c.expr(e.Expr)
 		c.findWord("IN")
 		if e.Sel != nil {
-			c.failf(diag.UnsupportedSyntax, c.here(), "IN (subquery) is not supported yet")
+			// x IN (SELECT ...): the list is the one subquery.
+			sq := c.expr(e.Sel)
+			in := &ast.In{X: x, List: []ast.Expr{sq}, Not: e.Not}
+			in.S = x.Span().Join(sq.Span())
+			return in
 		}
 		c.findOp("(")
 		list := c.exprs(e.List)
@@ -1002,11 +1006,21 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		sq.S = diag.Span{Start: c.spanOf(open).Start, End: c.spanOf(closeAt).End}
 		return sq
 	case *tast.ExistsSubqueryExpr:
+		not := -1
+		if e.Not {
+			not = c.findWord("NOT")
+		}
 		k := c.findWord("EXISTS")
 		inner := c.expr(e.Sel)
 		if sq, ok := inner.(*ast.SubqueryExpr); ok {
 			sq.Exists = true
 			sq.S = c.spanOf(k).Join(sq.S)
+			if e.Not {
+				// TiDB folds NOT into the node: it is a NOT over EXISTS.
+				u := &ast.Unary{Op: "NOT", X: sq}
+				u.S = c.spanOf(not).Join(sq.S)
+				return u
+			}
 			return sq
 		}
 		c.failf(diag.UnsupportedSyntax, c.spanOf(k), "unsupported EXISTS form")

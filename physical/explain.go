@@ -169,6 +169,12 @@ func (j *Join) keys() string {
 }
 
 func (j *Join) kind() string {
+	switch {
+	case j.Semi:
+		return "SEMI"
+	case j.Anti:
+		return "ANTI"
+	}
 	switch j.Outer {
 	case [2]bool{true, false}:
 		return "LEFT"

@@ -164,6 +164,10 @@ type Join struct {
 	Residual expr.Expr
 	// Outer says which sides are padded with NULLs when unmatched.
 	Outer [2]bool
+	// Semi and Anti make a regular join a semi or anti join (of an IN or
+	// EXISTS subquery): it emits the left rows that have a match (Semi) or
+	// none (Anti), with the left input's columns only.
+	Semi, Anti bool
 	// Sides name the inputs (their table aliases) in warnings.
 	Sides [2]string
 	// Width is the number of columns of each side.

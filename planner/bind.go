@@ -571,12 +571,11 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 	node := r.node
 	scope := scopeOf(node.Columns(), r.tables)
 	if q.Where != nil {
-		bd := &expr.Binder{Scope: scope, L: b.l, Clause: "WHERE"}
-		c := bd.BindBool(q.Where)
-		if c == nil {
+		if node = b.where(node, r.tables, q.Where); node == nil {
 			return nil
 		}
-		node = &logical.Filter{Input: node, Cond: c, S: q.Where.Span()}
+		// A semi or anti join's rows have no time attributes.
+		scope = scopeOf(node.Columns(), r.tables)
 	}
 	if len(q.OrderBy) > 0 {
 		b.errorf(diag.UnsupportedFeature, q.OrderBy[0].S, "ORDER BY is not supported in streaming queries yet")

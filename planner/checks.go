@@ -88,7 +88,7 @@ func checkIntervalJoins(root logical.Node, l *diag.List) {
 	walkPost(root, func(n logical.Node) {
 		switch j := n.(type) {
 		case *logical.Join:
-			if j.AsOf != nil || j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin {
+			if j.AsOf != nil || j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || isSemi(j.Kind) {
 				return
 			}
 			// The rule kept j: its bounds are not both set.

@@ -114,7 +114,7 @@ func (e *explainer) title(n logical.Node) string {
 		if x.Keys == nil && x.Residual == nil {
 			cond = x.Cond // not split into keys yet (a rule trace)
 		}
-		s := "Join " + x.Kind.String() + " " + render(cond, x.Cols)
+		s := "Join " + x.Kind.String() + " " + render(cond, condCols(x))
 		if x.AsOf != nil {
 			s += " FOR SYSTEM_TIME AS OF " + render(x.AsOf, x.Cols)
 		}

@@ -30,7 +30,7 @@ func (o *optimizer) keys(n logical.Node) logical.Node {
 	}
 	var casts []string
 	j = shallowCopy(j)
-	j.Keys, j.Residual, casts = splitJoinCond(j.Cond, len(j.Left.Columns()), j.Cols)
+	j.Keys, j.Residual, casts = splitJoinCond(j.Cond, len(j.Left.Columns()), condCols(j))
 	for _, c := range casts {
 		o.fire("keys", j.Keyword, "%s", c)
 	}

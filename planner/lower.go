@@ -332,6 +332,7 @@ func (l *lowerer) join(kind ast.JoinKind, left, right logical.Node, keys []logic
 	}
 	j.Residual = residual
 	j.Outer = [2]bool{kind == ast.LeftJoin || kind == ast.FullJoin, kind == ast.RightJoin || kind == ast.FullJoin}
+	j.Semi, j.Anti = kind == ast.SemiJoin, kind == ast.AntiJoin
 	j.Sides = [2]string{sideName(left), sideName(right)}
 	j.Width = [2]int{len(left.Columns()), len(right.Columns())}
 	return j, nil

@@ -170,6 +170,10 @@ func (d *deriver) produce(n logical.Node) *Props {
 		p.Produced = child(0).Produced
 	case *logical.Join:
 		l, r := child(0), child(1)
+		if isSemi(x.Kind) {
+			d.semiProps(x, l, r, p)
+			break
+		}
 		if (x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin) && l.Produced.IsInsertOnly() && r.Produced.IsInsertOnly() {
 			p.Produced = changelogmode.InsertOnly
 		} else if x.Kind == ast.InnerJoin || x.Kind == ast.CrossJoin {
@@ -424,12 +428,42 @@ func (d *deriver) joinWhy(j *logical.Join, l, r *Props) string {
 		return fmt.Sprintf("a RIGHT JOIN without a time bound emits each %s row padded with nulls at once, then retracts it (-D) and emits the joined row when a matching %s row arrives", right, left)
 	case ast.FullJoin:
 		return fmt.Sprintf("a FULL JOIN without a time bound emits every %s and %s row padded with nulls at once, then retracts it (-D) when a partner arrives", left, right)
-	case ast.InnerJoin, ast.CrossJoin:
+	case ast.InnerJoin, ast.CrossJoin, ast.SemiJoin, ast.AntiJoin:
 	}
 	if !l.Produced.IsInsertOnly() || !r.Produced.IsInsertOnly() {
 		return "the join passes on the updates and deletes of its input"
 	}
 	return ""
+}
+
+// semiProps derives what a semi or anti join emits, as Flink's
+// StreamingSemiAntiJoinOperator: a left row goes out when it arrives with
+// a match (semi) or without one (anti), keeping its kind; a right row that
+// gives a left row its first match emits that row +I (semi) or retracts it
+// -D (anti), and the retraction of its last match the reverse. A semi join
+// of insert-only inputs is insert-only (a left row, once out, keeps its
+// match); an anti join retracts a row when its first match arrives.
+// Each left row goes out at most once: the left input's keys survive
+// (those that hold its equi-join columns, as for any partitioned join).
+func (d *deriver) semiProps(x *logical.Join, l, r *Props, p *Props) {
+	p.Produced = l.Produced
+	if x.Kind == ast.AntiJoin || !r.Produced.IsInsertOnly() {
+		p.Produced = p.Produced.Union(changelogmode.Of(changelogmode.Insert, changelogmode.Delete))
+	}
+	var dist []int
+	for _, k := range x.Keys {
+		dist = append(dist, expr.Columns(k.Left)...)
+	}
+	p.Keys = dedupKeys(partitionedKeys(l.Keys, dist))
+	left, right := tableName(x.Left), tableName(x.Right)
+	switch {
+	case x.Kind == ast.AntiJoin:
+		p.Why = fmt.Sprintf("NOT IN / NOT EXISTS emits each %s row that has no match yet, and retracts it (-D) when a matching %s row arrives", left, right)
+	case !r.Produced.IsInsertOnly():
+		p.Why = fmt.Sprintf("IN / EXISTS retracts (-D) a %s row when its last matching %s row is retracted", left, right)
+	case !l.Produced.IsInsertOnly():
+		p.Why = "the semi join passes on the updates and deletes of its input"
+	}
 }
 
 // require is the top-down pass: which nodes must emit -U.

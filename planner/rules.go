@@ -195,7 +195,7 @@ func (o *optimizer) filterIntoJoin(f *logical.Filter, j *logical.Join) logical.N
 	var keep, left, right, both []expr.Expr
 	for _, c := range expr.Conjuncts(f.Cond) {
 		switch s := side(c, nL); {
-		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.LeftJoin):
+		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.LeftJoin || isSemi(j.Kind)):
 			left = append(left, c)
 		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.CrossJoin || j.Kind == ast.RightJoin) && j.AsOf == nil:
 			right = append(right, shiftLeft(c, nL))
@@ -235,9 +235,11 @@ func (o *optimizer) joinCondIntoInputs(j *logical.Join) logical.Node {
 	var keep, left, right []expr.Expr
 	for _, c := range expr.Conjuncts(j.Cond) {
 		switch s := side(c, nL); {
-		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.RightJoin):
+		case s == 1 && (j.Kind == ast.InnerJoin || j.Kind == ast.RightJoin || j.Kind == ast.SemiJoin):
+			// (Not into the left of an anti join: a left row that fails
+			// the predicate has no match, and is emitted.)
 			left = append(left, c)
-		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.LeftJoin) && j.AsOf == nil:
+		case s == 2 && (j.Kind == ast.InnerJoin || j.Kind == ast.LeftJoin || isSemi(j.Kind)) && j.AsOf == nil:
 			// (Not below a temporal join's versioned side: a version that
 			// fails the predicate must still end the one before it, so the
 			// join tests the version valid at the probe's time.)
@@ -268,10 +270,28 @@ func (o *optimizer) joins(n logical.Node) logical.Node {
 	if j.AsOf != nil {
 		return o.temporal(j)
 	}
+	if isSemi(j.Kind) {
+		// Flink has no interval semi join: a semi or anti join stays a
+		// regular one, whatever its condition says about time.
+		return j
+	}
 	if ij := o.interval(j); ij != nil {
 		return ij
 	}
 	return j
+}
+
+// isSemi reports whether a join is a semi or anti join (of a subquery):
+// its output is its left input's columns only.
+func isSemi(k ast.JoinKind) bool { return k == ast.SemiJoin || k == ast.AntiJoin }
+
+// condCols are the columns a join's condition reads: the left input's,
+// then the right input's.
+func condCols(j *logical.Join) []logical.Column {
+	if !isSemi(j.Kind) {
+		return j.Cols
+	}
+	return append(append([]logical.Column(nil), j.Left.Columns()...), j.Right.Columns()...)
 }
 
 // timeRef is a time column plus a constant offset in milliseconds.
@@ -482,7 +502,7 @@ func baseScan(n logical.Node) *logical.Scan {
 
 func (o *optimizer) windows(n logical.Node) logical.Node {
 	n = mapChildren(n, o.windows)
-	if j, ok := n.(*logical.Join); ok && j.AsOf == nil {
+	if j, ok := n.(*logical.Join); ok && j.AsOf == nil && !isSemi(j.Kind) {
 		if wj := o.windowJoin(j); wj != nil {
 			return wj
 		}
@@ -778,6 +798,10 @@ func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
 		return one(o.require(x.Input, in))
 	case *logical.Join:
 		all := append([]bool(nil), need...)
+		if isSemi(x.Kind) {
+			// Its condition reads the right input's columns too.
+			all = append(all, make([]bool, len(x.Right.Columns()))...)
+		}
 		mark(all, x.AsOf, 0)
 		return o.requireJoin(x, all, x.Keys, x.Residual)
 	case *logical.IntervalJoin:

@@ -353,14 +353,17 @@ func (d *deriver) regularJoin(j *logical.Join, p *Props) {
 		p.State = []string{"UNBOUNDED: every row of both inputs is kept forever"}
 		p.Unbounded = true
 	}
-	if p.Unbounded && !bounded(j) {
+	if p.Unbounded && !bounded(j) && isSemi(j.Kind) {
+		d.l.Warnf(diag.UnboundedState, nodeSpan(j), "this %s JOIN (of a subquery) keeps every row of both inputs forever, so state grows at the full input rate until the job runs out of memory", j.Kind).
+			WithHint("SET 'table.exec.state.ttl' = '24h' (rows idle that long are forgotten: a late match then finds nothing)")
+	} else if p.Unbounded && !bounded(j) {
 		d.l.Warnf(diag.UnboundedState, nodeSpan(j), "this %s JOIN has no time bound and no state TTL: it keeps every row of both inputs forever, so state grows at the full input rate until the job runs out of memory", j.Kind).
 			WithHint("bound it in time (AND l.t BETWEEN r.t - INTERVAL '1' HOUR AND r.t): an interval join frees rows once no partner can arrive").
 			WithHint("or SET 'table.exec.state.ttl' = '24h' (rows idle that long are forgotten: a late partner then finds nothing)")
 	}
 	// One side keyed and versioned: a temporal join has no state to misalign.
 	for _, side := range []logical.Node{j.Right, j.Left} {
-		if s := baseScan(side); s != nil && len(s.Table.PrimaryKey) > 0 && s.Table.Watermark != nil && j.AsOf == nil {
+		if s := baseScan(side); s != nil && len(s.Table.PrimaryKey) > 0 && s.Table.Watermark != nil && j.AsOf == nil && !isSemi(j.Kind) {
 			other := j.Left
 			if side == j.Left {
 				other = j.Right
@@ -554,6 +557,9 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 	diagn.WithHint("%swrite a changelog: 'format' = 'debezium-json' keeps every -U/+U/-D, and its readers must read it as debezium-json", or)
 	switch x := o.(type) {
 	case *logical.Join:
+		if isSemi(x.Kind) {
+			break
+		}
 		diagn.WithHint("or bound the join in time, e.g. AND %s: an interval join emits each row once, when no partner can arrive any more (append-only)", exampleBound(x))
 	case *logical.Aggregate:
 		diagn.WithHint("or aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))): each window is emitted once")
