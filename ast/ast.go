@@ -420,6 +420,17 @@ type WindowTVF struct {
 	Alias             *Ident
 }
 
+// Values is VALUES (row), (row) … as a table: in FROM as (VALUES …) [AS]
+// alias [(columns)], or as the whole query (INSERT INTO t VALUES …, where
+// a Select of * over it stands for it).
+type Values struct {
+	Loc
+	Rows    [][]Expr
+	Alias   *Ident
+	Columns []*Ident
+}
+
+func (*Values) tableNode()    {}
 func (*TableRef) tableNode()  {}
 func (*Join) tableNode()      {}
 func (*Subquery) tableNode()  {}

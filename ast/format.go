@@ -538,6 +538,23 @@ func (p *printer) table(t TableExpr) {
 		p.query(t.Query)
 		p.w(")")
 		p.alias(t.Alias)
+	case *Values:
+		p.w("(VALUES ")
+		for i, r := range t.Rows {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.w("(")
+			p.exprs(r)
+			p.w(")")
+		}
+		p.w(")")
+		p.alias(t.Alias)
+		if len(t.Columns) > 0 {
+			p.w("(")
+			p.idents(t.Columns)
+			p.w(")")
+		}
 	case *WindowTVF:
 		p.w("TABLE(", t.Func, "(TABLE ")
 		p.ident(t.Table)

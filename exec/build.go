@@ -290,6 +290,8 @@ func (b *builder) node(n physical.Node, out collector) error {
 	switch x := n.(type) {
 	case *physical.Source:
 		return b.source(x, out)
+	case *physical.Values:
+		return b.values(x, out)
 	case *physical.Calc:
 		op := &calcOp{out: out, c: b.counters(x.Name, &b.job.Operators)}
 		if x.Cond != nil {

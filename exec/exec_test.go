@@ -148,6 +148,32 @@ func runScript(input string) (string, error) {
 	ended := map[int]bool{}
 	var b strings.Builder
 	seen := 0
+	// VALUES sources go first, as a job reads them: their rows, then their
+	// end (shown as the event "values").
+	for i, s := range job.sources {
+		v, ok := s.src.(*valuesSource)
+		if !ok {
+			continue
+		}
+		ended[i] = true
+		entry := job.entry[i]
+		if err := entry.push(v.rows); err != nil {
+			return "", err
+		}
+		if err := entry.watermark(MaxWatermark); err != nil {
+			return "", err
+		}
+		if err := entry.end(); err != nil {
+			return "", err
+		}
+		if len(sink.lines) > seen {
+			b.WriteString("values\n")
+			for _, l := range sink.lines[seen:] {
+				b.WriteString("  " + l + "\n")
+			}
+			seen = len(sink.lines)
+		}
+	}
 	for n, line := range strings.Split(strings.TrimSpace(events), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {

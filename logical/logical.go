@@ -36,6 +36,14 @@ type Scan struct {
 	S     diag.Span
 }
 
+// Values is VALUES (row), …: a bounded, insert-only input whose rows are
+// Rows' expressions (over no columns), each already of its column's type.
+type Values struct {
+	Rows [][]expr.Expr
+	Cols []Column
+	S    diag.Span
+}
+
 // WatermarkAssigner generates watermarks from a time column of its input:
 // the largest time seen minus DelayMillis, per source split.
 type WatermarkAssigner struct {
@@ -375,6 +383,14 @@ type Sink struct {
 func (n *Scan) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
+func (n *Values) Columns() []Column { return n.Cols }
+
+// Span implements Node.
+func (n *Values) Span() diag.Span { return n.S }
+
+func (*Values) node() {}
+
+// Columns implements Node.
 func (n *WatermarkAssigner) Columns() []Column { return n.Input.Columns() }
 
 // Columns implements Node.
@@ -495,7 +511,7 @@ func (*UpsertMaterialize) node()  {}
 // Children gives them). It mutates and returns n.
 func Replace(n Node, children []Node) Node {
 	switch n := n.(type) {
-	case *Scan:
+	case *Scan, *Values:
 	case *Filter:
 		n.Input = children[0]
 	case *Project:
@@ -538,7 +554,7 @@ func Replace(n Node, children []Node) Node {
 // so that adding a node fails loudly wherever it must be handled.
 func Children(n Node) []Node {
 	switch n := n.(type) {
-	case *Scan:
+	case *Scan, *Values:
 		return nil
 	case *Filter:
 		return []Node{n.Input}

@@ -39,6 +39,7 @@ type rewriter struct {
 	intervals []*ast.IntervalLit
 	typedLits []*ast.Literal
 	tvfs      []*ast.WindowTVF
+	values    []*ast.Values
 	asOf      map[int]ast.Expr        // table-name token index -> AS OF expression
 	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
 	casts     map[diag.Pos]castRecord // start of the CAST keyword
@@ -240,6 +241,8 @@ func (rw *rewriter) scan() {
 			k = rw.forSystemTime(k) - 1
 		case t.is("TABLE") && k+1 < len(toks) && toks[k+1].isOp("(") && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN") || toks[k-1].isOp(",")):
 			k = rw.tvf(k) - 1
+		case t.isOp("(") && k+1 < len(toks) && toks[k+1].is("VALUES") && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN") || toks[k-1].isOp(",")):
+			k = rw.valuesTable(k) - 1
 		}
 	}
 	sort.Slice(rw.edits, func(i, j int) bool { return rw.edits[i].from < rw.edits[j].from })
@@ -607,6 +610,129 @@ func (rw *rewriter) forSystemTime(k int) int {
 var asOfStop = map[string]bool{"AS": true, "ON": true, "JOIN": true, "LEFT": true, "RIGHT": true, "INNER": true,
 	"FULL": true, "CROSS": true, "WHERE": true, "GROUP": true, "UNION": true, "ORDER": true, "LIMIT": true,
 	"HAVING": true, "USING": true, "NATURAL": true, "WINDOW": true}
+
+// valuesTable parses (VALUES (row), …) [AS] alias [(columns)] at k (the
+// '(') and replaces it with a placeholder table name; it returns the index
+// after it.
+func (rw *rewriter) valuesTable(k int) int {
+	toks := rw.toks
+	closeAt := matchParen(toks, k)
+	if closeAt < 0 {
+		return len(toks)
+	}
+	v, ok := parseValues(rw.src, toks[k+1:closeAt], rw.l)
+	end := closeAt + 1
+	if ok {
+		v.S = diag.Span{Start: toks[k].start, End: toks[closeAt].end}
+		j := end
+		if j < len(toks) && toks[j].is("AS") {
+			j++
+		}
+		if j < len(toks) && toks[j].isName() && !valuesAliasStop[strings.ToUpper(toks[j].val)] {
+			v.Alias = &ast.Ident{Name: toks[j].val, Quoted: toks[j].kind == tQIdent}
+			v.Alias.S = toks[j].span()
+			end = j + 1
+			if end < len(toks) && toks[end].isOp("(") {
+				c := matchParen(toks, end)
+				if c < 0 {
+					return len(toks)
+				}
+				for i := end + 1; i < c; i++ {
+					switch {
+					case toks[i].isName() && (i == end+1 || toks[i-1].isOp(",")):
+						id := &ast.Ident{Name: toks[i].val, Quoted: toks[i].kind == tQIdent}
+						id.S = toks[i].span()
+						v.Columns = append(v.Columns, id)
+					case toks[i].isOp(",") && i > end+1 && toks[i-1].isName():
+					default:
+						rw.errorf(diag.SyntaxError, toks[i].span(), "expected the column names of %s, as in AS t(a, b)", v.Alias.Name)
+						rw.hide(k, c+1)
+						return c + 1
+					}
+				}
+				end = c + 1
+			}
+			v.S = v.S.Join(toks[end-1].span())
+		}
+	} else {
+		rw.failed = true
+	}
+	rw.values = append(rw.values, v)
+	rw.replace(k, end, "_vals"+strconv.Itoa(len(rw.values)-1))
+	return end
+}
+
+// valuesAliasStop are the words after (VALUES …) that are no alias.
+var valuesAliasStop = map[string]bool{"ON": true, "JOIN": true, "LEFT": true, "RIGHT": true, "INNER": true,
+	"FULL": true, "CROSS": true, "WHERE": true, "GROUP": true, "UNION": true, "ORDER": true, "LIMIT": true,
+	"HAVING": true, "USING": true, "NATURAL": true, "WINDOW": true, "EXCEPT": true, "INTERSECT": true}
+
+// parseValues parses VALUES (row), (row) … (toks starts at VALUES): every
+// row a parenthesized list of expressions (a single value may go without
+// parentheses, as Flink allows), all rows of the same length.
+func parseValues(src string, toks []token, l *diag.List) (*ast.Values, bool) {
+	v := &ast.Values{}
+	v.S = diag.Span{Start: toks[0].start, End: toks[len(toks)-1].end}
+	ok := true
+	item := func(from, to int) ast.Expr {
+		if from >= to {
+			l.Errorf(diag.SyntaxError, toks[min(from, len(toks)-1)].span(), "expected a value")
+			ok = false
+			return nil
+		}
+		e := parseExprRegion(src, toks[from:to], l)
+		if e == nil {
+			ok = false
+		}
+		return e
+	}
+	k := 1
+	for k < len(toks) {
+		var row []ast.Expr
+		if toks[k].isOp("(") {
+			c := matchParen(toks, k)
+			if c < 0 {
+				return v, false
+			}
+			start, depth := k+1, 0
+			for i := k + 1; i <= c; i++ {
+				switch {
+				case toks[i].isOp("("):
+					depth++
+				case toks[i].isOp(")") && depth > 0:
+					depth--
+				case depth == 0 && (toks[i].isOp(",") || i == c):
+					row = append(row, item(start, i))
+					start = i + 1
+				}
+			}
+			k = c + 1
+		} else {
+			start := k
+			for k < len(toks) && !toks[k].isOp(",") {
+				k++
+			}
+			row = append(row, item(start, k))
+		}
+		if len(v.Rows) > 0 && len(row) != len(v.Rows[0]) && ok {
+			l.Errorf(diag.SetOpMismatch, toks[min(k, len(toks))-1].span(), "VALUES rows have different numbers of values: %d and %d", len(v.Rows[0]), len(row))
+			ok = false
+		}
+		v.Rows = append(v.Rows, row)
+		if k < len(toks) {
+			if !toks[k].isOp(",") {
+				l.Errorf(diag.SyntaxError, toks[k].span(), "expected ',' or the end of VALUES, found %s", toks[k].describe())
+				return v, false
+			}
+			k++
+		}
+	}
+	if len(v.Rows) == 0 {
+		l.Errorf(diag.SyntaxError, toks[0].span(), "VALUES needs at least one row")
+		return v, false
+	}
+	return v, ok
+}
 
 // tvf parses TABLE(TUMBLE|HOP|CUMULATE(TABLE t, DESCRIPTOR(col), INTERVAL ...))
 // at k and replaces it with a placeholder table name; it returns the index

@@ -65,6 +65,16 @@ func parseQueryRegion(src string, toks []token, l *diag.List) ast.Query {
 	if !checkParens(toks, l) {
 		return nil
 	}
+	if len(toks) > 0 && toks[0].is("VALUES") {
+		// VALUES … as the whole query: SELECT * FROM (VALUES …).
+		v, ok := parseValues(src, toks, l)
+		if !ok {
+			return nil
+		}
+		sel := &ast.Select{From: v, Fields: []*ast.SelectItem{{Loc: v.Loc, Star: true}}}
+		sel.S = v.S
+		return sel
+	}
 	rw := newRewriter(src, toks, l)
 	if rw.failed {
 		return nil
@@ -716,7 +726,10 @@ func (c *conv) resultSet(n tast.ResultSetNode) ast.TableExpr {
 	return nil
 }
 
-var tvfName = regexp.MustCompile(`^_tvf(\d+)$`)
+var (
+	tvfName    = regexp.MustCompile(`^_tvf(\d+)$`)
+	valuesName = regexp.MustCompile(`^_vals(\d+)$`)
+)
 
 func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 	alias := func(start diag.Pos) *ast.Ident {
@@ -727,6 +740,14 @@ func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 	}
 	switch src := ts.Source.(type) {
 	case *tast.TableName:
+		if m := valuesName.FindStringSubmatch(src.Name.O); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			if i < len(c.rw.values) {
+				v := c.rw.values[i]
+				c.skipTo(v.S.End)
+				return v
+			}
+		}
 		if m := tvfName.FindStringSubmatch(src.Name.O); m != nil {
 			i, _ := strconv.Atoi(m[1])
 			if i < len(c.rw.tvfs) {

@@ -44,6 +44,8 @@ func kindOf(n Node) string {
 	switch x := n.(type) {
 	case *Source:
 		return "Source"
+	case *Values:
+		return "Values"
 	case *Calc:
 		return "Calc"
 	case *Window:
@@ -212,6 +214,15 @@ func aggs(a *Aggregate) string {
 // detail is everything a node is built from, but its inputs.
 func detail(n Node) string {
 	switch x := n.(type) {
+	case *Values:
+		rows := make([]string, len(x.Rows))
+		for i, r := range x.Rows {
+			rows[i] = "(" + renderList(r, nil) + ")"
+		}
+		if len(rows) > 3 {
+			rows = append(rows[:3:3], fmt.Sprintf("… %d rows", len(x.Rows)))
+		}
+		return strings.Join(rows, ", ") + " bounded"
 	case *Source:
 		s := x.TableName
 		if x.Alias != "" && x.Alias != x.TableName {

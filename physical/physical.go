@@ -501,6 +501,16 @@ func (n *Sink) Inputs() []Node { return []Node{n.Input} }
 // Inputs implements Node.
 func (n *Source) Inputs() []Node { return nil }
 
+// Values emits Rows, each expression over no columns evaluated once when
+// the job starts, then ends: VALUES as a table (bounded, insert-only).
+type Values struct {
+	Op
+	Rows [][]expr.Expr
+}
+
+// Inputs implements Node.
+func (n *Values) Inputs() []Node { return nil }
+
 // Inputs implements Node.
 func (n *Calc) Inputs() []Node { return []Node{n.Input} }
 

@@ -256,9 +256,79 @@ func (b *binder) from(t ast.TableExpr) *rel {
 		return requalify(n, alias, alias, t.S)
 	case *ast.WindowTVF:
 		return b.windowTVF(t)
+	case *ast.Values:
+		return b.values(t)
 	}
 	b.errorf(diag.UnsupportedSyntax, t.Span(), "unsupported FROM item")
 	return nil
+}
+
+// values binds VALUES (row), … as a table: a bounded, insert-only input of
+// rows computed once (the expressions name no column). Each column's type is the common type of its values, as
+// a UNION's (an INT 1 and a DECIMAL 2.5 make a DECIMAL column); columns
+// are named by the alias's column list, else EXPR$0, EXPR$1, ….
+func (b *binder) values(v *ast.Values) *rel {
+	bd := &expr.Binder{Scope: &expr.Scope{}, L: b.l, Clause: "VALUES"}
+	rows := make([][]expr.Expr, len(v.Rows))
+	failed := false
+	for i, r := range v.Rows {
+		for _, x := range r {
+			e := bd.Bind(x)
+			if e == nil {
+				failed = true
+				continue
+			}
+			rows[i] = append(rows[i], e)
+		}
+	}
+	if failed {
+		return nil
+	}
+	n := len(rows[0])
+	if len(v.Columns) > 0 && len(v.Columns) != n {
+		b.errorf(diag.InsertMismatch, v.Alias.S, "%s names %s but its VALUES rows have %d", v.Alias.Name, columnsWord(len(v.Columns)), n)
+		return nil
+	}
+	cols := make([]logical.Column, n)
+	for j := range cols {
+		t := rows[0][j].Type()
+		for i, r := range rows[1:] {
+			ct, ok := types.CommonType(t, r[j].Type())
+			if !ok {
+				b.errorf(diag.SetOpMismatch, v.Rows[i+1][j].Span(), "VALUES column %d is %s in the first row but %s here", j+1, t, r[j].Type())
+				return nil
+			}
+			t = ct
+		}
+		if t.Kind == types.Null {
+			b.errorf(diag.TypeMismatch, v.Rows[0][j].Span(), "VALUES column %d is NULL in every row: CAST(NULL AS type) says its type", j+1)
+			return nil
+		}
+		cols[j] = logical.Column{Name: fmt.Sprintf("EXPR$%d", j), Type: t}
+		if len(v.Columns) > 0 {
+			cols[j].Name = v.Columns[j].Name
+		}
+	}
+	for _, r := range rows {
+		for j, e := range r {
+			r[j] = castTo(e, cols[j].Type)
+		}
+	}
+	alias := ""
+	if v.Alias != nil {
+		alias = v.Alias.Name
+	}
+	node := &logical.Values{Rows: rows, Cols: cols, S: v.S}
+	return requalify(node, alias, alias, v.S)
+}
+
+// castTo returns e as a value of type t (e's type widens to t): numbers
+// converted, a NULL given its type.
+func castTo(e expr.Expr, t types.T) expr.Expr {
+	if e.Type().Kind == types.Null {
+		return &expr.Call{Fn: "CAST", Args: []expr.Expr{e}, T: t.WithNullable(true), S: e.Span()}
+	}
+	return convert(e, t, "CAST")
 }
 
 // requalify exposes a node's columns under one qualifier.

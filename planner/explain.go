@@ -94,6 +94,15 @@ func (e *explainer) title(n logical.Node) string {
 			}
 		}
 		return s
+	case *logical.Values:
+		rows := make([]string, len(x.Rows))
+		for i, r := range x.Rows {
+			rows[i] = "(" + renderList(r, nil) + ")"
+		}
+		if len(rows) > 3 {
+			rows = append(rows[:3:3], fmt.Sprintf("… %d rows", len(x.Rows)))
+		}
+		return "Values " + strings.Join(rows, ", ")
 	case *logical.WatermarkAssigner:
 		cols := x.Input.Columns()
 		return fmt.Sprintf("WatermarkAssigner %s", plus(colName(cols, x.TimeCol), -x.DelayMillis))

@@ -373,6 +373,8 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 	switch x := n.(type) {
 	case *logical.Scan:
 		return l.source(x, nil)
+	case *logical.Values:
+		return &physical.Values{Op: op(fmt.Sprintf("Values(%d rows)", len(x.Rows)), x), Rows: x.Rows}, nil
 	case *logical.WatermarkAssigner:
 		s, ok := x.Input.(*logical.Scan)
 		if !ok {

@@ -57,6 +57,8 @@ func timeCols(n logical.Node) []expr.TimeAttr {
 		return out
 	case *logical.WatermarkAssigner:
 		return timeCols(x.Input)
+	case *logical.Values:
+		return none(len(x.Cols))
 	case *logical.Filter:
 		return timeCols(x.Input)
 	case *logical.Project:
@@ -160,6 +162,8 @@ func (d *deriver) produce(n logical.Node) *Props {
 		if len(x.Table.PrimaryKey) > 0 {
 			p.Keys = [][]int{slices.Clone(x.Table.PrimaryKey)}
 		}
+	case *logical.Values:
+		p.Produced = changelogmode.InsertOnly
 	case *logical.WatermarkAssigner, *logical.Filter:
 		p.Produced, p.Keys = child(0).Produced, child(0).Keys
 	case *logical.Project:

@@ -780,6 +780,8 @@ func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
 			o.fire("prune", x.S, "%s: the plan reads %d of %d columns (%s)", x.Table.Name, n, len(used), strings.Join(names, ", "))
 		}
 		return s
+	case *logical.Values:
+		return x
 	case *logical.WatermarkAssigner:
 		in := append([]bool(nil), need...)
 		in[x.TimeCol] = true

@@ -36,6 +36,10 @@ func checkRunnable(root logical.Node, props map[logical.Node]*Props, l *diag.Lis
 					es = append(es, c.Expr)
 				}
 			}
+		case *logical.Values:
+			for _, r := range x.Rows {
+				es = append(es, r...)
+			}
 		case *logical.Filter:
 			withWM, es = true, []expr.Expr{x.Cond}
 		case *logical.Project:
