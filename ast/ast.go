@@ -104,7 +104,8 @@ type StringLit struct {
 }
 
 // TypeName is a data type as written: a canonical name (STRING, VARCHAR,
-// BIGINT, DECIMAL, TIMESTAMP, TIMESTAMP_LTZ, ...) and its parameters.
+// BIGINT, DECIMAL, TIMESTAMP, TIMESTAMP_LTZ, ...) and its parameters; for
+// ARRAY, MAP and ROW its element types.
 type TypeName struct {
 	Loc
 	Name   string
@@ -112,6 +113,10 @@ type TypeName struct {
 	// HasParams distinguishes TIMESTAMP from TIMESTAMP(6).
 	HasParams bool
 	NotNull   bool
+	// Elems are the element types of ARRAY<T> (one), MAP<K, V> (two) and
+	// ROW<f T, ...> (one per field, named by FieldNames).
+	Elems      []*TypeName
+	FieldNames []*Ident
 }
 
 // CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)] AS query.

@@ -103,7 +103,23 @@ func (p *printer) node(n Node) {
 // String renders the type as written canonically, e.g. DECIMAL(15, 2).
 func (t *TypeName) String() string {
 	s := t.Name
-	if t.HasParams {
+	if t.Name == "ARRAY" || t.Name == "MAP" || t.Name == "ROW" {
+		var b strings.Builder
+		b.WriteString(t.Name)
+		b.WriteByte('<')
+		for i, e := range t.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if t.Name == "ROW" && i < len(t.FieldNames) {
+				b.WriteString(QuoteIdent(t.FieldNames[i].Name))
+				b.WriteByte(' ')
+			}
+			b.WriteString(e.String())
+		}
+		b.WriteByte('>')
+		s = b.String()
+	} else if t.HasParams {
 		ps := make([]string, len(t.Params))
 		for i, v := range t.Params {
 			ps[i] = strconv.Itoa(v)

@@ -225,8 +225,17 @@ func (p *stmtParser) typeName() *ast.TypeName {
 		if p.accept("VARYING") {
 			tn.Name = "VARCHAR"
 		}
-	case "ARRAY", "MAP", "MULTISET", "ROW", "RAW", "STRUCTURED":
-		p.failf(diag.InvalidType, t.span(), "%s types are not supported yet; use scalar types (STRING, BIGINT, DECIMAL, TIMESTAMP(3), ...)", tn.Name)
+	case "ARRAY", "MAP", "ROW":
+		p.nestedType(tn, t.start)
+		if p.acceptSeq("NOT", "NULL") {
+			tn.NotNull = true
+		} else {
+			p.accept("NULL")
+		}
+		tn.S = p.span(t.start)
+		return tn
+	case "MULTISET", "RAW", "STRUCTURED":
+		p.failf(diag.InvalidType, t.span(), "%s types are not supported; use ARRAY<T>, MAP<K, V>, ROW<f T, ...> or scalar types (STRING, BIGINT, DECIMAL, TIMESTAMP(3), ...)", tn.Name)
 	}
 	if p.peek().isOp("<") {
 		p.failf(diag.InvalidType, p.peek().span(), "type %s takes no <...> arguments", tn.Name)
@@ -256,4 +265,68 @@ func (p *stmtParser) typeName() *ast.TypeName {
 	}
 	tn.S = p.span(t.start)
 	return tn
+}
+
+// nestedType parses the element types of ARRAY<T>, MAP<K, V> and
+// ROW<name T, ...> (also ROW(name T, ...)); a field may carry a
+// description string, which is ignored. A '>>' closing two types at once
+// is split.
+func (p *stmtParser) nestedType(tn *ast.TypeName, start diag.Pos) {
+	closer := ">"
+	switch {
+	case p.peek().isOp("<>"):
+		p.failf(diag.InvalidType, p.peek().span(), "%s needs its element types, as in %s", tn.Name,
+			map[string]string{"ARRAY": "ARRAY<STRING>", "MAP": "MAP<STRING, BIGINT>", "ROW": "ROW<name STRING>"}[tn.Name])
+	case p.acceptOp("<"):
+	case tn.Name == "ROW" && p.acceptOp("("):
+		closer = ")"
+	case tn.Name == "ROW":
+		p.expectedf("'<' or '(' after ROW, as in ROW<name STRING, price DECIMAL(10, 2)>")
+	default:
+		p.expectedf("'<' after %s, as in %s", tn.Name, map[string]string{"ARRAY": "ARRAY<STRING>", "MAP": "MAP<STRING, BIGINT>"}[tn.Name])
+	}
+	if tn.Name == "ROW" && p.closes(closer) {
+		p.failf(diag.InvalidType, p.peek().span(), "ROW needs at least one field, as in ROW<name STRING>")
+	}
+	for {
+		if tn.Name == "ROW" {
+			tn.FieldNames = append(tn.FieldNames, p.ident("a field name"))
+		}
+		tn.Elems = append(tn.Elems, p.typeName())
+		if tn.Name == "ROW" && p.peek().kind == tString {
+			p.next() // a field's description
+		}
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if !p.closes(closer) {
+		p.expectedf("',' or '%s'", closer)
+	}
+	p.closeType(closer)
+	want := map[string]int{"ARRAY": 1, "MAP": 2}[tn.Name]
+	if want != 0 && len(tn.Elems) != want {
+		p.failf(diag.InvalidType, p.span(start), "%s takes %d element type(s), got %d; write %s", tn.Name, want, len(tn.Elems),
+			map[string]string{"ARRAY": "ARRAY<T>", "MAP": "MAP<K, V>"}[tn.Name])
+	}
+}
+
+// closes reports whether the next token closes a type list with closer
+// (a '>>' closes one and the enclosing one).
+func (p *stmtParser) closes(closer string) bool {
+	t := p.peek()
+	return t.isOp(closer) || closer == ">" && t.isOp(">>")
+}
+
+// closeType consumes closer; of a '>>' it consumes the first '>' and leaves
+// the second for the enclosing type.
+func (p *stmtParser) closeType(closer string) {
+	if t := p.peek(); closer == ">" && t.isOp(">>") {
+		// The tokens may be shared (CAST's come from the rewriter's):
+		// split on a copy.
+		p.toks = append([]token(nil), p.toks...)
+		p.toks[p.i] = token{kind: tOp, start: t.start + 1, end: t.end, val: ">"}
+		return
+	}
+	p.next()
 }

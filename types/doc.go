@@ -14,6 +14,7 @@
 //	TIMESTAMP_LTZ(p)  an instant, shown in the session zone (default p = 6)
 //	INTERVAL DAY TO SECOND(3), INTERVAL YEAR TO MONTH
 //	NULL              the type of the NULL literal
+//	ARRAY<T>, MAP<K, V>, ROW<name T, ...>   nested types (ArrayOf, MapOf, RowOf)
 //
 // A T is a small comparable value (kind, parameters, nullability), so types
 // can be compared with == and used as map keys. Its String method prints the
@@ -47,6 +48,11 @@
 //     TO_TIMESTAMP_LTZ(epoch, 3) for milliseconds, TO_TIMESTAMP_LTZ(epoch, 0)
 //     for seconds (Flink 1.15+ refuses the TIMESTAMP case too; it reads
 //     TIMESTAMP_LTZ casts as seconds).
+//
+// Nested types compare (= and <> only: Orderable) and merge only with the
+// same type apart from nullability and ROW field names, since their values
+// are compared by their encoding (package row); CAST converts them element
+// by element, and to a string as Flink prints them.
 //
 // Results are nullable when any input is nullable. The NULL type is
 // comparable with every type and merges into any type as a nullable one.

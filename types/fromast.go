@@ -13,7 +13,7 @@ import (
 // them.
 const Supported = "BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), " +
 	"CHAR(n), VARCHAR(n), STRING, BINARY(n), VARBINARY(n), BYTES, DATE, TIME(p), " +
-	"TIMESTAMP(p), TIMESTAMP_LTZ(p)"
+	"TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>"
 
 // foreign maps type names from other systems to what to write in Flink SQL.
 var foreign = map[string]string{
@@ -142,8 +142,10 @@ func (c *conv) convert() (T, bool) {
 		c.errorf("%s is not supported (Flink does not support it either)", c.name).
 			WithHint("use TIMESTAMP_LTZ(3) for an instant in time, or TIMESTAMP(3) for a wall-clock date and time")
 		return T{}, false
-	case "ARRAY", "MAP", "MULTISET", "ROW", "RAW":
-		c.errorf("%s types are not supported by streamsql yet", c.name).
+	case "ARRAY", "MAP", "ROW":
+		return c.nested()
+	case "MULTISET", "RAW":
+		c.errorf("%s types are not supported by streamsql", c.name).
 			WithHint("supported types: %s", Supported)
 		return T{}, false
 	}
@@ -248,4 +250,48 @@ func (c *conv) precision(k Kind, def int) (T, bool) {
 
 func precisionHint(k Kind) string {
 	return fmt.Sprintf("the precision counts fractional-second digits: %s(0) is seconds, (3) milliseconds, (6) microseconds, (9) nanoseconds", k)
+}
+
+// nested converts ARRAY<T>, MAP<K, V> and ROW<name T, ...>; every element
+// type is converted (and its errors reported) before the result is built.
+func (c *conv) nested() (T, bool) {
+	want := map[string]int{"ARRAY": 1, "MAP": 2}[c.name]
+	if c.t.HasParams || len(c.t.Elems) == 0 || want != 0 && len(c.t.Elems) != want ||
+		c.name == "ROW" && len(c.t.FieldNames) != len(c.t.Elems) {
+		c.errorf("%s needs its element types, as in %s", c.name,
+			map[string]string{"ARRAY": "ARRAY<STRING>", "MAP": "MAP<STRING, BIGINT>", "ROW": "ROW<name STRING, price DECIMAL(10, 2)>"}[c.name])
+		return T{}, false
+	}
+	elems := make([]T, len(c.t.Elems))
+	ok := true
+	for i, e := range c.t.Elems {
+		t, eok := FromAST(e, c.l)
+		elems[i] = t
+		ok = ok && eok
+	}
+	if c.name == "ROW" {
+		seen := map[string]bool{}
+		for _, id := range c.t.FieldNames {
+			if seen[id.Name] {
+				c.l.Errorf(diag.InvalidType, id.Span(), "field %s appears twice in this ROW type", id.Name).
+					WithHint("every field of a ROW needs its own name")
+				ok = false
+			}
+			seen[id.Name] = true
+		}
+	}
+	if !ok {
+		return T{}, false
+	}
+	switch c.name {
+	case "ARRAY":
+		return ArrayOf(elems[0]), true
+	case "MAP":
+		return MapOf(elems[0], elems[1]), true
+	}
+	fs := make([]Field, len(elems))
+	for i := range fs {
+		fs[i] = Field{Name: c.t.FieldNames[i].Name, Type: elems[i]}
+	}
+	return RowOf(fs...), true
 }

@@ -114,7 +114,8 @@ func TestFromASTErrors(t *testing.T) {
 		{tn("TIMESTAMPTZ"), "unknown data type TIMESTAMPTZ", "write TIMESTAMP_LTZ(3)"},
 		{tn("FOO"), "unknown data type FOO", "supported types: BOOLEAN"},
 		{tn("TIMESTAMP WITH TIME ZONE", 3), "TIMESTAMP WITH TIME ZONE is not supported (Flink does not support it either)", "TIMESTAMP_LTZ(3)"},
-		{tn("ARRAY"), "ARRAY types are not supported by streamsql yet", "supported types"},
+		{tn("ARRAY"), "ARRAY needs its element types, as in ARRAY<STRING>", ""},
+		{tn("MULTISET"), "MULTISET types are not supported by streamsql", "supported types"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in.String(), func(t *testing.T) {

@@ -19,7 +19,7 @@ func numericRank(k Kind) int {
 	case Double:
 		return 7
 	case Invalid, Boolean, Char, Varchar, Binary, Varbinary, Date, Time, Timestamp, TimestampLTZ,
-		Interval, IntervalYM, Null:
+		Interval, IntervalYM, Null, Array, Map, Row:
 	}
 	return 0
 }
@@ -39,7 +39,7 @@ func asDecimal(t T) (p, s int) {
 	case Decimal:
 		return t.Precision, t.Scale
 	case Invalid, Boolean, Float, Double, Char, Varchar, Binary, Varbinary, Date, Time, Timestamp,
-		TimestampLTZ, Interval, IntervalYM, Null:
+		TimestampLTZ, Interval, IntervalYM, Null, Array, Map, Row:
 	}
 	panic("types: asDecimal of " + t.String())
 }
@@ -62,6 +62,12 @@ func adjustDecimal(p, s int) T {
 // strings, and otherwise only the same kind. TIMESTAMP and TIMESTAMP_LTZ are
 // not comparable with each other (the comparison would depend on the session
 // time zone), nor is DATE with TIMESTAMP. NULL is comparable with everything.
+//
+// An ARRAY, MAP or ROW is comparable with a value of the same type apart
+// from nullability and ROW field names (SameIgnoringNullDeep), and only
+// with = and <> (see Orderable): two arrays are equal when they have the
+// same length and equal elements in order, two maps when they have the
+// same keys with equal values, two rows when their fields are equal.
 func Comparable(a, b T) bool {
 	if a.Kind == Invalid || b.Kind == Invalid {
 		return false
@@ -69,6 +75,8 @@ func Comparable(a, b T) bool {
 	switch {
 	case a.Kind == Null || b.Kind == Null:
 		return true
+	case a.IsNested() || b.IsNested():
+		return SameIgnoringNullDeep(a, b)
 	case a.IsNumeric() && b.IsNumeric(),
 		a.IsString() && b.IsString(),
 		a.IsBinary() && b.IsBinary():
@@ -103,6 +111,11 @@ func CommonType(a, b T) (T, bool) {
 	nullable := a.Nullable || b.Nullable
 	var r T
 	switch {
+	case a.IsNested() || b.IsNested():
+		if !SameIgnoringNullDeep(a, b) {
+			return T{}, false
+		}
+		r = mergeNullable(a, b)
 	case a.IsNumeric() && b.IsNumeric():
 		r = commonNumeric(a, b)
 	case a.IsString() && b.IsString():
@@ -285,7 +298,11 @@ func ImplicitCast(from, to T) bool {
 	switch {
 	case from.Kind == Invalid || to.Kind == Invalid:
 		return false
-	case from.Kind == Null || from.Kind == to.Kind:
+	case from.Kind == Null:
+		return true
+	case from.IsNested() || to.IsNested():
+		return SameIgnoringNullDeep(from, to)
+	case from.Kind == to.Kind:
 		return true
 	case from.IsNumeric() && to.IsNumeric():
 		return numericRank(from.Kind) <= numericRank(to.Kind)
@@ -316,10 +333,25 @@ func CanCast(from, to T) bool {
 	switch {
 	case f == Invalid || to.Kind == Invalid:
 		return false
-	case f == Null || f == to.Kind:
+	case f == Null:
 		return true
 	case to.Kind == Null:
 		return false
+	case f.IsNested() && to.IsString():
+		return true
+	case f.IsNested() || to.IsNested():
+		if !sameShape(from, to) {
+			return false
+		}
+		ef, et := from.elemsOf(), to.elemsOf()
+		for i := range ef {
+			if !CanCast(ef[i], et[i]) {
+				return false
+			}
+		}
+		return true
+	case f == to.Kind:
+		return true
 	case to.IsString() || f.IsString():
 		return true
 	}
@@ -336,7 +368,41 @@ func CanCast(from, to T) bool {
 		return f.IsTimestamp()
 	case Timestamp, TimestampLTZ:
 		return f.IsTemporal()
-	case Invalid, Char, Varchar, Interval, IntervalYM, Null:
+	case Invalid, Char, Varchar, Interval, IntervalYM, Null, Array, Map, Row:
 	}
 	return false
+}
+
+// Orderable reports whether values of types a and b can be compared with <,
+// <=, >, >=, BETWEEN, MIN, MAX and ORDER BY: Comparable types that are not
+// ARRAY, MAP or ROW (Flink does not order those either).
+func Orderable(a, b T) bool {
+	return Comparable(a, b) && !a.IsNested() && !b.IsNested()
+}
+
+// mergeNullable is a (SameIgnoringNullDeep as b) made nullable wherever a
+// or b is, at every level.
+func mergeNullable(a, b T) T {
+	if !a.IsNested() {
+		return a.WithNullable(a.Nullable || b.Nullable)
+	}
+	ea, eb := a.elemsOf(), b.elemsOf()
+	es := make([]T, len(ea))
+	for i := range ea {
+		es[i] = mergeNullable(ea[i], eb[i])
+	}
+	var r T
+	switch a.Kind {
+	case Array:
+		r = ArrayOf(es[0])
+	case Map:
+		r = MapOf(es[0], es[1])
+	default:
+		fs := a.Fields()
+		for i := range fs {
+			fs[i].Type = es[i]
+		}
+		r = RowOf(fs...)
+	}
+	return r.WithNullable(a.Nullable || b.Nullable)
 }

@@ -31,6 +31,9 @@ const (
 	Interval          // INTERVAL DAY TO SECOND, kept in milliseconds
 	IntervalYM        // INTERVAL YEAR TO MONTH, kept in months
 	Null              // the type of the NULL literal
+	Array             // ARRAY<T>
+	Map               // MAP<K, V>
+	Row               // ROW<f1 T1, f2 T2, ...>
 )
 
 // Limits and defaults, as in Flink.
@@ -75,6 +78,9 @@ var kindNames = [...]string{
 	Interval:     "INTERVAL DAY TO SECOND",
 	IntervalYM:   "INTERVAL YEAR TO MONTH",
 	Null:         "NULL",
+	Array:        "ARRAY",
+	Map:          "MAP",
+	Row:          "ROW",
 }
 
 // String returns the kind's SQL name without parameters, e.g. VARCHAR or
@@ -111,6 +117,10 @@ func (k Kind) IsTimestamp() bool { return k == Timestamp || k == TimestampLTZ }
 // IsTemporal reports whether k is DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ.
 func (k Kind) IsTemporal() bool { return k == Date || k == Time || k.IsTimestamp() }
 
+// IsNested reports whether k is ARRAY, MAP or ROW: a type with element
+// types (see Elem, Key, Value and Fields).
+func (k Kind) IsNested() bool { return k == Array || k == Map || k == Row }
+
 // IsInterval reports whether k is a day-time or year-month interval.
 func (k Kind) IsInterval() bool { return k == Interval || k == IntervalYM }
 
@@ -124,8 +134,11 @@ func (k Kind) IsInterval() bool { return k == Interval || k == IntervalYM }
 //	Char, Varchar, Binary, Varbinary     Length (1..MaxLength)
 //	Time, Timestamp, TimestampLTZ        Precision (0..9)
 //	Interval                             Precision (always IntervalPrecision)
+//	Array, Map, Row                      their element types (Elem, Key and Value, Fields)
 //
-// The others are zero.
+// The others are zero. The element types of a nested type are held in an
+// interned descriptor, so that T stays comparable and == stays type
+// identity (nullability of the elements included).
 type T struct {
 	Kind
 	Precision, Scale int
@@ -133,6 +146,7 @@ type T struct {
 	// Nullable is true unless the column is declared NOT NULL. The NULL
 	// type is always nullable.
 	Nullable bool
+	nest     *nested
 }
 
 // New returns the nullable type of kind k with Flink's defaults, as if it was
@@ -150,7 +164,8 @@ func New(k Kind) T {
 		t.Precision = DefaultTimestampPrecision
 	case Interval:
 		t.Precision = IntervalPrecision
-	case Invalid, Boolean, TinyInt, SmallInt, Int, BigInt, Float, Double, Date, Time, IntervalYM, Null:
+	case Invalid, Boolean, TinyInt, SmallInt, Int, BigInt, Float, Double, Date, Time, IntervalYM, Null,
+		Array, Map, Row:
 	}
 	return t
 }
@@ -240,6 +255,8 @@ func (t T) base() string {
 		return p("TIMESTAMP_LTZ", t.Precision)
 	case Interval:
 		return p("INTERVAL DAY TO SECOND", t.Precision)
+	case Array, Map, Row:
+		return t.nestedString()
 	case Invalid, Boolean, TinyInt, SmallInt, Int, BigInt, Float, Double, Date, IntervalYM, Null:
 	}
 	return t.Kind.String()
