@@ -17,6 +17,8 @@
 //	INTERVAL DAY TO SECOND          Int: milliseconds
 //	INTERVAL YEAR TO MONTH          Int: months
 //	NULL                            the zero Value
+//	ARRAY, ROW                      Str: a list of values (nested.go)
+//	MAP                             Str: a list of keys and values, sorted by key
 //
 // Times are kept in milliseconds, the unit of event time and watermarks;
 // precision beyond milliseconds is truncated. DECIMAL with precision above 18
