@@ -54,7 +54,12 @@
 // 'json.fail-on-missing-field' is 'true' (or the column is NOT NULL).
 // Numbers and strings are both accepted for numeric columns ("42" reads as
 // 42, as in Flink); a nested object or array read into a STRING column is
-// its JSON text. Bytes are base64. Writing: timestamps as
+// its JSON text. An ARRAY column reads a JSON array, a ROW column an object
+// (fields by name, as a record's), a MAP column an object whose field names
+// are the keys (read as the key type's text); an error inside one names the
+// path to the element (tags[2], address.city, attrs["k"]). They are
+// written the same way (map entries sorted by key). csv and raw refuse
+// nested columns. Bytes are base64. Writing: timestamps as
 // 'yyyy-MM-dd HH:mm:ss.SSS' with as many fraction digits as the type's
 // precision ('json.timestamp-format.standard' = 'ISO-8601' writes
 // 'yyyy-MM-ddTHH:mm:ss.SSS', with 'Z' for TIMESTAMP_LTZ), decimals as

@@ -141,6 +141,11 @@ func IgnoreParseErrors(name string, opts Options) bool {
 type FieldError struct {
 	// Column is the column (and field) name.
 	Column string
+	// Path is where in a nested value (ARRAY, MAP, ROW) of the column the
+	// value is: [2] (1-based, as SQL indexes arrays), ["key"], .field, or a
+	// chain of them; "" for the column's own value. Type is then the type
+	// at Path.
+	Path string
 	// Type is the column's type.
 	Type types.T
 	// Value is the offending value as the message shows it: a JSON value
@@ -156,9 +161,25 @@ type FieldError struct {
 
 func (e *FieldError) Error() string {
 	if e.Missing {
-		return fmt.Sprintf("column %s %s: %s", e.Column, e.Type.WithNullable(true), e.Reason)
+		return fmt.Sprintf("column %s%s %s: %s", e.Column, e.Path, e.Type.WithNullable(true), e.Reason)
 	}
-	return fmt.Sprintf("column %s %s: value %s: %s", e.Column, e.Type.WithNullable(true), e.Value, e.Reason)
+	return fmt.Sprintf("column %s%s %s: value %s: %s", e.Column, e.Path, e.Type.WithNullable(true), e.Value, e.Reason)
+}
+
+// fieldErrorAt is the error for the value at path in column c, of type t.
+func fieldErrorAt(c *connector.Column, path string, t types.T, shown string, err error) *FieldError {
+	fe := fieldError(c, shown, err)
+	fe.Path, fe.Type = path, t
+	return fe
+}
+
+// notNullWhat says what is NOT NULL: the column, or the nested element
+// at path.
+func notNullWhat(path string) string {
+	if path == "" {
+		return "the column is NOT NULL"
+	}
+	return "the element type is NOT NULL"
 }
 
 // fieldError is the error for a value of column c; shown is the value as
@@ -236,24 +257,56 @@ func shorten(s string) (string, bool) {
 func physical(c *connector.Column) bool { return c.MetadataKey == "" }
 
 // readable reports whether a column of type t can be read and written by
-// the formats of this package.
-func readable(t types.T) error {
+// a format of this package; nested says whether the format has ARRAY, MAP
+// and ROW (json and debezium-json do, csv and raw do not).
+func readable(t types.T, nested bool) error {
 	switch t.Kind {
 	case types.Boolean, types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Float, types.Double,
 		types.Decimal, types.Char, types.Varchar, types.Binary, types.Varbinary, types.Date, types.Time,
 		types.Timestamp, types.TimestampLTZ, types.Interval, types.IntervalYM:
 		return nil
+	case types.Array, types.Map, types.Row:
+		if !nested {
+			return fmt.Errorf("type %s is not supported by this format; use 'json' (nested objects and arrays) or declare the column STRING", t)
+		}
+		for _, e := range nestedElems(t) {
+			if err := readable(e, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	case types.Invalid, types.Null:
+	}
+	return fmt.Errorf("type %s is not supported by the formats", t)
+}
+
+// nestedElems are the element types of a nested type: ARRAY's element,
+// MAP's key and value, ROW's fields.
+func nestedElems(t types.T) []types.T {
+	switch t.Kind {
+	case types.Array:
+		return []types.T{t.Elem()}
+	case types.Map:
+		return []types.T{t.Key(), t.Value()}
+	case types.Row:
+		var ts []types.T
+		for _, f := range t.Fields() {
+			ts = append(ts, f.Type)
+		}
+		return ts
 	default:
-		return fmt.Errorf("type %s is not supported by the formats", t)
+		return nil
 	}
 }
 
-func checkSchema(schema []connector.Column) error {
+func checkSchema(schema []connector.Column) error { return checkSchemaOf(schema, false) }
+
+func checkSchemaOf(schema []connector.Column, nested bool) error {
 	for i := range schema {
 		if !physical(&schema[i]) {
 			continue
 		}
-		if err := readable(schema[i].Type); err != nil {
+		if err := readable(schema[i].Type, nested); err != nil {
 			return fmt.Errorf("column %s: %w", schema[i].Name, err)
 		}
 	}

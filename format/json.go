@@ -304,7 +304,7 @@ type jsonObject struct {
 }
 
 func newJSONObject(schema []connector.Column, failOnMissing bool) (*jsonObject, error) {
-	if err := checkSchema(schema); err != nil {
+	if err := checkSchemaOf(schema, true); err != nil {
 		return nil, err
 	}
 	o := &jsonObject{schema: schema, byName: map[string]int{}, failOnMissing: failOnMissing, seen: make([]bool, len(schema))}
@@ -399,7 +399,12 @@ func (o *jsonObject) read(s string, i int, vals []row.Value) (int, error) {
 
 // value decodes the JSON value at s[i] as a value of column c.
 func (o *jsonObject) value(c *connector.Column, s string, i int) (row.Value, int, error) {
-	t := c.Type
+	return o.valueAt(c, "", c.Type, s, i)
+}
+
+// valueAt decodes the JSON value at s[i] as a value of type t, found in
+// column c at path (tags[2], address.city; "" for the column's value).
+func (o *jsonObject) valueAt(c *connector.Column, path string, t types.T, s string, i int) (row.Value, int, error) {
 	if i >= len(s) {
 		return row.NullValue, 0, synErr(i, "unexpected end of input, expected a value")
 	}
@@ -411,13 +416,16 @@ func (o *jsonObject) value(c *connector.Column, s string, i int) (row.Value, int
 		}
 		if t.IsString() {
 			if err := checkUTF8(str); err != nil {
-				return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), err)
+				return row.NullValue, 0, fieldErrorAt(c, path, t, showJSON(s[i:j]), err)
 			}
 			return row.StrValue(str), j, nil
 		}
+		if t.IsNested() {
+			return row.NullValue, 0, fieldErrorAt(c, path, t, showJSON(s[i:j]), fmt.Errorf("expected %s, got a string", expected(t)))
+		}
 		v, err := ParseText(t, str)
 		if err != nil {
-			return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), err)
+			return row.NullValue, 0, fieldErrorAt(c, path, t, showJSON(s[i:j]), err)
 		}
 		return v, j, nil
 	case ch == '-' || ch >= '0' && ch <= '9':
@@ -443,7 +451,7 @@ func (o *jsonObject) value(c *connector.Column, s string, i int) (row.Value, int
 			err = fmt.Errorf("expected %s, got a number", expected(t))
 		}
 		if err != nil {
-			return row.NullValue, 0, fieldError(c, showJSON(num), err)
+			return row.NullValue, 0, fieldErrorAt(c, path, t, showJSON(num), err)
 		}
 		return v, j, nil
 	case ch == 't' || ch == 'f':
@@ -461,16 +469,22 @@ func (o *jsonObject) value(c *connector.Column, s string, i int) (row.Value, int
 		case t.IsString():
 			return row.StrValue(lit), j, nil
 		}
-		return row.NullValue, 0, fieldError(c, showJSON(lit), fmt.Errorf("expected %s, got a boolean", expected(t)))
+		return row.NullValue, 0, fieldErrorAt(c, path, t, showJSON(lit), fmt.Errorf("expected %s, got a boolean", expected(t)))
 	case ch == 'n':
 		j, err := scanLiteral(s, i, "null")
 		if err != nil {
 			return row.NullValue, 0, err
 		}
 		if !t.Nullable {
-			return row.NullValue, 0, fieldError(c, "null", errors.New("the column is NOT NULL"))
+			return row.NullValue, 0, fieldErrorAt(c, path, t, "null", errors.New(notNullWhat(path)))
 		}
 		return row.NullValue, j, nil
+	case ch == '[' && t.Kind == types.Array:
+		return o.array(c, path, t, s, i)
+	case ch == '{' && t.Kind == types.Map:
+		return o.mapValue(c, path, t, s, i)
+	case ch == '{' && t.Kind == types.Row:
+		return o.rowValue(c, path, t, s, i)
 	case ch == '{' || ch == '[':
 		j, err := skipValue(s, i, 1)
 		if err != nil {
@@ -480,7 +494,7 @@ func (o *jsonObject) value(c *connector.Column, s string, i int) (row.Value, int
 			// As Flink: a nested value read into a string column is its
 			// JSON text.
 			if err := checkUTF8(s[i:j]); err != nil {
-				return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), err)
+				return row.NullValue, 0, fieldErrorAt(c, path, t, showJSON(s[i:j]), err)
 			}
 			return row.StrValue(s[i:j]), j, nil
 		}
@@ -488,7 +502,7 @@ func (o *jsonObject) value(c *connector.Column, s string, i int) (row.Value, int
 		if ch == '[' {
 			what = "an array"
 		}
-		return row.NullValue, 0, fieldError(c, showJSON(s[i:j]), fmt.Errorf("expected %s, got %s", expected(t), what))
+		return row.NullValue, 0, fieldErrorAt(c, path, t, showJSON(s[i:j]), fmt.Errorf("expected %s, got %s", expected(t), what))
 	default:
 		return row.NullValue, 0, synErr(i, "unexpected character %q", ch)
 	}
@@ -509,9 +523,138 @@ func expected(t types.T) string {
 		return "a base64 string"
 	case types.Char, types.Varchar:
 		return "a string"
+	case types.Array:
+		return "a JSON array"
+	case types.Map:
+		return "a JSON object (its fields are the map's entries)"
+	case types.Row:
+		return "a JSON object"
 	default:
 		return "a number"
 	}
+}
+
+// array decodes the JSON array at s[i] == '[' as a value of the ARRAY
+// column c.
+func (o *jsonObject) array(c *connector.Column, path string, t types.T, s string, i int) (row.Value, int, error) {
+	et := t.Elem()
+	var vals []row.Value
+	j := skipWS(s, i+1)
+	if j < len(s) && s[j] == ']' {
+		return row.ListValue(nil), j + 1, nil
+	}
+	for k := 1; ; k++ {
+		v, next, err := o.valueAt(c, path+"["+strconv.Itoa(k)+"]", et, s, j)
+		if err != nil {
+			return row.NullValue, 0, err
+		}
+		vals = append(vals, v)
+		j = skipWS(s, next)
+		switch {
+		case j < len(s) && s[j] == ',':
+			j = skipWS(s, j+1)
+		case j < len(s) && s[j] == ']':
+			return row.ListValue(vals), j + 1, nil
+		default:
+			return row.NullValue, 0, synErr(j, "expected ',' or ']' in the array")
+		}
+	}
+}
+
+// objectFields calls field for each field of the JSON object at
+// s[i] == '{' with the field's name and the offset of its value; field
+// returns the offset after the value.
+func objectFields(s string, i int, field func(name string, at int) (int, error)) (int, error) {
+	j := skipWS(s, i+1)
+	if j < len(s) && s[j] == '}' {
+		return j + 1, nil
+	}
+	for {
+		if j >= len(s) || s[j] != '"' {
+			return 0, synErr(j, "expected a field name")
+		}
+		key, k, err := scanString(s, j)
+		if err != nil {
+			return 0, err
+		}
+		k = skipWS(s, k)
+		if k >= len(s) || s[k] != ':' {
+			return 0, synErr(k, "expected ':' after field name")
+		}
+		if k, err = field(key, skipWS(s, k+1)); err != nil {
+			return 0, err
+		}
+		k = skipWS(s, k)
+		switch {
+		case k < len(s) && s[k] == ',':
+			j = skipWS(s, k+1)
+		case k < len(s) && s[k] == '}':
+			return k + 1, nil
+		default:
+			return 0, synErr(k, "expected ',' or '}'")
+		}
+	}
+}
+
+// mapValue decodes the JSON object at s[i] == '{' as a value of the MAP
+// column c: each field an entry, its name read as the key type's text.
+func (o *jsonObject) mapValue(c *connector.Column, path string, t types.T, s string, i int) (row.Value, int, error) {
+	kt, vt := t.Key(), t.Value()
+	var keys, vals []row.Value
+	j, err := objectFields(s, i, func(name string, at int) (int, error) {
+		var key row.Value
+		var err error
+		if kt.IsString() {
+			err = checkUTF8(name)
+			key = row.StrValue(name)
+		} else {
+			key, err = ParseText(kt, name)
+		}
+		if err != nil {
+			return 0, fieldErrorAt(c, path+" key", kt, showJSON(strconv.Quote(name)), err)
+		}
+		v, next, err := o.valueAt(c, path+"["+strconv.Quote(name)+"]", vt, s, at)
+		if err != nil {
+			return 0, err
+		}
+		keys, vals = append(keys, key), append(vals, v)
+		return next, nil
+	})
+	if err != nil {
+		return row.NullValue, 0, err
+	}
+	return row.MapValue(keys, vals), j, nil
+}
+
+// rowValue decodes the JSON object at s[i] == '{' as a value of the ROW
+// column c: fields matched by name as a record's are, unknown ones
+// ignored, missing ones NULL (an error for a NOT NULL field).
+func (o *jsonObject) rowValue(c *connector.Column, path string, t types.T, s string, i int) (row.Value, int, error) {
+	fs := t.Fields()
+	vals := make([]row.Value, len(fs))
+	seen := make([]bool, len(fs))
+	j, err := objectFields(s, i, func(name string, at int) (int, error) {
+		f := t.FieldIndex(name)
+		if f < 0 {
+			return skipValue(s, at, 1)
+		}
+		v, next, err := o.valueAt(c, path+"."+name, fs[f].Type, s, at)
+		if err != nil {
+			return 0, err
+		}
+		vals[f], seen[f] = v, true
+		return next, nil
+	})
+	if err != nil {
+		return row.NullValue, 0, err
+	}
+	for f := range fs {
+		if !seen[f] && !fs[f].Type.Nullable {
+			return row.NullValue, 0, &FieldError{Column: c.Name, Path: path + "." + fs[f].Name, Type: fs[f].Type, Missing: true,
+				Reason: "the field is missing, and it is NOT NULL"}
+		}
+	}
+	return row.ListValue(vals), j, nil
 }
 
 // jsonDecoder is the json format: one object per record.
@@ -553,13 +696,14 @@ type jsonFields struct {
 }
 
 type encCol struct {
-	idx int
-	t   types.T
-	key []byte // "name":
+	idx  int
+	name string
+	t    types.T
+	key  []byte // "name":
 }
 
 func newJSONFields(schema []connector.Column, opts Options, name string) (*jsonFields, error) {
-	if err := checkSchema(schema); err != nil {
+	if err := checkSchemaOf(schema, true); err != nil {
 		return nil, err
 	}
 	f := &jsonFields{
@@ -570,7 +714,7 @@ func newJSONFields(schema []connector.Column, opts Options, name string) (*jsonF
 	for i := range schema {
 		if physical(&schema[i]) {
 			key := appendJSONString(nil, schema[i].Name)
-			f.cols = append(f.cols, encCol{idx: i, t: schema[i].Type, key: append(key, ':')})
+			f.cols = append(f.cols, encCol{idx: i, name: schema[i].Name, t: schema[i].Type, key: append(key, ':')})
 		}
 	}
 	return f, nil
@@ -593,15 +737,95 @@ func (f *jsonFields) appendObject(b []byte, vals []row.Value) ([]byte, error) {
 		}
 		first = false
 		b = append(b, c.key...)
-		b = f.appendValue(b, c.t, v)
+		var err error
+		if b, err = f.appendValue(b, c.t, v); err != nil {
+			return b, fmt.Errorf("column %s: %w", c.name, err)
+		}
 	}
 	return append(b, '}'), nil
 }
 
-func (f *jsonFields) appendValue(b []byte, t types.T, v row.Value) []byte {
+func (f *jsonFields) appendValue(b []byte, t types.T, v row.Value) ([]byte, error) {
 	if v.IsNull() {
-		return append(b, "null"...)
+		return append(b, "null"...), nil
 	}
+	switch t.Kind {
+	case types.Array, types.Map, types.Row:
+		return f.appendNested(b, t, v)
+	default:
+		return f.appendScalar(b, t, v), nil
+	}
+}
+
+// appendNested writes an ARRAY as a JSON array, a MAP as an object (keys
+// as their text), a ROW as an object of its fields.
+func (f *jsonFields) appendNested(b []byte, t types.T, v row.Value) ([]byte, error) {
+	r, n, err := row.NewListReader(v.Str())
+	if err != nil {
+		return b, err
+	}
+	var fs []types.Field
+	open, closer := byte('{'), byte('}')
+	switch t.Kind {
+	case types.Array:
+		open, closer = '[', ']'
+	case types.Row:
+		fs = t.Fields()
+		if n != len(fs) {
+			return b, fmt.Errorf("a %s value has %d fields: %w", t, n, row.ErrCorrupt)
+		}
+	default: // MAP
+	}
+	b = append(b, open)
+	first := true
+	for k := 0; k < n; k++ {
+		var et types.T
+		switch t.Kind {
+		case types.Array:
+			et = t.Elem()
+		case types.Map:
+			key, err := r.Next()
+			if err != nil {
+				return b, err
+			}
+			et = t.Value()
+			if !first {
+				b = append(b, ',')
+			}
+			if kt := t.Key(); kt.IsString() {
+				b = appendJSONString(b, key.Str())
+			} else {
+				b = appendJSONString(b, string(AppendText(nil, kt, key)))
+			}
+			b = append(b, ':')
+		default:
+			et = fs[k].Type
+		}
+		e, err := r.Next()
+		if err != nil {
+			return b, err
+		}
+		if t.Kind == types.Row {
+			if e.IsNull() && f.ignoreNull {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, fs[k].Name)
+			b = append(b, ':')
+		} else if t.Kind == types.Array && !first {
+			b = append(b, ',')
+		}
+		first = false
+		if b, err = f.appendValue(b, et, e); err != nil {
+			return b, err
+		}
+	}
+	return append(b, closer), nil
+}
+
+func (f *jsonFields) appendScalar(b []byte, t types.T, v row.Value) []byte {
 	switch t.Kind {
 	case types.Char, types.Varchar:
 		return appendJSONString(b, v.Str())

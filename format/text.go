@@ -243,6 +243,8 @@ func AppendText(b []byte, t types.T, v row.Value) []byte {
 		return civil.AppendTime(b, v.Int(), t.Precision)
 	case types.Timestamp, types.TimestampLTZ:
 		return civil.AppendTimestamp(b, v.Int(), t.Precision, ' ')
+	case types.Array, types.Map, types.Row:
+		return appendNestedText(b, t, v)
 	default:
 		switch v.Kind() {
 		case row.Float:
@@ -253,6 +255,67 @@ func AppendText(b []byte, t types.T, v row.Value) []byte {
 		}
 		return strconv.AppendInt(b, v.Int(), 10)
 	}
+}
+
+// appendNestedText writes a nested value as Flink's CAST(x AS STRING)
+// does: ARRAY [1, 2], MAP {k1=v1, k2=v2}, ROW (1, abc); a NULL element is
+// NULL. Bytes that are not a nested value (damaged state) end the text
+// with "…corrupt".
+func appendNestedText(b []byte, t types.T, v row.Value) []byte {
+	r, n, err := row.NewListReader(v.Str())
+	if err != nil {
+		return append(b, "…corrupt"...)
+	}
+	var fs []types.Field
+	open, closer := byte('['), byte(']')
+	switch t.Kind {
+	case types.Map:
+		open, closer = '{', '}'
+	case types.Row:
+		open, closer = '(', ')'
+		fs = t.Fields()
+	default: // ARRAY
+	}
+	elem := func(et types.T) bool {
+		e, err := r.Next()
+		if err != nil {
+			b = append(b, "…corrupt"...)
+			return false
+		}
+		if e.IsNull() {
+			b = append(b, "NULL"...)
+		} else {
+			b = AppendText(b, et, e)
+		}
+		return true
+	}
+	b = append(b, open)
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		var ok bool
+		switch t.Kind {
+		case types.Array:
+			ok = elem(t.Elem())
+		case types.Map:
+			ok = elem(t.Key())
+			if ok {
+				b = append(b, '=')
+				ok = elem(t.Value())
+			}
+		default:
+			et := types.T{}
+			if k < len(fs) {
+				et = fs[k].Type
+			}
+			ok = elem(et)
+		}
+		if !ok {
+			return b
+		}
+	}
+	return append(b, closer)
 }
 
 // appendFloat writes the shortest text that reads back to f; NaN and

@@ -54,6 +54,28 @@ func Schema() []connector.Column {
 	}
 }
 
+// NestedSchema is Schema with nested columns too (the json formats read
+// them; csv does not): arrays of scalars, of NOT NULL strings and of rows,
+// maps with string and integer keys (one with array values), and a row
+// holding a row.
+func NestedSchema() []connector.Column {
+	s := Schema()
+	meta := s[len(s)-1]
+	inner := types.RowOf(types.Field{Name: "x", Type: types.StringType()}, types.Field{Name: "y", Type: types.DecimalOf(10, 2)})
+	return append(s[:len(s)-1],
+		col("arr", types.ArrayOf(types.New(types.Int))),
+		col("arrs", types.ArrayOf(types.StringType().NotNull())),
+		col("arrd", types.ArrayOf(types.New(types.Double))),
+		col("m", types.MapOf(types.StringType(), types.TimestampOf(3))),
+		col("mi", types.MapOf(types.New(types.BigInt).NotNull(), types.ArrayOf(types.DecimalOf(5, 1)))),
+		col("r", types.RowOf(
+			types.Field{Name: "a", Type: types.New(types.BigInt)},
+			types.Field{Name: "b c", Type: types.New(types.Boolean).NotNull()},
+			types.Field{Name: "inner", Type: inner})),
+		col("ar", types.ArrayOf(inner)),
+		meta)
+}
+
 // The range the formats read: years 1 to 9999, UTC.
 var (
 	MinMillis = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
@@ -153,19 +175,83 @@ func InDomain(t types.T, v row.Value) string {
 		if v.Kind() != row.Int || v.Int() < MinMillis || v.Int() > MaxMillis || v.Int()%Unit(t.Precision) != 0 {
 			return "not a timestamp in years 1..9999 at the type's precision"
 		}
+	case types.Array, types.Row:
+		vals, err := row.DecodeList(nil, v.Str())
+		if v.Kind() != row.Str || err != nil {
+			return "not a nested list"
+		}
+		for k, e := range vals {
+			var et types.T
+			if t.Kind == types.Array {
+				et = t.Elem()
+			} else {
+				if len(vals) != t.NumFields() {
+					return "not as many fields as the row type"
+				}
+				et = t.Fields()[k].Type
+			}
+			if why := inDomainOrNull(et, e); why != "" {
+				return why
+			}
+		}
+	case types.Map:
+		keys, vals, err := row.DecodeMap(nil, nil, v.Str())
+		if v.Kind() != row.Str || err != nil {
+			return "not a nested map"
+		}
+		for k := range keys {
+			if keys[k].IsNull() || k > 0 && keys[k-1].Compare(keys[k]) >= 0 {
+				return "map keys NULL, unsorted or repeated"
+			}
+			if why := inDomainOrNull(t.Key(), keys[k]); why != "" {
+				return why
+			}
+			if why := inDomainOrNull(t.Value(), vals[k]); why != "" {
+				return why
+			}
+		}
 	default:
 		return "a type the formats do not read"
 	}
 	return ""
 }
 
+func inDomainOrNull(t types.T, v row.Value) string {
+	if v.IsNull() {
+		if !t.Nullable {
+			return "a NULL element of a NOT NULL type"
+		}
+		return ""
+	}
+	return InDomain(t, v)
+}
+
 // SameValue is row.Value.Equal, but with every NaN the same (a NaN's
 // payload bits are not part of its value).
+//
+// Nested values (lists, see row.AppendList) are compared element by
+// element the same way.
 func SameValue(a, b row.Value) bool {
 	if a.Kind() == row.Float && b.Kind() == row.Float && math.IsNaN(a.Float()) && math.IsNaN(b.Float()) {
 		return true
 	}
-	return a.Equal(b)
+	if a.Equal(b) {
+		return true
+	}
+	if a.Kind() != row.Str || b.Kind() != row.Str {
+		return false
+	}
+	la, erra := row.DecodeList(nil, a.Str())
+	lb, errb := row.DecodeList(nil, b.Str())
+	if erra != nil || errb != nil || len(la) != len(lb) {
+		return false
+	}
+	for i := range la {
+		if !SameValue(la[i], lb[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Gen builds values from a fuzzer's bytes; past their end it reads zeros,
@@ -277,6 +363,25 @@ func (g *Gen) Value(t types.T) row.Value {
 	case types.Timestamp, types.TimestampLTZ:
 		u := Unit(t.Precision)
 		return row.IntValue(g.Within(MinMillis/u, MaxMillis/u) * u)
+	case types.Array, types.Row:
+		var vals []row.Value
+		if t.Kind == types.Row {
+			for _, f := range t.Fields() {
+				vals = append(vals, g.Value(f.Type))
+			}
+		} else {
+			for n := g.Byte() % 4; n > 0; n-- {
+				vals = append(vals, g.Value(t.Elem()))
+			}
+		}
+		return row.ListValue(vals)
+	case types.Map:
+		var keys, vals []row.Value
+		for n := g.Byte() % 4; n > 0; n-- {
+			k := g.Value(t.Key().NotNull())
+			keys, vals = append(keys, k), append(vals, g.Value(t.Value()))
+		}
+		return row.MapValue(keys, vals)
 	default:
 		panic("formattest: no generator for " + t.String())
 	}
