@@ -25,9 +25,15 @@ import (
 //	INTERVAL DAY TO SECOND        +1 02:03:04.005
 //	INTERVAL YEAR TO MONTH        +1-02
 //	strings and bytes             as they are
+//	ARRAY                         [1, 2, NULL] (elements as above)
+//	MAP                           {a=1, b=2}
+//	ROW                           (1, abc)
 func FormatValue(v row.Value, t types.T) string {
 	if v.IsNull() {
 		return "NULL"
+	}
+	if t.IsNested() {
+		return formatNested(v, t)
 	}
 	switch v.Kind() {
 	case row.Str:
@@ -76,10 +82,149 @@ func FormatValue(v row.Value, t types.T) string {
 	case types.Float, types.Double:
 		return formatFloat(float64(n), t.Kind == types.Float)
 	case types.Invalid, types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Char, types.Varchar,
-		types.Binary, types.Varbinary, types.Null:
+		types.Binary, types.Varbinary, types.Null, types.Array, types.Map, types.Row:
 		b = strconv.AppendInt(b, n, 10)
 	}
 	return string(b)
+}
+
+// formatNested renders an ARRAY, MAP or ROW as Flink's CAST(x AS STRING)
+// does. Bytes that are no nested value (damaged state) render as what
+// could be read and "…corrupt".
+func formatNested(v row.Value, t types.T) string {
+	var b strings.Builder
+	r, n, err := row.NewListReader(v.Str())
+	if err != nil {
+		return "…corrupt"
+	}
+	elems := nestedElems(t)
+	open, closer := "[", "]"
+	switch t.Kind {
+	case types.Map:
+		open, closer = "{", "}"
+	case types.Row:
+		open, closer = "(", ")"
+	default: // ARRAY
+	}
+	b.WriteString(open)
+	next := func(et types.T) bool {
+		e, err := r.Next()
+		if err != nil {
+			b.WriteString("…corrupt")
+			return false
+		}
+		b.WriteString(FormatValue(e, et))
+		return true
+	}
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		switch t.Kind {
+		case types.Map:
+			if !next(elems[0]) {
+				return b.String()
+			}
+			b.WriteByte('=')
+			if !next(elems[1]) {
+				return b.String()
+			}
+		case types.Row:
+			et := types.T{}
+			if k < len(elems) {
+				et = elems[k]
+			}
+			if !next(et) {
+				return b.String()
+			}
+		default:
+			if !next(elems[0]) {
+				return b.String()
+			}
+		}
+	}
+	b.WriteString(closer)
+	return b.String()
+}
+
+// nestedElems are the element types of a nested type: ARRAY's element,
+// MAP's key and value, ROW's fields.
+func nestedElems(t types.T) []types.T {
+	switch t.Kind {
+	case types.Array:
+		return []types.T{t.Elem()}
+	case types.Map:
+		return []types.T{t.Key(), t.Value()}
+	case types.Row:
+		fs := t.Fields()
+		ts := make([]types.T, len(fs))
+		for i, f := range fs {
+			ts[i] = f.Type
+		}
+		return ts
+	default:
+		return nil
+	}
+}
+
+// nestedConv converts an ARRAY, MAP or ROW to another of the same shape,
+// element by element (a MAP's entries are sorted again, and of keys that
+// became equal the last is kept).
+func nestedConv(from, to types.T, explicit bool) (conv, error) {
+	if from.Kind != to.Kind || from.NumFields() != to.NumFields() {
+		return nil, errorf(ErrInvalidCast, "cannot CAST %s to %s", from, to)
+	}
+	fe, te := nestedElems(from), nestedElems(to)
+	convs := make([]conv, len(fe))
+	identity := true
+	for i := range fe {
+		c, err := converter(fe[i], te[i], explicit)
+		if err != nil {
+			return nil, err
+		}
+		convs[i] = c
+		identity = identity && c == nil
+	}
+	if identity {
+		return nil, nil
+	}
+	apply := func(c conv, v row.Value) (row.Value, error) {
+		if c == nil || v.IsNull() {
+			return v, nil
+		}
+		return c(v)
+	}
+	return func(v row.Value) (row.Value, error) {
+		if to.Kind == types.Map {
+			keys, vals, err := row.DecodeMap(nil, nil, v.Str())
+			if err != nil {
+				return row.NullValue, err
+			}
+			for i := range keys {
+				if keys[i], err = apply(convs[0], keys[i]); err != nil {
+					return row.NullValue, err
+				}
+				if vals[i], err = apply(convs[1], vals[i]); err != nil {
+					return row.NullValue, err
+				}
+			}
+			return row.MapValue(keys, vals), nil
+		}
+		vals, err := row.DecodeList(nil, v.Str())
+		if err != nil {
+			return row.NullValue, err
+		}
+		for i := range vals {
+			c := convs[0]
+			if to.Kind == types.Row && i < len(convs) {
+				c = convs[i]
+			}
+			if vals[i], err = apply(c, vals[i]); err != nil {
+				return row.NullValue, err
+			}
+		}
+		return row.ListValue(vals), nil
+	}, nil
 }
 
 // formatFloat prints f as Java's Double.toString (Float.toString when
@@ -136,7 +281,7 @@ func ParseValue(s string, t types.T) (row.Value, error) {
 		return row.StrValue(s), nil
 	case types.Null:
 		return row.NullValue, nil
-	case types.Invalid:
+	case types.Invalid, types.Array, types.Map, types.Row:
 		return row.NullValue, errorf(ErrInvalidCast, "cannot parse '%s' as %s", s, t)
 	default: // parsed from the trimmed text below
 	}
@@ -229,7 +374,7 @@ func ParseValue(s string, t types.T) (row.Value, error) {
 			n = -n
 		}
 		return row.IntValue(n), nil
-	case types.Char, types.Varchar, types.Binary, types.Varbinary, types.Null, types.Invalid:
+	case types.Char, types.Varchar, types.Binary, types.Varbinary, types.Null, types.Invalid, types.Array, types.Map, types.Row:
 	}
 	return bad()
 }
@@ -284,7 +429,7 @@ func intRange(k types.Kind) (int64, int64) {
 		return math.MinInt32, math.MaxInt32
 	case types.Invalid, types.Boolean, types.BigInt, types.Float, types.Double, types.Decimal, types.Char, types.Varchar,
 		types.Binary, types.Varbinary, types.Date, types.Time, types.Timestamp, types.TimestampLTZ, types.Interval,
-		types.IntervalYM, types.Null:
+		types.IntervalYM, types.Null, types.Array, types.Map, types.Row:
 	}
 	return math.MinInt64, math.MaxInt64
 }
@@ -313,6 +458,8 @@ func converter(from, to types.T, explicit bool) (conv, error) {
 			}
 			return s, nil
 		}, nil
+	case f.IsNested() || k.IsNested():
+		return nestedConv(from, to, explicit)
 	case f.IsString():
 		if k.IsBinary() {
 			return nil, nil
@@ -502,7 +649,7 @@ func numRank(k types.Kind) int {
 	case types.Double:
 		return 7
 	case types.Invalid, types.Char, types.Varchar, types.Binary, types.Varbinary, types.Date, types.Time,
-		types.Timestamp, types.TimestampLTZ, types.Interval, types.IntervalYM, types.Null:
+		types.Timestamp, types.TimestampLTZ, types.Interval, types.IntervalYM, types.Null, types.Array, types.Map, types.Row:
 	}
 	return 8
 }

@@ -201,6 +201,12 @@ func (b *Binder) wantBool(x Expr, src ast.Expr) {
 
 // compare checks that x and y can be compared.
 func (b *Binder) compare(x, y Expr, xs, ys ast.Expr, at diag.Span, op string) bool {
+	ordered := op == "BETWEEN" || op == "comparison <" || op == "comparison <=" || op == "comparison >" || op == "comparison >="
+	if ordered && types.Comparable(x.Type(), y.Type()) && !types.Orderable(x.Type(), y.Type()) {
+		b.L.Errorf(diag.TypeMismatch, at, "%s cannot compare %s values: ARRAY, MAP and ROW values have no order", op, x.Type()).
+			WithHint("compare them with = or <>, or compare one of their elements")
+		return false
+	}
 	if types.Comparable(x.Type(), y.Type()) {
 		return true
 	}

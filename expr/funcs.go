@@ -301,6 +301,9 @@ func minMax(a []Expr) (types.T, string) {
 	if len(a) != 1 {
 		return types.T{}, "takes one argument"
 	}
+	if t := a[0].Type(); t.IsNested() {
+		return types.T{}, "cannot take " + t.String() + " values: ARRAY, MAP and ROW values have no order"
+	}
 	return a[0].Type().WithNullable(true), ""
 }
 

@@ -135,7 +135,7 @@ func (b *binder) overQuery(q *ast.Select, node logical.Node, scope *expr.Scope, 
 		if x == nil {
 			return nil
 		}
-		if !types.Comparable(x.Type(), x.Type()) {
+		if !types.Orderable(x.Type(), x.Type()) {
 			b.errorf(diag.TypeMismatch, o.S, "cannot order by %s: %s values have no order", ast.Format(o.Expr), x.Type())
 			return nil
 		}
