@@ -76,7 +76,15 @@
 //   - HASH_CODE is Java's hashCode for numbers, booleans and strings
 //     (String.hashCode over UTF-16), not Flink's internal binary hash.
 //   - PROCTIME(), NOW() and CURRENT_TIMESTAMP read Options.Now on every
-//     row; they are never folded.
+//     row; they are never folded, nor are LOCALTIMESTAMP, LOCALTIME,
+//     CURRENT_DATE, CURRENT_TIME (the session time zone is UTC), RAND,
+//     RAND_INTEGER and UUID.
+//   - RAND(seed) and RAND_INTEGER(seed, bound) draw java.util.Random's
+//     sequence (funcs_flink.go has its algorithm), as Flink's do, one
+//     generator per compiled expression.
+//   - CONVERT_TZ reads zones as Java's TimeZone does (regions, the short
+//     IDs, GMT+hh:mm) from the zone database compiled in (time/tzdata);
+//     an unknown zone is ErrInvalidArgument, not Java's silent GMT.
 //
 // # Time zones
 //

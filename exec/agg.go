@@ -79,6 +79,12 @@ func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec,
 		default:
 			s.new = func() accumulator { return &avgInt{} }
 		}
+	case "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
+		acc, err := newStatAcc(call.Fn, s.argT, call.T)
+		if err != nil {
+			return nil, err
+		}
+		s.new = func() accumulator { c := *acc; return &c }
 	case "MIN", "MAX":
 		isMax := call.Fn == "MAX"
 		s.new = func() accumulator { return &minMax{max: isMax, vals: map[string]*mmEntry{}} }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"sort"
@@ -27,7 +28,8 @@ import (
 func TestGroupAggregateRetractionMatchesReference(t *testing.T) {
 	const query = "SELECT g, COUNT(*), COUNT(v), COUNT(DISTINCT v), SUM(v), SUM(DISTINCT v), AVG(v), AVG(DISTINCT v), " +
 		"MIN(v), MAX(v), MAX(DISTINCT v), FIRST_VALUE(v), LAST_VALUE(v), MIN(s), MAX(s), FIRST_VALUE(s), LAST_VALUE(s), " +
-		"LISTAGG(s), LISTAGG(s, '|'), SUM(d), AVG(d), MIN(d), MAX(d), SUM(c), AVG(c), MIN(c), SUM(DISTINCT c) FROM t GROUP BY g;\n"
+		"LISTAGG(s), LISTAGG(s, '|'), SUM(d), AVG(d), MIN(d), MAX(d), SUM(c), AVG(c), MIN(c), SUM(DISTINCT c), " +
+		"VAR_POP(v), VAR_SAMP(v), STDDEV_POP(v), STDDEV_SAMP(v), VAR_POP(d), STDDEV_SAMP(d) FROM t GROUP BY g;\n"
 	for _, mode := range []string{"memory", "spill", "parallel"} {
 		for seed := int64(1); seed <= 60; seed++ {
 			if mode != "memory" && seed > 15 {
@@ -307,6 +309,18 @@ func (m *aggModel) table(live []aggTRow) []string {
 			}
 			return s
 		}
+		intsIf := func(ok bool, xs []int64, f func([]int64) int64) string {
+			if !ok {
+				return "NULL"
+			}
+			return ints(xs, f)
+		}
+		dblIf := func(ok bool, f func() float64) string {
+			if !ok {
+				return "NULL"
+			}
+			return fmtDouble(f())
+		}
 		cells := []string{
 			g,
 			strconv.Itoa(len(rows)),
@@ -335,11 +349,49 @@ func (m *aggModel) table(live []aggTRow) []string {
 			avgMicros(cs),
 			cents(cs, slices.Min[[]int64]),
 			cents(dcs, sum),
+			ints(vs, func(xs []int64) int64 { return flinkVar(xs, false) }),
+			intsIf(len(vs) > 1, vs, func(xs []int64) int64 { return flinkVar(xs, true) }),
+			ints(vs, func(xs []int64) int64 { return int64(math.Sqrt(float64(flinkVar(xs, false)))) }),
+			intsIf(len(vs) > 1, vs, func(xs []int64) int64 { return int64(math.Sqrt(float64(flinkVar(xs, true)))) }),
+			dbl(func(xs []float64) float64 { return floatVar(xs, false) }),
+			dblIf(len(ds) > 1, func() float64 { return math.Sqrt(floatVar(ds, true)) }),
 		}
 		out = append(out, "["+strings.Join(cells, ", ")+"]")
 	}
 	sort.Strings(out)
 	return out
+}
+
+// flinkVar is Flink's VAR_POP (VAR_SAMP when samp) of integers, as its
+// AggregateReduceFunctionsRule writes it: (SUM(x*x) - SUM(x)*SUM(x) /
+// COUNT(x)) / COUNT(x) [- 1], with integer divisions.
+func flinkVar(xs []int64, samp bool) int64 {
+	var s, s2 int64
+	for _, x := range xs {
+		s += x
+		s2 += x * x
+	}
+	n := int64(len(xs))
+	d := n
+	if samp {
+		d--
+	}
+	return (s2 - s*s/n) / d
+}
+
+// floatVar is the same over DOUBLEs.
+func floatVar(xs []float64, samp bool) float64 {
+	var s, s2 float64
+	for _, x := range xs {
+		s += x
+		s2 += x * x
+	}
+	n := float64(len(xs))
+	d := n
+	if samp {
+		d--
+	}
+	return max(0, (s2-s*s/n)/d)
 }
 
 func distinct(xs []int64) []int64 {

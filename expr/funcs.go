@@ -271,6 +271,13 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 		}
 		return a[0].Type().WithNullable(true), ""
 	},
+	// Flink's (Calcite's) statistical aggregates: the argument's type for
+	// numbers other than DECIMAL (the result truncated to an integer
+	// type, as Flink's), a DOUBLE for a DECIMAL.
+	"STDDEV_POP":  statAgg("STDDEV_POP"),
+	"STDDEV_SAMP": statAgg("STDDEV_SAMP"),
+	"VAR_POP":     statAgg("VAR_POP"),
+	"VAR_SAMP":    statAgg("VAR_SAMP"),
 	"MIN":         minMax,
 	"MAX":         minMax,
 	"FIRST_VALUE": oneArg,
@@ -295,6 +302,20 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 		}
 		return str.WithNullable(true), ""
 	},
+}
+
+func statAgg(name string) func(a []Expr) (types.T, string) {
+	return func(a []Expr) (types.T, string) {
+		if len(a) != 1 || !kindOK(a[0], isNum) {
+			return types.T{}, name + " takes one numeric argument"
+		}
+		if k := a[0].Type().Kind; k == types.Decimal || k == types.Null {
+			// Flink's is a DECIMAL(38, max(6, s)); the runtime's DECIMAL
+			// holds 18 digits, too few for the square of a DECIMAL(10, 2).
+			return types.New(types.Double), ""
+		}
+		return a[0].Type().WithNullable(true), ""
+	}
 }
 
 func minMax(a []Expr) (types.T, string) {

@@ -186,6 +186,12 @@ func (rw *rewriter) scan() {
 			// reads DAY, and the converter takes the unit from our token.
 			u := toks[k+2]
 			rw.edits = append(rw.edits, edit{int(u.start), int(u.end), "DAY" + strings.Repeat(" ", len(u.val)-3)})
+		case (t.is("TIMESTAMPADD") || t.is("TIMESTAMPDIFF")) && k+3 < len(toks) && toks[k+1].isOp("(") && toks[k+2].kind == tIdent &&
+			toks[k+3].isOp(",") && flinkOnlyUnits[strings.ToUpper(toks[k+2].val)]:
+			// As for EXTRACT: TiDB does not know MILLISECOND (nor the
+			// others); the binder judges the unit, from our token.
+			u := toks[k+2]
+			rw.edits = append(rw.edits, edit{int(u.start), int(u.end), "DAY" + strings.Repeat(" ", len(u.val)-3)})
 		case t.is("FILTER") && k > 0 && toks[k-1].isOp(")") && k+2 < len(toks) && toks[k+1].isOp("(") && toks[k+2].is("WHERE"):
 			k = rw.filter(k) - 1
 		case t.kind == tIdent && flinkNames[strings.ToUpper(t.val)]:

@@ -1198,7 +1198,7 @@ var tidbAggregates = map[string]bool{"COUNT": true, "SUM": true, "AVG": true, "M
 // synonyms are other names for functions; a call gets the canonical name.
 var synonyms = map[string]string{
 	"SUBSTR": "SUBSTRING", "CEILING": "CEIL", "LCASE": "LOWER", "UCASE": "UPPER",
-	"POW": "POWER", "LOCALTIMESTAMP": "CURRENT_TIMESTAMP", "LOCALTIME": "CURRENT_TIMESTAMP",
+	"POW": "POWER", "STDDEV": "STDDEV_SAMP", "VARIANCE": "VAR_SAMP",
 }
 
 // tidbRenames maps the names TiDB gives some functions to the other names
@@ -1215,6 +1215,8 @@ var tidbRenames = map[string][]string{
 	"DATE_ADD":          {"ADDDATE"},
 	"DATE_SUB":          {"SUBDATE"},
 	"CHAR_LENGTH":       {"CHARACTER_LENGTH"},
+	"STDDEV_POP":        {"STDDEV", "STD"},
+	"VAR_POP":           {"VARIANCE"},
 }
 
 func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) ast.Expr {
@@ -1239,8 +1241,15 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 		// TiDB renames a few functions; find the user's spelling.
 		for _, alias := range tidbRenames[upper] {
 			if k = c.find(func(t token) bool { return t.is(alias) }); k >= 0 {
-				if upper == "POW" {
+				switch {
+				case upper == "POW":
 					upper = "POWER" // the name streamsql's registry uses
+				case alias == "LOCALTIMESTAMP", alias == "LOCALTIME", alias == "STDDEV", alias == "VARIANCE", alias == "STD":
+					// Flink's LOCALTIMESTAMP and LOCALTIME are a TIMESTAMP and
+					// a TIME, not CURRENT_TIMESTAMP's TIMESTAMP_LTZ; its
+					// STDDEV and VARIANCE are the sample ones, not MySQL's
+					// population ones; STD is MySQL's only.
+					upper = alias
 				}
 				break
 			}

@@ -1,0 +1,218 @@
+package expr
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// FunctionDoc is one row of the function table of docs/sql.md: a built-in
+// of streamsql or of Flink, its group, and how it compares with Flink's.
+type FunctionDoc struct {
+	Name  string
+	Group string // string, numeric, temporal, conditional, aggregate, other
+	// Flink is "same", "differs: how", "streamsql-only: what" or "not
+	// supported" (a Flink built-in streamsql does not have).
+	Flink string
+}
+
+// Flink status of each built-in. Every function of the registry
+// (FunctionNames) has a row, and every row that is not "not supported"
+// names a function of the registry: TestFunctionDocs keeps them in step,
+// and docs/sql.md's table is generated from them (docs tests).
+var functionDocs = []FunctionDoc{
+	// string
+	{"CONCAT", "string", "same"},
+	{"CONCAT_WS", "string", "same"},
+	{"UPPER", "string", "same"},
+	{"LOWER", "string", "same"},
+	{"TRIM", "string", "differs: only TRIM(s) (spaces); TRIM(BOTH|LEADING|TRAILING x FROM s) is not supported"},
+	{"LTRIM", "string", "same"},
+	{"RTRIM", "string", "same"},
+	{"CHAR_LENGTH", "string", "differs: counts Unicode characters; Flink counts UTF-16 units (2 for a character beyond U+FFFF)"},
+	{"CHARACTER_LENGTH", "string", "differs: as CHAR_LENGTH"},
+	{"SUBSTRING", "string", "same"},
+	{"REPLACE", "string", "same"},
+	{"REGEXP_EXTRACT", "string", "differs: Go's RE2; Java-only constructs are refused (see below)"},
+	{"REGEXP_REPLACE", "string", "differs: Go's RE2; Java-only constructs are refused (see below)"},
+	{"SPLIT_INDEX", "string", "same"},
+	{"MD5", "string", "same"},
+	{"SHA1", "string", "same"},
+	{"SHA224", "string", "same"},
+	{"SHA256", "string", "same"},
+	{"SHA384", "string", "same"},
+	{"SHA512", "string", "same"},
+	{"SHA2", "string", "differs: the number of bits must be a literal"},
+	{"LPAD", "string", "same"},
+	{"RPAD", "string", "same"},
+	{"REPEAT", "string", "same"},
+	{"LEFT", "string", "same"},
+	{"RIGHT", "string", "same"},
+	{"REVERSE", "string", "same"},
+	{"INITCAP", "string", "same"},
+	{"ASCII", "string", "same"},
+	{"INSTR", "string", "same"},
+	{"LOCATE", "string", "same"},
+	{"TO_BASE64", "string", "same"},
+	{"UUID", "string", "same"},
+	{"HASH_CODE", "other", "differs: Java's hashCode of numbers, booleans and strings, not Flink's internal hash"},
+	{"POSITION", "string", "not supported"},
+	{"OVERLAY", "string", "not supported"},
+	{"REGEXP", "string", "not supported"},
+	{"CHR", "string", "not supported"},
+	{"DECODE", "string", "not supported"},
+	{"ENCODE", "string", "not supported"},
+	{"FROM_BASE64", "string", "not supported"},
+	{"PARSE_URL", "string", "not supported"},
+	{"SPLIT", "string", "not supported"},
+	{"STR_TO_MAP", "string", "not supported"},
+	{"ELT", "string", "not supported"},
+	{"TRANSLATE", "string", "not supported"},
+	{"JSON_VALUE", "JSON", "not supported"},
+	{"JSON_QUERY", "JSON", "not supported"},
+	{"JSON_EXISTS", "JSON", "not supported"},
+	{"JSON_STRING", "JSON", "not supported"},
+	{"JSON_OBJECT", "JSON", "not supported"},
+	{"JSON_ARRAY", "JSON", "not supported"},
+	{"IS_ALPHA", "string", "not supported"},
+	{"IS_DECIMAL", "string", "not supported"},
+	{"IS_DIGIT", "string", "not supported"},
+	// numeric
+	{"ABS", "numeric", "same"},
+	{"FLOOR", "numeric", "differs: FLOOR(ts TO unit) is not supported"},
+	{"CEIL", "numeric", "differs: CEIL(ts TO unit) is not supported"},
+	{"ROUND", "numeric", "same"},
+	{"MOD", "numeric", "same"},
+	{"POWER", "numeric", "same"},
+	{"SQRT", "numeric", "same"},
+	{"LN", "numeric", "same"},
+	{"LOG10", "numeric", "same"},
+	{"LOG2", "numeric", "same"},
+	{"LOG", "numeric", "same"},
+	{"EXP", "numeric", "same"},
+	{"SIN", "numeric", "same"},
+	{"COS", "numeric", "same"},
+	{"TAN", "numeric", "same"},
+	{"COT", "numeric", "same"},
+	{"ASIN", "numeric", "same"},
+	{"ACOS", "numeric", "same"},
+	{"ATAN", "numeric", "same"},
+	{"ATAN2", "numeric", "same"},
+	{"SINH", "numeric", "same"},
+	{"COSH", "numeric", "same"},
+	{"TANH", "numeric", "same"},
+	{"DEGREES", "numeric", "same"},
+	{"RADIANS", "numeric", "same"},
+	{"SIGN", "numeric", "same"},
+	{"PI", "numeric", "same"},
+	{"E", "numeric", "same"},
+	{"BIN", "numeric", "same"},
+	{"HEX", "numeric", "same"},
+	{"RAND", "numeric", "differs: the seed must be a literal; each parallel instance starts the seeded sequence afresh, and again after a restore"},
+	{"RAND_INTEGER", "numeric", "differs: as RAND"},
+	{"TRUNCATE", "numeric", "not supported"},
+	// temporal
+	{"TO_TIMESTAMP_LTZ", "temporal", "differs: the precision must be 0 or 3"},
+	{"TO_TIMESTAMP", "temporal", "same"},
+	{"TO_DATE", "temporal", "same"},
+	{"DATE_FORMAT", "temporal", "same"},
+	{"UNIX_TIMESTAMP", "temporal", "same"},
+	{"FROM_UNIXTIME", "temporal", "same"},
+	{"PROCTIME", "temporal", "same"},
+	{"NOW", "temporal", "same"},
+	{"CURRENT_TIMESTAMP", "temporal", "same"},
+	{"LOCALTIMESTAMP", "temporal", "same (the session time zone is UTC)"},
+	{"LOCALTIME", "temporal", "same (the session time zone is UTC)"},
+	{"CURRENT_DATE", "temporal", "same (the session time zone is UTC)"},
+	{"CURRENT_TIME", "temporal", "same (the session time zone is UTC)"},
+	{"CURRENT_WATERMARK", "temporal", "differs: only in WHERE and SELECT"},
+	{"CONVERT_TZ", "temporal", "differs: an unknown time zone is an error (Flink reads it as GMT); text after the seconds other than a fraction gives NULL"},
+	{"EXTRACT", "temporal", "same"},
+	{"TIMESTAMPDIFF", "temporal", "same"},
+	{"TIMESTAMPADD", "temporal", "differs: a DATE moved by a unit shorter than a day is a TIMESTAMP(3), not TIMESTAMP(6); a TIME moves only by HOUR, MINUTE, SECOND"},
+	{"YEAR", "temporal", "same"},
+	{"QUARTER", "temporal", "same"},
+	{"MONTH", "temporal", "same"},
+	{"WEEK", "temporal", "same"},
+	{"DAYOFYEAR", "temporal", "same"},
+	{"DAYOFMONTH", "temporal", "same"},
+	{"DAYOFWEEK", "temporal", "same"},
+	{"HOUR", "temporal", "same"},
+	{"MINUTE", "temporal", "same"},
+	{"SECOND", "temporal", "same"},
+	{"CURRENT_ROW_TIMESTAMP", "temporal", "not supported"},
+	// conditional
+	{"COALESCE", "conditional", "same"},
+	{"IFNULL", "conditional", "same"},
+	{"NULLIF", "conditional", "same"},
+	{"IF", "conditional", "same"},
+	{"GREATEST", "conditional", "same"},
+	{"LEAST", "conditional", "same"},
+	// aggregate
+	{"COUNT", "aggregate", "same"},
+	{"SUM", "aggregate", "differs: the SUM of an integer type is a BIGINT, and leaving BIGINT is an error (Flink keeps the type and wraps)"},
+	{"AVG", "aggregate", "same"},
+	{"MIN", "aggregate", "same"},
+	{"MAX", "aggregate", "same"},
+	{"FIRST_VALUE", "aggregate", "same"},
+	{"LAST_VALUE", "aggregate", "same"},
+	{"LISTAGG", "aggregate", "differs: the separator must be a literal"},
+	{"WINDOW_FINALITY", "aggregate", "streamsql-only: in a window aggregate, whether the row is final"},
+	{"WINDOW_VERSION", "aggregate", "streamsql-only: in a window aggregate, the row's version per window and key"},
+	{"STDDEV_POP", "aggregate", "differs: of a DECIMAL, a DOUBLE (Flink: DECIMAL(38, max(6, s))); STDDEV is STDDEV_SAMP"},
+	{"STDDEV_SAMP", "aggregate", "differs: as STDDEV_POP"},
+	{"VAR_POP", "aggregate", "differs: as STDDEV_POP; VARIANCE is VAR_SAMP"},
+	{"VAR_SAMP", "aggregate", "differs: as STDDEV_POP"},
+	{"COLLECT", "aggregate", "not supported"},
+	{"ARRAY_AGG", "aggregate", "not supported"},
+	{"JSON_OBJECTAGG", "aggregate", "not supported"},
+	{"JSON_ARRAYAGG", "aggregate", "not supported"},
+}
+
+// FunctionDocs returns the rows of the function table, by group and name.
+func FunctionDocs() []FunctionDoc {
+	out := append([]FunctionDoc(nil), functionDocs...)
+	order := map[string]int{"string": 0, "numeric": 1, "temporal": 2, "conditional": 3, "JSON": 4, "aggregate": 5, "other": 6}
+	sort.SliceStable(out, func(i, j int) bool {
+		if gi, gj := order[out[i].Group], order[out[j].Group]; gi != gj {
+			return gi < gj
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// FunctionDocsProblems lists the ways the registry and functionDocs
+// disagree: a function without a row, a row of an unknown group, a row
+// that says "not supported" for a function the registry has, or a
+// supported row for one it does not.
+func FunctionDocsProblems() []string {
+	var out []string
+	groups := map[string]bool{"string": true, "numeric": true, "temporal": true, "conditional": true, "JSON": true, "aggregate": true, "other": true}
+	seen := map[string]bool{}
+	for _, d := range functionDocs {
+		if seen[d.Name] {
+			out = append(out, d.Name+": two rows")
+		}
+		seen[d.Name] = true
+		_, scalar := functions[d.Name]
+		registered := scalar || IsAggregate(d.Name)
+		switch {
+		case !groups[d.Group]:
+			out = append(out, fmt.Sprintf("%s: unknown group %q", d.Name, d.Group))
+		case d.Flink == "not supported" && registered:
+			out = append(out, d.Name+": marked not supported, but the registry has it")
+		case d.Flink != "not supported" && !registered:
+			out = append(out, d.Name+": the registry does not have it; mark it not supported")
+		case d.Flink != "same" && d.Flink != "not supported" && !strings.HasPrefix(d.Flink, "same (") &&
+			!strings.HasPrefix(d.Flink, "differs: ") && !strings.HasPrefix(d.Flink, "streamsql-only: "):
+			out = append(out, fmt.Sprintf("%s: status %q is none of same, differs: …, streamsql-only: …, not supported", d.Name, d.Flink))
+		}
+	}
+	for _, n := range FunctionNames() {
+		if !seen[n] {
+			out = append(out, n+": has no row in expr/flinkdocs.go (say how it compares with Flink's)")
+		}
+	}
+	return out
+}
