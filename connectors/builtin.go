@@ -1,10 +1,12 @@
 package connectors
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/connectors/faker"
 	"github.com/streamsql/streamsql/diag"
 )
 
@@ -13,6 +15,7 @@ func init() {
 	Register(kafkaSpec)
 	Register(upsertKafkaSpec)
 	Register(datagenSpec)
+	Register(fakerSpec)
 	Register(printSpec)
 	Register(blackholeSpec)
 	Register(nexmarkSpec)
@@ -194,6 +197,46 @@ var datagenSpec = &ConnectorSpec{
 		return false
 	},
 	Check: checkDatagen,
+}
+
+var fakerSpec = &ConnectorSpec{
+	Name: "faker",
+	Doc: "Generates rows from Java Faker expressions, as the flink-faker connector: every column's " +
+		"'fields.<col>.expression'. Unbounded unless 'number-of-rows' is set.",
+	Options: concat([]OptionSpec{
+		{Key: "rows-per-second", Default: "10000", Validate: wholeNumber(1), Doc: "Rows generated per second."},
+		{Key: "number-of-rows", Validate: wholeNumber(0), Doc: "Rows to generate in all; the source is then bounded."},
+		{Key: "seed", Validate: wholeNumber(0),
+			Doc: "streamsql: seed of the random values, so that runs with the same seed generate the same rows " +
+				"(dates still follow the clock). Without it every run differs."},
+		{Key: "fields.#.expression", Example: "#{Name.firstName}",
+			Doc: "The column's value: text with Java Faker calls #{Provider.method 'arg', ...} (the supported ones are listed in connectors.md)."},
+		{Key: "fields.#.null-rate", Validate: fraction, Default: "0", Doc: "Share of NULL values, between 0 and 1."},
+	}, scanOptions()),
+	Source:      true,
+	SourceEmits: InsertOnly,
+	Bounded:     func(c *Config) bool { return c.Has("number-of-rows") },
+	Check:       checkFaker,
+}
+
+// checkFaker parses every expression: an unknown provider is SQL221, with
+// the list of supported ones; a known one called wrongly is SQL205.
+func checkFaker(c *Config, l *diag.List) {
+	for _, f := range datagenFields(c) {
+		key := "fields." + f + ".expression"
+		if !c.Has(key) {
+			continue
+		}
+		_, err := faker.Parse(c.Get(key))
+		var unknown *faker.UnknownError
+		switch {
+		case errors.As(err, &unknown):
+			l.Errorf(diag.FakerExpression, c.Option(key).Value.Span(), "%s: %v", key, err).
+				WithHint("supported: %s", strings.Join(faker.Supported(), ", "))
+		case err != nil:
+			invalid(c, l, key, "%s: %v", key, err)
+		}
+	}
 }
 
 var printSpec = &ConnectorSpec{

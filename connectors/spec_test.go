@@ -36,7 +36,7 @@ func TestModes(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	if got, want := Names(), []string{"blackhole", "datagen", "filesystem", "jdbc", "kafka", "nexmark", "print", "upsert-kafka"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"blackhole", "datagen", "faker", "filesystem", "jdbc", "kafka", "nexmark", "print", "upsert-kafka"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
 	if got, want := FormatNames(), []string{"csv", "debezium-json", "json", "raw"}; !slices.Equal(got, want) {

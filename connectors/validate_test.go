@@ -144,7 +144,7 @@ func TestValidateErrors(t *testing.T) {
 			"no connector",
 			[]string{"topic", "clicks"},
 			[]want{{"SQL203 error WITH: missing option 'connector': the WITH clause must name the connector that reads or writes the table",
-				"add 'connector' = '...', one of 'blackhole', 'datagen', 'filesystem', 'jdbc', 'kafka', 'nexmark', 'print', 'upsert-kafka'"}},
+				"add 'connector' = '...', one of 'blackhole', 'datagen', 'faker', 'filesystem', 'jdbc', 'kafka', 'nexmark', 'print', 'upsert-kafka'"}},
 		},
 		{
 			"misspelled connector",
@@ -160,7 +160,7 @@ func TestValidateErrors(t *testing.T) {
 			"unknown connector lists the known ones",
 			[]string{"connector", "cassandra"},
 			[]want{{"SQL202 error 'cassandra': unknown connector 'cassandra'",
-				"known connectors: blackhole, datagen, filesystem, jdbc, kafka, nexmark, print, upsert-kafka"}},
+				"known connectors: blackhole, datagen, faker, filesystem, jdbc, kafka, nexmark, print, upsert-kafka"}},
 		},
 		{
 			"duplicate option",

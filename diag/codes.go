@@ -69,6 +69,7 @@ var (
 	PrimaryKeyFormat      = def("SQL218", "primary key on an insert-only Kafka table")
 	UnresolvedReference   = def("SQL219", "environment variable or secret file that cannot be read")
 	InsecureOption        = def("SQL220", "connection setting that weakens security")
+	FakerExpression       = def("SQL221", "faker expression that is not supported")
 )
 
 // Binding and types.

@@ -8,6 +8,7 @@ import (
 	"github.com/streamsql/streamsql/connectors"
 	_ "github.com/streamsql/streamsql/connectors/blackhole"
 	_ "github.com/streamsql/streamsql/connectors/datagen"
+	_ "github.com/streamsql/streamsql/connectors/faker"
 	_ "github.com/streamsql/streamsql/connectors/filesystem"
 	_ "github.com/streamsql/streamsql/connectors/jdbc"
 	_ "github.com/streamsql/streamsql/connectors/kafka"

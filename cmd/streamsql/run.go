@@ -28,6 +28,7 @@ import (
 	// Connector runtimes register themselves.
 	_ "github.com/streamsql/streamsql/connectors/blackhole"
 	_ "github.com/streamsql/streamsql/connectors/datagen"
+	_ "github.com/streamsql/streamsql/connectors/faker"
 	_ "github.com/streamsql/streamsql/connectors/filesystem"
 	_ "github.com/streamsql/streamsql/connectors/jdbc"
 	_ "github.com/streamsql/streamsql/connectors/kafka"
