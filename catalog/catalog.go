@@ -47,9 +47,11 @@ type Table struct {
 	Columns    []Column
 	Watermark  *Watermark
 	PrimaryKey []int
-	Config     *connectors.Config
-	Def        *ast.CreateTable
-	Source     *diag.Source
+	// PartitionKeys are the PARTITIONED BY columns, in order.
+	PartitionKeys []string
+	Config        *connectors.Config
+	Def           *ast.CreateTable
+	Source        *diag.Source
 	// Invalid is set when the definition had errors.
 	Invalid bool
 }
@@ -240,11 +242,55 @@ func (c *Catalog) CreateTable(ct *ast.CreateTable, src *diag.Source, l *diag.Lis
 				WithHint("to keep the latest row per key use 'connector' = 'upsert-kafka' with 'key.format' and 'value.format'; for a changelog use 'format' = 'debezium-json'; otherwise drop the PRIMARY KEY")
 		}
 		c.metadataKeys(t, cfg.Spec.Name, l)
+		c.partitions(t, ct, cfg.Spec.Name, l)
 	}
 	t.Invalid = l.Errors() > errs
 	c.tables[t.Name] = t
 	c.order = append(c.order, t.Name)
 	return t
+}
+
+// partitionConnectors are the connectors that take PARTITIONED BY, as in
+// Flink: the filesystem connector writes and reads key=value/ directories;
+// print and blackhole accept and ignore it.
+var partitionConnectors = map[string]bool{"filesystem": true, "print": true, "blackhole": true}
+
+// partitions checks PARTITIONED BY: physical columns, each once, of a
+// connector that takes partitions.
+func (c *Catalog) partitions(t *Table, ct *ast.CreateTable, connector string, l *diag.List) {
+	if len(ct.PartitionBy) == 0 {
+		return
+	}
+	if !partitionConnectors[connector] {
+		l.Errorf(diag.UnsupportedFeature, ct.PartitionBy[0].S, "PARTITIONED BY: connector '%s' has no partitions (Flink refuses it too)", connector).
+			WithHint("remove PARTITIONED BY; partitions are for 'filesystem' tables")
+		return
+	}
+	seen := map[string]bool{}
+	for _, id := range ct.PartitionBy {
+		i := t.Column(id.Name)
+		switch {
+		case i < 0:
+			d := l.Errorf(diag.UnknownColumn, id.S, "PARTITIONED BY %s: table %s has no column %s", id.Name, t.Name, id.Name)
+			var names []string
+			for _, col := range t.Columns {
+				names = append(names, col.Name)
+			}
+			if sg := diag.Suggest(id.Name, names); sg != "" {
+				d.WithHint("did you mean %s?", sg)
+			}
+		case !t.Columns[i].Persisted() || t.Columns[i].MetadataKey != "":
+			l.Errorf(diag.UnsupportedFeature, id.S, "PARTITIONED BY %s: a partition column must be a physical column, not a computed or metadata one", id.Name)
+		case seen[id.Name]:
+			l.Errorf(diag.DuplicateColumn, id.S, "PARTITIONED BY names %s twice", id.Name)
+		default:
+			seen[id.Name] = true
+			t.PartitionKeys = append(t.PartitionKeys, id.Name)
+		}
+	}
+	if len(t.PartitionKeys) == len(t.SinkColumns()) && len(t.PartitionKeys) > 0 && connector == "filesystem" {
+		l.Errorf(diag.UnsupportedFeature, ct.PartitionBy[0].S, "PARTITIONED BY every column leaves nothing to write in the files")
+	}
 }
 
 func firstColumn(t *Table) string {

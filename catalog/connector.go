@@ -43,5 +43,8 @@ func (t *Table) ConnectorSpec(schema []connector.Column) connector.Spec {
 	for _, i := range t.PrimaryKey {
 		s.PrimaryKey = append(s.PrimaryKey, t.Columns[i].Name)
 	}
+	if t.Connector() == "filesystem" {
+		s.PartitionKeys = t.PartitionKeys
+	}
 	return s
 }

@@ -141,6 +141,9 @@ type Spec struct {
 	Options Options
 	// PrimaryKey names the table's primary-key columns, in key order.
 	PrimaryKey []string
+	// PartitionKeys names the table's PARTITIONED BY columns, in order
+	// (the filesystem connector writes and reads key=value/ directories).
+	PartitionKeys []string
 	// Schema is the columns read or written, in row order.
 	Schema []Column
 	// BaseDir resolves relative paths (the job file's directory).

@@ -138,10 +138,9 @@ FROM (SELECT A.id, A.seller, A.category, B.bidder, B.price,
       WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires)
 WHERE rn <= 1;`},
 	{suite: "Nexmark", name: "q10", shape: "DATE_FORMAT into a PARTITIONED BY filesystem sink", mark: "runs",
-		note: "PARTITIONED BY is accepted but not applied: one file is written, not key=value/ directories",
 		sql: nexmarkTables("bid") + `CREATE TABLE q10_out (auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING,
   dt STRING, hm STRING) PARTITIONED BY (dt, hm)
-WITH ('connector' = 'filesystem', 'path' = 'q10.json', 'format' = 'json');
+WITH ('connector' = 'filesystem', 'path' = 'q10', 'format' = 'json');
 INSERT INTO q10_out
 SELECT auction, bidder, price, dateTime, extra, DATE_FORMAT(dateTime, 'yyyy-MM-dd'), DATE_FORMAT(dateTime, 'HH:mm')
 FROM bid;`},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -23,12 +24,23 @@ type position struct {
 	V      int   `json:"v"`
 	Offset int64 `json:"offset"`
 	Line   int64 `json:"line"`
+	// File is the file being read, relative to a directory path ("" when
+	// the path is a file).
+	File string `json:"file,omitempty"`
 }
 
 // Position is the byte offset and line number after the last record Read
-// returned.
+// returned, and for a directory path the file they are in.
 func (s *Source) Position() ([]byte, error) {
-	return json.Marshal(position{V: positionVersion, Offset: s.off, Line: s.line})
+	p := position{V: positionVersion, Offset: s.off, Line: s.line}
+	if s.cur != s.set.path && s.cur != "" {
+		rel, err := filepath.Rel(s.set.path, s.cur)
+		if err != nil {
+			return nil, fmt.Errorf("filesystem: %w", err)
+		}
+		p.File = rel
+	}
+	return json.Marshal(p)
 }
 
 // Seek continues reading at pos. The file must still hold the bytes up to
@@ -38,6 +50,18 @@ func (s *Source) Seek(pos []byte) error {
 	var p position
 	if err := json.Unmarshal(pos, &p); err != nil || p.V != positionVersion || p.Offset < 0 || p.Line < 0 {
 		return fmt.Errorf("filesystem: %s: the checkpoint's position %q is not one this streamsql writes", s.set.path, pos)
+	}
+	if s.files == nil {
+		return fmt.Errorf("filesystem: Seek before Open")
+	}
+	if p.File != "" {
+		i := slices.Index(s.files, filepath.Join(s.set.path, p.File))
+		if i < 0 {
+			return fmt.Errorf("filesystem: %s, which the checkpoint was reading, is gone from %s: the job cannot resume from it", p.File, s.set.path)
+		}
+		if err := s.openFile(i); err != nil {
+			return err
+		}
 	}
 	if s.f == nil {
 		return fmt.Errorf("filesystem: Seek before Open")

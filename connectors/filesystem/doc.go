@@ -1,5 +1,6 @@
 // Package filesystem is the runtime of the 'filesystem' connector: a source
-// that reads one file, line by line, and a sink that writes one.
+// that reads one file (or the files under a directory), line by line, and a
+// sink that writes one (or, for a partitioned table, one per partition).
 //
 //	file ──bufio, line by line──► format.Decoder ──► row.Batch (≤ 1024 lines) ──► runtime
 //	runtime ──► row.Batch ──► format.Encoder ──► whole lines (64 KiB or 200 ms) ──write──► file ──Flush: fsync
@@ -58,4 +59,19 @@
 // without truncating it and cuts it back to that length, so the rows
 // written after the checkpoint, which the resumed job writes again, appear
 // once: exactly-once output across a crash.
+//
+// # Partitions
+//
+// A table with PARTITIONED BY (connector.Spec.PartitionKeys) has a
+// directory 'path' (partition.go). The sink is a PartSink: each row goes
+// to path/k1=v1/k2=v2/part-0, Flink's layout, encoded without the
+// partition columns (they are marked as metadata for the format); values
+// are their CAST to STRING, escaped as Flink's PartitionPathUtils does,
+// NULL and ” as __DEFAULT_PARTITION__. Its checkpoint state is every part
+// file's length; Resume cuts each back to it and removes the part files
+// of partitions first written after it; Open removes an earlier run's part
+// files. A source whose 'path' is a directory reads every file under it
+// (recursively, in name order, leaving out names that start with '.' or
+// '_') as one split, file after file; partition columns take their values
+// from the key=value directories; its position adds the file being read.
 package filesystem

@@ -12,7 +12,12 @@ import (
 
 func init() {
 	connector.RegisterSource("filesystem", func(spec connector.Spec) (connector.Source, error) { return NewSource(spec) })
-	connector.RegisterSink("filesystem", func(spec connector.Spec) (connector.Sink, error) { return NewSink(spec) })
+	connector.RegisterSink("filesystem", func(spec connector.Spec) (connector.Sink, error) {
+		if len(spec.PartitionKeys) > 0 {
+			return NewPartSink(spec)
+		}
+		return NewSink(spec)
+	})
 }
 
 // settings are what both directions read from the table.

@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"github.com/streamsql/streamsql/civil"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/format"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -40,9 +43,17 @@ type Source struct {
 	off  int64  // bytes read so far: the offset of the next line
 	eof  bool
 	// base is the offset this run started reading at (Seek's); read is
-	// off - base after each Read, for metrics (SplitBytes).
+	// done + off - base after each Read, for metrics (SplitBytes).
 	base int64
 	read atomic.Int64
+
+	// files are the files read, in order: the path, or the files under a
+	// directory path; fileIdx and cur the one being read; done the bytes
+	// read of the ones before it.
+	files   []string
+	fileIdx int
+	cur     string
+	done    int64
 }
 
 // metaCol is a metadata column to fill: the same value for every row of
@@ -64,16 +75,22 @@ func NewSource(spec connector.Spec) (*Source, error) {
 	if spec.Options.Has("source.monitor-interval") {
 		return nil, fmt.Errorf("filesystem: table %s: 'source.monitor-interval' (watching a file for new data) is not supported yet", spec.Table)
 	}
-	dec, err := format.NewDecoder(set.format, spec.Schema, set.opts)
+	schema := spec.Schema
+	if len(spec.PartitionKeys) > 0 {
+		if schema, _, err = partitionSchema(schema, spec.PartitionKeys); err != nil {
+			return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table, err)
+		}
+	}
+	dec, err := format.NewDecoder(set.format, schema, set.opts)
 	if err != nil {
 		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table, err)
 	}
-	s := &Source{set: set, schema: spec.Schema, dec: dec}
+	s := &Source{set: set, schema: schema, dec: dec}
 	s.lines, _ = dec.(format.Lines)
-	for i, c := range spec.Schema {
+	for i, c := range schema {
 		switch c.MetadataKey {
 		case "":
-		case "file.path", "file.name", "file.size", "file.modification-time", "line":
+		case "file.path", "file.name", "file.size", "file.modification-time", "line", "partition":
 			s.meta = append(s.meta, metaCol{idx: i, isLine: c.MetadataKey == "line", t: c.Type})
 		default:
 			return nil, fmt.Errorf("filesystem: table %s: unknown metadata '%s' of column %s", spec.Table, c.MetadataKey, c.Name)
@@ -85,9 +102,74 @@ func NewSource(spec connector.Spec) (*Source, error) {
 // Path is the file the source reads, as resolved.
 func (s *Source) Path() string { return s.set.path }
 
-// Open opens the file.
+// Open opens the file, or the first file under a directory path.
 func (s *Source) Open(context.Context) error {
-	f, err := os.Open(s.set.path)
+	info, err := os.Stat(s.set.path)
+	if err != nil {
+		return fmt.Errorf("filesystem: %w", err)
+	}
+	s.files = []string{s.set.path}
+	if info.IsDir() {
+		if s.files, err = dataFiles(s.set.path); err != nil {
+			return fmt.Errorf("filesystem: %w", err)
+		}
+		if len(s.files) == 0 {
+			s.eof, s.r = true, bufio.NewReader(strings.NewReader(""))
+			return nil
+		}
+	}
+	return s.openFile(0)
+}
+
+// dataFiles lists the files under dir, recursively, in name order,
+// leaving out those whose name (or a directory's) starts with '.' or '_'
+// (hidden and in-progress files, as Flink's reader does).
+func dataFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != dir && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// partitionValues reads the key=value directories between the table's
+// path and file.
+func (s *Source) partitionValues(file string) map[string]string {
+	out := map[string]string{}
+	rel, err := filepath.Rel(s.set.path, filepath.Dir(file))
+	if err != nil {
+		return out
+	}
+	for _, d := range strings.Split(rel, string(filepath.Separator)) {
+		if k, v, ok := strings.Cut(d, "="); ok {
+			out[k] = unescapePartition(v)
+		}
+	}
+	return out
+}
+
+// openFile opens file i of s.files and sets its metadata and partition
+// values.
+func (s *Source) openFile(i int) error {
+	if s.f != nil {
+		s.done += s.off - s.base
+		_ = s.f.Close()
+		s.f = nil
+	}
+	name := s.files[i]
+	f, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("filesystem: %w", err)
 	}
@@ -96,18 +178,26 @@ func (s *Source) Open(context.Context) error {
 		_ = f.Close()
 		return fmt.Errorf("filesystem: %w", err)
 	}
-	if info.IsDir() {
-		_ = f.Close()
-		return fmt.Errorf("filesystem: %s is a directory; 'path' must name a file", s.set.path)
-	}
+	s.fileIdx, s.cur = i, name
 	s.f, s.r = f, bufio.NewReaderSize(f, 64<<10)
+	s.off, s.line, s.base, s.eof, s.cr = 0, 0, 0, false, false
+	parts := s.partitionValues(name)
 	for k := range s.meta {
 		m := &s.meta[k]
 		switch s.schema[m.idx].MetadataKey {
+		case "partition":
+			text, ok := parts[s.schema[m.idx].Name]
+			if !ok || text == DefaultPartition {
+				m.v = row.NullValue
+				break
+			}
+			if m.v, err = eval.ParseValue(text, m.t); err != nil {
+				return fmt.Errorf("filesystem: %s: the partition value %s=%s is not a %s: %w", name, s.schema[m.idx].Name, text, m.t, err)
+			}
 		case "file.path":
-			m.v = textOrInt(m.t, s.set.path, 0)
+			m.v = textOrInt(m.t, name, 0)
 		case "file.name":
-			m.v = textOrInt(m.t, filepath.Base(s.set.path), 0)
+			m.v = textOrInt(m.t, filepath.Base(name), 0)
 		case "file.size":
 			m.v = textOrInt(m.t, strconv.FormatInt(info.Size(), 10), info.Size())
 		case "file.modification-time":
@@ -133,9 +223,17 @@ func (s *Source) Splits() int { return 1 }
 // Read returns the rows of up to BatchLines lines, all from split 0. See
 // the package comment for bad lines and the end of the file.
 func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
-	split, batch, err := s.readBatch(ctx)
-	s.read.Store(s.off - s.base)
-	return split, batch, err
+	for {
+		split, batch, err := s.readBatch(ctx)
+		if errors.Is(err, io.EOF) && s.fileIdx+1 < len(s.files) {
+			if err := s.openFile(s.fileIdx + 1); err != nil {
+				return 0, nil, err
+			}
+			continue
+		}
+		s.read.Store(s.done + s.off - s.base)
+		return split, batch, err
+	}
 }
 
 // SplitBytes is the bytes of the file read so far by this run (SplitMeter).
@@ -165,7 +263,7 @@ func (s *Source) readBatch(ctx context.Context) (int, row.Batch, error) {
 			return 0, batch, nil
 		}
 		if err != nil {
-			return 0, batch, fmt.Errorf("filesystem: reading %s: %w", s.set.path, err)
+			return 0, batch, fmt.Errorf("filesystem: reading %s: %w", s.cur, err)
 		}
 		s.line++
 		if s.line == 1 {
@@ -191,7 +289,7 @@ func (s *Source) readBatch(ctx context.Context) (int, row.Batch, error) {
 		batch, err = s.dec.Decode(batch, line)
 		if err != nil {
 			return 0, batch, &connector.BadRowError{
-				Where: s.set.path + ":" + strconv.FormatInt(first, 10),
+				Where: s.cur + ":" + strconv.FormatInt(first, 10),
 				Err:   err,
 				Raw:   bytes.Clone(line),
 			}
