@@ -29,6 +29,8 @@ import (
 //     table);
 //   - rescale: an interval join and a window aggregate, every run at a
 //     random parallelism from 1 to 4;
+//   - partitioned: the interval join into a PARTITIONED BY filesystem
+//     table (key=value/ directories, a part file each);
 //   - damaged: the interval join, with one file of the latest complete
 //     checkpoint (a part or the manifest) truncated or a byte of it flipped
 //     after the 1st, 5th, 9th... kill of an episode that left one; the next run must
@@ -71,6 +73,19 @@ INSERT INTO wa SELECT window_start, id, COUNT(*), SUM(v)
   FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, id;
 `},
 	{name: "damaged", damage: true, outs: []string{"out/o.json"}, job: crashJob},
+	// partitioned: the interval join into a PARTITIONED BY filesystem
+	// table, a part file per partition directory, each cut back on resume.
+	{name: "partitioned", outs: []string{"out/pj"}, job: `SET 'execution.checkpointing.interval' = '%s';
+SET 'parallelism' = '2';
+CREATE TABLE a (id INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'a.json', 'format' = 'json');
+CREATE TABLE b (id INT, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'b.json', 'format' = 'json');
+CREATE TABLE pj (id INT, v INT, w INT, ts TIMESTAMP(3), p STRING) PARTITIONED BY (p)
+  WITH ('connector' = 'filesystem', 'path' = 'out/pj', 'format' = 'json');
+INSERT INTO pj SELECT a.id, v, w, a.ts, CAST(MOD(a.id, 7) AS STRING) FROM a JOIN b
+  ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND;
+`},
 }
 
 func TestCrashScenarios(t *testing.T) {
@@ -158,6 +173,10 @@ func (sc crashScenario) outputs(t *testing.T, dir string) [][]string {
 	t.Helper()
 	var all [][]string
 	for _, out := range sc.outs {
+		if info, err := os.Stat(filepath.Join(dir, out)); err == nil && info.IsDir() {
+			all = append(all, dirLinesSorted(t, filepath.Join(dir, out)))
+			continue
+		}
 		lines := fileLinesSorted(t, filepath.Join(dir, out))
 		if sc.fold {
 			b, err := os.ReadFile(filepath.Join(dir, out))
@@ -172,6 +191,30 @@ func (sc crashScenario) outputs(t *testing.T, dir string) [][]string {
 		all = append(all, lines)
 	}
 	return all
+}
+
+// dirLinesSorted is the lines of every file under dir (a partitioned
+// sink's), each after its file's directory, sorted.
+func dirLinesSorted(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, filepath.Dir(p))
+		for _, l := range fileLinesSorted(t, p) {
+			if l != "" {
+				out = append(out, rel+" "+l)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // foldDebezium applies a debezium-json changelog to an empty table (a
