@@ -133,6 +133,57 @@ var scalarCases = map[string][]fnCase{
 	"SECOND":     {{"SECOND(ts)", "BIGINT", "9"}},
 	// Java's String.hashCode.
 	"HASH_CODE": {{"HASH_CODE('a')", "INT", "97"}},
+	// expr/funcs_flink.go: Flink's documented examples where it gives one.
+	"LPAD":      {{"LPAD('hi', 4, '??')", "STRING", "??hi"}, {"LPAD('hi', 1, '??')", "STRING", "h"}},
+	"RPAD":      {{"RPAD('hi', 4, '??')", "STRING", "hi??"}},
+	"REPEAT":    {{"REPEAT('This is a test String.', 2)", "STRING", "This is a test String.This is a test String."}},
+	"LEFT":      {{"LEFT(s, 5)", "STRING", "Hello"}},
+	"RIGHT":     {{"RIGHT(s, 5)", "STRING", "World"}},
+	"REVERSE":   {{"REVERSE(s)", "STRING", "dlroW olleH"}},
+	"INITCAP":   {{"INITCAP('hello wORLD')", "STRING", "Hello World"}},
+	"ASCII":     {{"ASCII(s)", "INT", "72"}},
+	"INSTR":     {{"INSTR(s, 'o')", "INT", "5"}},
+	"LOCATE":    {{"LOCATE('o', s)", "INT", "5"}, {"LOCATE('o', s, 6)", "INT", "8"}},
+	"TO_BASE64": {{"TO_BASE64('hello world')", "STRING", "aGVsbG8gd29ybGQ="}},
+	"SHA1":      {{"SHA1('a')", "STRING", "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8"}},
+	"SHA224":    {{"SHA224('a')", "STRING", "abd37534c7d9a2efb9465de931cd7055ffdb8879563ae98078d6d6d5"}},
+	"SHA256":    {{"SHA256('a')", "STRING", "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"}},
+	"SHA384": {{"SHA384('a')", "STRING",
+		"54a59b9f22b0b80880d8427e548b7c23abd873486e1f035dce9cd697e85175033caa88e6d57bc35efae0b5afd3145f31"}},
+	"SHA512": {{"SHA512('a')", "STRING",
+		"1f40fc92da241694750979ee6cf582f2d5d7d28e18335de05abc54d0560e0f5302860c652bf08d560252aa5e74210546f369fbbbce8c12cfc7957b2652fe9a75"}},
+	"SHA2":           {{"SHA2('a', 256)", "STRING", "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"}},
+	"UUID":           {{"CHAR_LENGTH(UUID())", "INT", "36"}},
+	"SIN":            {{"SIN(0)", "DOUBLE", "0"}},
+	"COS":            {{"COS(0)", "DOUBLE", "1"}},
+	"TAN":            {{"TAN(0)", "DOUBLE", "0"}},
+	"COT":            {{"ROUND(COT(1), 6)", "DOUBLE", "0.642093"}},
+	"ASIN":           {{"ASIN(1)", "DOUBLE", "1.5707963267948966"}},
+	"ACOS":           {{"ACOS(1)", "DOUBLE", "0"}},
+	"ATAN":           {{"ATAN(0)", "DOUBLE", "0"}},
+	"ATAN2":          {{"ROUND(ATAN2(1, 1), 6)", "DOUBLE", "0.785398"}},
+	"SINH":           {{"SINH(0)", "DOUBLE", "0"}},
+	"COSH":           {{"COSH(0)", "DOUBLE", "1"}},
+	"TANH":           {{"TANH(0)", "DOUBLE", "0"}},
+	"DEGREES":        {{"DEGREES(PI())", "DOUBLE", "180"}},
+	"RADIANS":        {{"RADIANS(180)", "DOUBLE", "3.141592653589793"}},
+	"LOG":            {{"LOG(E())", "DOUBLE", "1"}, {"LOG(2, 8)", "DOUBLE", "3"}},
+	"LOG2":           {{"LOG2(8)", "DOUBLE", "3"}},
+	"PI":             {{"PI()", "DOUBLE", "3.141592653589793"}},
+	"E":              {{"E()", "DOUBLE", "2.718281828459045"}},
+	"SIGN":           {{"SIGN(n)", "INT", "-1"}, {"SIGN(d)", "DECIMAL(10, 2)", "1.00"}},
+	"BIN":            {{"BIN(12)", "STRING", "1100"}},
+	"HEX":            {{"HEX(100)", "STRING", "64"}, {"HEX('hello,world')", "STRING", "68656C6C6F2C776F726C64"}},
+	"RAND":           {{"RAND(42)", "DOUBLE", "0.7275636800328681"}, {"RAND() < 1", "BOOLEAN", "true"}},
+	"RAND_INTEGER":   {{"RAND_INTEGER(42, 10)", "INT", "0"}, {"RAND_INTEGER(10) < 10", "BOOLEAN", "true"}},
+	"GREATEST":       {{"GREATEST(1, n, 3)", "INT", "3"}},
+	"LEAST":          {{"LEAST(1, n, 3)", "INT", "-7"}},
+	"CURRENT_DATE":   {{"CURRENT_DATE > DATE '2026-01-01'", "BOOLEAN", "true"}},
+	"CURRENT_TIME":   {{"CURRENT_TIME IS NOT NULL", "BOOLEAN", "true"}},
+	"LOCALTIME":      {{"LOCALTIME IS NOT NULL", "BOOLEAN", "true"}},
+	"LOCALTIMESTAMP": {{"EXTRACT(YEAR FROM LOCALTIMESTAMP) >= 2026", "BOOLEAN", "true"}},
+	"CONVERT_TZ": {{"CONVERT_TZ('1970-01-01 00:00:00', 'UTC', 'America/Los_Angeles')", "STRING", "1969-12-31 16:00:00"},
+		{"CONVERT_TZ(CAST(ts AS STRING), 'UTC', 'Asia/Tokyo')", "STRING", "2026-03-15 17:05:09"}},
 }
 
 // aggCases has at least one case per aggregate, over both rows in file
@@ -146,6 +197,11 @@ var aggCases = map[string][]fnCase{
 	"FIRST_VALUE": {{"FIRST_VALUE(s)", "STRING", "Hello World"}},
 	"LAST_VALUE":  {{"LAST_VALUE(s)", "STRING", "Bye"}},
 	"LISTAGG":     {{"LISTAGG(s)", "STRING", "Hello World,Bye"}, {"LISTAGG(s, ';')", "STRING", "Hello World;Bye"}},
+	// f is 2.5 and 0.5, n -7 and 3: Flink's rewrite, integer division for INT.
+	"STDDEV_POP":  {{"STDDEV_POP(f)", "DOUBLE", "1"}},
+	"STDDEV_SAMP": {{"STDDEV_SAMP(f)", "DOUBLE", "1.4142135623730951"}, {"STDDEV(n)", "INT", "7"}},
+	"VAR_POP":     {{"VAR_POP(n)", "INT", "25"}},
+	"VAR_SAMP":    {{"VAR_SAMP(n)", "INT", "50"}, {"VARIANCE(f)", "DOUBLE", "2"}},
 	// Window aggregates only (walkWindow): one day's window, emitted once
 	// when the file ends, final.
 	"WINDOW_FINALITY": {{"WINDOW_FINALITY()", "STRING", "FINAL"}},
@@ -511,6 +567,11 @@ func walkSourceCase(t *testing.T, conn, f, addr string, newTopic func() string, 
 	case "datagen":
 		with = "'connector' = 'datagen', 'number-of-rows' = '2', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '2', 'fields.s.length' = '1'"
 		want = nil
+	case "faker":
+		// numberBetween's maximum is excluded (Java Faker's): always 1.
+		with = "'connector' = 'faker', 'number-of-rows' = '2', 'fields.id.expression' = '#{number.numberBetween ''1'',''2''}', " +
+			"'fields.s.expression' = '#{Options.option ''a''}'"
+		want = []string{"[1, a]", "[1, a]"}
 	case "nexmark":
 		cols, printed = "auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3)", "auction"
 		with = "'connector' = 'nexmark', 'nexmark.table' = 'bid', 'events.num' = '100'"

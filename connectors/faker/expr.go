@@ -29,8 +29,6 @@ type call struct {
 	text string // as written, for messages
 	p    *provider
 	args []string
-	// re is regexify's pattern, parsed once.
-	re string
 }
 
 // gen is what a provider draws from: the row's faker and random numbers
@@ -203,7 +201,7 @@ func init() {
 	reg("regexify", "'regular expression'", 1, 1, func(a []string) error {
 		re, err := syntax.Parse(a[0], syntax.Perl)
 		if err != nil {
-			return fmt.Errorf("the regular expression '%s' does not parse: %v", a[0], err)
+			return fmt.Errorf("the regular expression '%s' does not parse: %w", a[0], err)
 		}
 		if hasUnbounded(re) {
 			return fmt.Errorf("the regular expression '%s' repeats without bound (*, + or {n,}): give a bound, e.g. {1,5}", a[0])

@@ -37,7 +37,10 @@ var SystemClock Clock = systemClock{}
 
 type systemClock struct{}
 
+// Now is time.Now.
 func (systemClock) Now() time.Time { return time.Now() }
+
+// Sleep waits on a timer.
 
 func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
