@@ -11,10 +11,12 @@ package main
 //
 // The inputs are small: Nexmark tables on the 'nexmark' connector with a
 // few thousand events; the cookbook's 'faker' tables are 'faker' tables as
-// written where they have been switched over (server_logs, foundations/01
-// and /09), else still 'datagen' tables (or JSON files where a recipe
-// needs given values); Kafka topics are JSON files where the recipe's
-// point is the query, not the connector.
+// written (with a 'number-of-rows') where they have been switched over
+// (server_logs, foundations/01 and /09, aggregations/04, /10 and /11),
+// else still 'datagen' tables (or JSON files where a recipe needs given
+// values; the recipes whose providers gofakeit lacks, harry_potter.* and
+// the like); Kafka topics are JSON files where the recipe's point is the
+// query, not the connector.
 
 import (
 	"fmt"
@@ -281,7 +283,10 @@ FROM doctor_sightings GROUP BY TUMBLE(sighting_time, INTERVAL '1' MINUTE), docto
 FROM server_logs WHERE status_code = '403' GROUP BY userid, SESSION(log_time, INTERVAL '10' SECOND);`},
 	{suite: "Cookbook", name: "aggregations/04 over", shape: "OVER RANGE with a named WINDOW, STDDEV", mark: "runs",
 		sql: `CREATE TABLE temps (measurement_time TIMESTAMP(3), city STRING, temperature FLOAT,
-  WATERMARK FOR measurement_time AS measurement_time - INTERVAL '15' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
+  WATERMARK FOR measurement_time AS measurement_time - INTERVAL '15' SECONDS) WITH ('connector' = 'faker', 'number-of-rows' = '50',
+  'fields.measurement_time.expression' = '#{date.past ''15'',''SECONDS''}',
+  'fields.temperature.expression' = '#{number.numberBetween ''0'',''50''}',
+  'fields.city.expression' = '#{regexify ''(Chicago|Munich|Berlin|Portland|Hangzhou|Seatle|Beijing|New York){1}''}');
 SELECT measurement_time, city, AVG(temperature) OVER last_minute, MAX(temperature) OVER last_minute,
   MIN(temperature) OVER last_minute, STDDEV(temperature) OVER last_minute
 FROM temps
@@ -331,13 +336,21 @@ SELECT accident_detail, SUM(claim_total) AS agg_claim_costs FROM accident_claims
 GROUP BY accident_detail;`},
 	{suite: "Cookbook", name: "aggregations/10 hopping windows", shape: "HOP TVF, ROUND(AVG)", mark: "runs",
 		sql: `CREATE TABLE bids (bid_id STRING, currency_code STRING, bid_price DOUBLE, transaction_time TIMESTAMP(3),
-  WATERMARK FOR transaction_time AS transaction_time - INTERVAL '5' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
+  WATERMARK FOR transaction_time AS transaction_time - INTERVAL '5' SECONDS) WITH ('connector' = 'faker', 'number-of-rows' = '50',
+  'fields.bid_id.expression' = '#{Internet.UUID}',
+  'fields.currency_code.expression' = '#{regexify ''(EUR|USD|CNY)''}',
+  'fields.bid_price.expression' = '#{Number.randomDouble ''2'',''1'',''150''}',
+  'fields.transaction_time.expression' = '#{date.past ''30'',''SECONDS''}');
 SELECT window_start, window_end, currency_code, ROUND(AVG(bid_price), 2) AS avg_price
 FROM TABLE(HOP(TABLE bids, DESCRIPTOR(transaction_time), INTERVAL '30' SECONDS, INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end, currency_code;`},
 	{suite: "Cookbook", name: "aggregations/11 window top-n", shape: "ROW_NUMBER over a window aggregate", mark: "runs",
 		sql: `CREATE TABLE orders (bidtime TIMESTAMP(3), price DOUBLE, item STRING, supplier STRING,
-  WATERMARK FOR bidtime AS bidtime - INTERVAL '5' SECONDS) WITH ('connector' = 'datagen', 'number-of-rows' = '50');
+  WATERMARK FOR bidtime AS bidtime - INTERVAL '5' SECONDS) WITH ('connector' = 'faker', 'number-of-rows' = '50',
+  'fields.bidtime.expression' = '#{date.past ''30'',''SECONDS''}',
+  'fields.price.expression' = '#{Number.randomDouble ''2'',''1'',''150''}',
+  'fields.item.expression' = '#{Commerce.productName}',
+  'fields.supplier.expression' = '#{regexify ''(Alice|Bob|Carol|Alex|Joe|James|Jane|Jack)''}');
 SELECT * FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rownum
   FROM (SELECT window_start, window_end, supplier, SUM(price) AS price, COUNT(*) AS cnt
