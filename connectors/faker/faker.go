@@ -41,7 +41,6 @@ type systemClock struct{}
 func (systemClock) Now() time.Time { return time.Now() }
 
 // Sleep waits on a timer.
-
 func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
