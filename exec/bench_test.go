@@ -156,6 +156,11 @@ func BenchmarkWindowAggregate(b *testing.B) {
 		{"no-lateness", ""},
 		{"lateness", "SET 'table.exec.emit.allow-lateness' = '2 s';\n"},
 		{"final-only", "SET 'table.exec.emit.allow-lateness' = '2 s';\nSET 'table.exec.emit.final-only' = 'true';\n"},
+		// Early firing with each batch (a preliminary row per group and
+		// batch), and on a 1 s timer (registered per group; the benchmark's
+		// clock does not move, so they only cost their registration).
+		{"early-fire-each-batch", "SET 'table.exec.emit.early-fire.enabled' = 'true';\nSET 'table.exec.emit.early-fire.delay' = '0';\n"},
+		{"early-fire-timer", "SET 'table.exec.emit.early-fire.enabled' = 'true';\nSET 'table.exec.emit.early-fire.delay' = '1 s';\n"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			_, e := benchJob(b, c.set+`CREATE TABLE b (k BIGINT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');

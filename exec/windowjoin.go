@@ -3,8 +3,10 @@ package exec
 import (
 	"context"
 	"fmt"
-	"github.com/streamsql/streamsql/connector"
+	"math"
 	"slices"
+
+	"github.com/streamsql/streamsql/connector"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/row"
@@ -20,6 +22,16 @@ import (
 // NULLs. Then the window's rows leave state. A row whose window has
 // already been joined is late: counted, written to the dead-letter file
 // when there is one, and not joined. The output is insert-only.
+//
+// With allowed lateness (an inner join only; the planner refuses outer
+// ones, whose padded rows a late partner would have to retract), a
+// window's rows move at its firing from the side's table to its fired
+// table, where they stay until the horizon, window_end - 1 + lateness;
+// a row that comes in between joins the other side's fired rows of its
+// window at once (each pair is emitted once: at the firing when both
+// came before it, else when the later of the two comes), and stays for
+// the partners that come later still. The output watermark is held back
+// by the lateness, so the late pairs are not late for the next operator.
 type windowJoinOp struct {
 	noLifecycle
 	name   string
@@ -35,10 +47,19 @@ type windowJoinOp struct {
 	buf    row.Batch
 	fired  []firedRow
 	err    error
+	// lateness is the allowed lateness in ms (0: none; then fired is
+	// nil); moved collects a fired window's right rows for their fired
+	// table.
+	lateness  int64
+	moved     []state.Record
+	movedKeys [][]byte
 }
 
 type wjSide struct {
 	table *state.Table
+	// fired holds the rows of windows that fired until their horizon
+	// (with lateness only).
+	fired *state.Table
 	key   keyer
 	end   int // window_end's column
 	outer bool
@@ -49,17 +70,58 @@ type firedRow struct {
 	key  []byte
 	vals []row.Value
 	null bool
+	last int64 // window_end - 1
+}
+
+// horizon is the last watermark at which a window whose last millisecond
+// is last still takes rows.
+func (o *windowJoinOp) horizon(last int64) int64 {
+	if h := last + o.lateness; h >= last {
+		return h
+	}
+	return math.MaxInt64 - 1
+}
+
+// outputWatermark holds the output back by the lateness (see the type).
+func (o *windowJoinOp) outputWatermark(w int64) int64 {
+	if o.lateness <= 0 || w == MaxWatermark {
+		return w
+	}
+	if w < MinWatermark+o.lateness {
+		return MinWatermark
+	}
+	return w - o.lateness
+}
+
+// pair emits l joined with r when the rest of the condition holds.
+func (o *windowJoinOp) pair(l, r []row.Value) (bool, error) {
+	out := concat(l, o.nl, r, o.nr)
+	if o.cond != nil {
+		ok, err := o.cond(out)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: out})
+	return true, nil
 }
 
 // flagNoKey marks a row whose join key has a NULL: it meets nothing.
 const flagNoKey = 2
 
-func (o *windowJoinOp) live() int64 { return o.side[0].table.Len() + o.side[1].table.Len() }
+func (o *windowJoinOp) live() int64 {
+	n := o.side[0].table.Len() + o.side[1].table.Len()
+	if o.lateness > 0 {
+		n += o.side[0].fired.Len() + o.side[1].fired.Len()
+	}
+	return n
+}
 
 func (o *windowJoinOp) process(port int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	me := o.side[port]
 	wm := o.in.watermark()
+	o.buf = o.buf[:0]
 	for _, r := range b {
 		if r.Kind != changelogmode.Insert {
 			return fmt.Errorf("a window join takes insert-only input, got a %s row", r.Kind)
@@ -76,7 +138,7 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 			continue
 		}
 		last := ev.Int() - 1
-		if last <= wm {
+		if o.horizon(last) <= wm {
 			o.c.Late.Add(1)
 			if err := o.late[port].write(o.name, r, last, wm, o.lcols[port]); err != nil {
 				return err
@@ -86,6 +148,33 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 		key, null, err := me.key.keyBytes(r.Vals)
 		if err != nil {
 			return err
+		}
+		if last <= wm {
+			// Within the lateness (an inner join): it meets the other
+			// side's rows of its fired window now, and waits for later
+			// ones.
+			o.c.LateUpdates.Add(1)
+			if null {
+				continue
+			}
+			other := o.side[1-port].fired
+			other.Scan(key, func(m *state.Record) (keep, stop bool) {
+				l, rt := r.Vals, m.Vals
+				if port == 1 {
+					l, rt = m.Vals, r.Vals
+				}
+				if _, err := o.pair(l, rt); err != nil {
+					o.err = err
+					return true, true
+				}
+				return true, false
+			})
+			if o.err != nil {
+				return o.err
+			}
+			h := o.horizon(last)
+			me.fired.Append(key, state.Record{Vals: r.Vals, Time: last, Expiry: h})
+			continue
 		}
 		rec := state.Record{Vals: r.Vals, Time: last, Expiry: last}
 		if null {
@@ -101,7 +190,11 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 	}
 	o.c.setState(o.live())
 	o.c.setStore(o.store)
-	return nil
+	if len(o.buf) == 0 {
+		return nil
+	}
+	o.c.Out.Add(int64(len(o.buf)))
+	return o.out.push(o.buf)
 }
 
 func (o *windowJoinOp) open(_ context.Context, in inputs) error {
@@ -121,7 +214,7 @@ func (o *windowJoinOp) advance(w int64) error {
 	// valid in the callback; the decoded Vals are the callback's to keep).
 	o.fired = o.fired[:0]
 	left.table.Expire(w, func(key []byte, r *state.Record) {
-		o.fired = append(o.fired, firedRow{key: slices.Clone(key), vals: r.Vals, null: r.Flags&flagNoKey != 0})
+		o.fired = append(o.fired, firedRow{key: slices.Clone(key), vals: r.Vals, null: r.Flags&flagNoKey != 0, last: r.Time})
 	})
 	for _, f := range o.fired {
 		matched := false
@@ -156,11 +249,34 @@ func (o *windowJoinOp) advance(w int64) error {
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: concat(f.vals, o.nl, nil, o.nr)})
 		}
 	}
-	right.table.Expire(w, func(_ []byte, r *state.Record) {
+	right.table.Expire(w, func(key []byte, r *state.Record) {
 		if right.outer && r.Flags&flagMatched == 0 {
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: concat(nil, o.nl, r.Vals, o.nr)})
 		}
+		if o.lateness > 0 && r.Flags&flagNoKey == 0 {
+			// Kept for the late left rows (moved after Expire: no table
+			// is written from inside another's callback).
+			o.moved = append(o.moved, state.Record{Vals: r.Vals, Time: r.Time, Expiry: o.horizon(r.Time)})
+			o.movedKeys = append(o.movedKeys, slices.Clone(key))
+		}
 	})
+	if o.lateness > 0 {
+		// The fired windows' rows wait for late partners until their
+		// horizon; those past it go.
+		for i, m := range o.moved {
+			right.fired.Append(o.movedKeys[i], m)
+		}
+		for _, f := range o.fired {
+			if !f.null {
+				left.fired.Append(f.key, state.Record{Vals: f.vals, Time: f.last, Expiry: o.horizon(f.last)})
+			}
+		}
+		clear(o.moved)
+		o.moved = o.moved[:0]
+		o.movedKeys = o.movedKeys[:0]
+		left.fired.Expire(w, func([]byte, *state.Record) {})
+		right.fired.Expire(w, func([]byte, *state.Record) {})
+	}
 	if err := o.store.Err(); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}

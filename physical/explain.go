@@ -300,8 +300,12 @@ func detail(n Node) string {
 			expr.FormatMillis(x.Delay), x.keys(), lates(&x.Join, x.Late))
 	case *WindowJoin:
 		l, r := x.cols()
-		return fmt.Sprintf("%s(%s, %s) end=[%s, %s]%s%s", x.kind(), x.Sides[0], x.Sides[1],
-			l[x.End[0]].Name, r[x.End[1]].Name, x.keys(), lates(&x.Join, x.Late))
+		lateness := ""
+		if x.Lateness > 0 {
+			lateness = " lateness=" + expr.FormatMillis(x.Lateness)
+		}
+		return fmt.Sprintf("%s(%s, %s) end=[%s, %s]%s%s%s", x.kind(), x.Sides[0], x.Sides[1],
+			l[x.End[0]].Name, r[x.End[1]].Name, lateness, x.keys(), lates(&x.Join, x.Late))
 	case *TemporalJoin:
 		l, r := x.cols()
 		return fmt.Sprintf("%s(%s, %s) AS OF %s versions by %s%s%s", x.kind(), x.Sides[0], x.Sides[1],

@@ -211,6 +211,11 @@ type WindowJoin struct {
 	End    [2]int
 	Late   [2]*LateRows
 	InCols [2][]Column
+	// Lateness ('table.exec.emit.allow-lateness', ms; inner joins only)
+	// keeps each window's rows until window_end - 1 + Lateness: a row
+	// that comes after the window was joined meets the other side's rows
+	// of it at once. The output watermark is held back by it.
+	Lateness int64
 }
 
 // TemporalJoin joins each probe row (Left) with the version of Right valid

@@ -214,13 +214,22 @@ func (d *deriver) walk(n logical.Node) {
 			}
 		}
 		p.State = []string{"both sides: each window's rows until watermark >= window_end - 1ms, then joined once and freed"}
+		s := d.settings
+		if s.AllowLateness > 0 && x.Kind == ast.InnerJoin {
+			p.State = []string{fmt.Sprintf("both sides: each window's rows until watermark >= window_end - 1ms + %s (table.exec.emit.allow-lateness): joined when watermark >= window_end - 1ms, then a late row joins the other side's rows of its window as it comes; the output watermark is held back by %s", s.AllowLatenessText, s.AllowLatenessText)}
+		}
 		lw, _, _ := windowOf(x.Left)
 		rw, _, _ := windowOf(x.Right)
-		if (lw != nil || rw != nil) && (d.settings.AllowLateness > 0 || d.settings.EarlyFire || d.settings.LateFire) {
+		switch {
+		case lw == nil && rw == nil:
+		case s.EarlyFire || s.LateFire:
+			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "early and late firing do not apply to a window join: it emits each pair once (they are emit strategies of window aggregates)").
+				WithHint("SET 'table.exec.emit.early-fire.enabled' = 'false' and 'table.exec.emit.late-fire.enabled' = 'false' before this statement: the settings apply to the statements after them")
+		case s.AllowLateness > 0 && x.Kind != ast.InnerJoin:
 			// Its late rows would be dropped while the job says they are
 			// allowed.
-			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "allowed lateness and early or late firing are not supported for a window join yet: a late row would have to meet the rows of a window already joined (and, in an outer join, retract a NULL-padded row already emitted)").
-				WithHint("SET 'table.exec.emit.allow-lateness' = '0' (and the early and late firing keys 'false') before this statement: the settings apply to the statements after them; or join the rows of final-only window aggregates, which take the late rows")
+			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "allowed lateness is not supported for a %s window join yet: a late row could meet a row already emitted padded with NULLs, which would need a retraction (-D) of it; an INNER window join takes late rows", x.Kind).
+				WithHint("SET 'table.exec.emit.allow-lateness' = '0' before this statement: the settings apply to the statements after them")
 		}
 	case *logical.TemporalJoin:
 		lt := x.Cols[x.LeftTime].Name
