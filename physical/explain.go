@@ -16,11 +16,21 @@ import (
 //	└── IntervalJoin[intervaljoin-5b7e…] INNER(o, s) o.t - s.t in [0, 4h] delay=4h keys=(o.id = s.id)
 //	    ├── Source[source-…] orders AS o (filesystem, json) watermark=t - 5s
 //	    ...
+//
+// A stateful operator's line ends with what its checkpoints snapshot
+// (snapshot=...: its state tables and what they hold by which key), and a
+// plan with one ends with a line on the key groups that state is kept in.
 func Text(p *Plan) string {
 	var b strings.Builder
+	stateful := false
 	var node func(n Node, first, rest string)
 	node = func(n Node, first, rest string) {
-		fmt.Fprintf(&b, "%s%s\n", first, Describe(n))
+		snap := Snapshots(n)
+		if snap != "" {
+			snap = " snapshot=(" + snap + ")"
+			stateful = true
+		}
+		fmt.Fprintf(&b, "%s%s%s\n", first, Describe(n), snap)
 		ins := n.Inputs()
 		for i, in := range ins {
 			if i == len(ins)-1 {
@@ -31,7 +41,52 @@ func Text(p *Plan) string {
 		}
 	}
 	node(p.Root, "", "")
+	if stateful {
+		kg := p.MaxParallelism
+		if kg <= 0 {
+			kg = 128
+		}
+		fmt.Fprintf(&b, "Checkpoints: keyed state in %d key groups ('pipeline.max-parallelism')\n", kg)
+	}
 	return b.String()
+}
+
+// Snapshots says what a checkpoint of n snapshots of its state: its
+// state tables (the names exec opens in the operator's store) and what
+// they hold; "" for an operator without keyed state.
+func Snapshots(n Node) string {
+	switch x := n.(type) {
+	case *RegularJoin:
+		return "left, right: each side's rows by join key"
+	case *IntervalJoin:
+		return "left, right: each side's rows by join key, until the watermark passes their time bound"
+	case *WindowJoin:
+		return "left, right: each side's rows by join key, until their window ends"
+	case *TemporalJoin:
+		return "probes, versions: the rows waiting for the watermark and the versions, by join key"
+	case *GroupAggregate:
+		return "groups: the accumulators by group key"
+	case *WindowAggregate:
+		if x.Session != nil {
+			return "sessions: the open sessions and their accumulators by key"
+		}
+		return "windows: the accumulators by window and group key"
+	case *Normalize:
+		return "rows: the last row by key"
+	case *UpsertMaterialize:
+		return "rows: the live rows by sink key"
+	case *Rank:
+		switch x.Kind {
+		case Deduplicate:
+			return "rows: the row kept by key"
+		case WindowRank:
+			return "windows: the top rows by window and partition"
+		}
+		return "partitions: the top rows by partition"
+	case *OverAggregate:
+		return "partitions: the pending rows, their history and the running accumulators by partition"
+	}
+	return ""
 }
 
 // Describe renders one node on one line, with its ID.

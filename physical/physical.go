@@ -13,6 +13,9 @@ import (
 // Plan is one INSERT or SELECT of a job, lowered: Root is its Sink.
 type Plan struct {
 	Root *Sink
+	// MaxParallelism is 'pipeline.max-parallelism', the number of key
+	// groups of keyed state (EXPLAIN says it).
+	MaxParallelism int
 }
 
 // Column is an output column of a node.

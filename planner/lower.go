@@ -51,7 +51,7 @@ func Lower(plans []*Plan) ([]*physical.Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &physical.Plan{Root: root})
+		out = append(out, &physical.Plan{Root: root, MaxParallelism: p.Settings.MaxParallelism})
 	}
 	physical.AssignIDs(out)
 	return out, nil
