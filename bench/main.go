@@ -144,8 +144,10 @@ type Result struct {
 	CkptPeakMB  float64 `json:"checkpoint_peak_mb,omitempty"`
 	CkptPeakMS  float64 `json:"checkpoint_peak_ms,omitempty"`
 	RestoreMS   float64 `json:"restore_ms,omitempty"`
-	RestoreRows int64   `json:"restore_state_rows,omitempty"`
-	Runs        []Run   `json:"runs"`
+	// RestoreCPUMS is the CPU the resumed process spent restoring.
+	RestoreCPUMS float64 `json:"restore_cpu_ms,omitempty"`
+	RestoreRows  int64   `json:"restore_state_rows,omitempty"`
+	Runs         []Run   `json:"runs"`
 }
 
 // Report is the JSON file.
@@ -252,12 +254,13 @@ func main() {
 		}
 		if q.restore {
 			log := filepath.Join(c.dir, q.name+"-restore.log")
-			ms, rows, err := measureRestore(c, bin, job, q, log)
+			ms, cpu, rows, err := measureRestore(c, bin, job, q, log)
 			if err != nil {
 				fatalf("%s: restore: %v (see %s)", q.name, err, log)
 			}
-			fmt.Fprintf(os.Stderr, "bench: %-10s restore: %d state rows restored in %.0f ms\n", q.name, rows, ms)
-			res.RestoreMS, res.RestoreRows = ms, rows
+			fmt.Fprintf(os.Stderr, "bench: %-10s restore: a checkpoint taken after %d rows were read restored in %.0f ms (%.0f ms of CPU)\n",
+				q.name, rows, ms, cpu)
+			res.RestoreMS, res.RestoreCPUMS, res.RestoreRows = ms, cpu, rows
 		}
 		if br != nil {
 			br.stop()
