@@ -102,15 +102,45 @@ type cow struct {
 	tabs []*Table // the store's tables at the barrier (by entry.tab)
 	ents []*entry // the changed hot keys at the barrier
 	done atomic.Bool
-	// Under mu: the encoded entries, keys and values in data.
-	data    []byte
+	// Under mu: the encoded entries, their bytes in chunks (chunkSize,
+	// pooled: a snapshot's worth is garbage once written).
 	kvs     []cowKV
+	chunk   []byte
+	chunks  []*[]byte
 	val     []byte
 	scratch []byte
 	blob    []byte
 }
 
-type cowKV struct{ k, v, end int } // key data[k:v], value data[v:end]
+type cowKV struct{ k, v []byte }
+
+const chunkSize = 1 << 20
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
+
+// alloc returns n bytes from the current chunk (a new one when it is full).
+func (c *cow) alloc(n int) []byte {
+	if len(c.chunk)+n > cap(c.chunk) {
+		if n > chunkSize {
+			return make([]byte, n)
+		}
+		p := chunkPool.Get().(*[]byte)
+		c.chunks = append(c.chunks, p)
+		c.chunk = (*p)[:0]
+	}
+	at := len(c.chunk)
+	c.chunk = c.chunk[:at+n]
+	return c.chunk[at : at+n : at+n]
+}
+
+// free gives the chunks back to the pool, once written.
+func (c *cow) free() {
+	for _, p := range c.chunks {
+		*p = (*p)[:0]
+		chunkPool.Put(p)
+	}
+	c.chunks, c.chunk, c.kvs = nil, nil, nil
+}
 
 // thaw encodes e for the snapshot being written when it is still frozen:
 // the store's goroutine calls it before it changes e (or hands it out to be
@@ -160,12 +190,14 @@ func (c *cow) encode(e *entry) {
 }
 
 func (c *cow) put(pre []byte, key string, k2, v []byte) {
-	kv := cowKV{k: len(c.data)}
-	c.data = append(append(append(c.data, pre...), key...), k2...)
-	kv.v = len(c.data)
-	c.data = append(c.data, v...)
-	kv.end = len(c.data)
-	c.kvs = append(c.kvs, kv)
+	kl := len(pre) + len(key) + len(k2)
+	b := c.alloc(kl + len(v))
+	copy(b[copy(b[copy(b, pre):], key)+len(pre):], k2)
+	copy(b[kl:], v)
+	if c.kvs == nil {
+		c.kvs = make([]cowKV, 0, 2*len(c.ents)+16)
+	}
+	c.kvs = append(c.kvs, cowKV{k: b[:kl:kl], v: b[kl:]})
 }
 
 // run encodes (encode set) or lets go (unset) every key still frozen, a
@@ -253,6 +285,9 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 func (sn *Snapshot) Release() {
 	sn.once.Do(func() {
 		sn.cow.run(false)
+		sn.cow.mu.Lock()
+		sn.cow.free()
+		sn.cow.mu.Unlock()
 		sn.txn.Discard()
 		sn.s.snaps.done()
 	})
@@ -266,10 +301,10 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	c := sn.cow
 	c.run(true)
 	c.mu.Lock() // the store's last encode happened before run's last lock
-	data, kvs := c.data, c.kvs
-	c.data, c.kvs = nil, nil
+	kvs := c.kvs
+	defer c.free()
 	c.mu.Unlock()
-	slices.SortFunc(kvs, func(a, b cowKV) int { return bytes.Compare(data[a.k:a.v], data[b.k:b.v]) })
+	slices.SortFunc(kvs, func(a, b cowKV) int { return bytes.Compare(a.k, b.k) })
 
 	bw := bufio.NewWriterSize(w, 256<<10)
 	cw := &countWriter{w: bw}
@@ -302,11 +337,11 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 		}
 		for ; i < len(kvs) && err == nil; i++ {
 			kv := kvs[i]
-			if bytes.Compare(data[kv.k:kv.v], k) > 0 {
+			if bytes.Compare(kv.k, k) > 0 {
 				break
 			}
-			err = put(data[kv.k:kv.v], data[kv.v:kv.end])
-			if string(data[kv.k:kv.v]) == string(k) {
+			err = put(kv.k, kv.v)
+			if string(kv.k) == string(k) {
 				k = nil // the hot tier's entry replaces Badger's
 			}
 		}
@@ -322,8 +357,7 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	}
 	it.Close()
 	for ; i < len(kvs) && err == nil; i++ {
-		kv := kvs[i]
-		err = put(data[kv.k:kv.v], data[kv.v:kv.end])
+		err = put(kvs[i].k, kvs[i].v)
 	}
 	if err != nil {
 		return cw.n, err
