@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -380,7 +381,7 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 		select {
 		case err := <-exited:
 			ccancel()
-			return r, fmt.Errorf("streamsql run ended before its first result: %v: %s", err, stderr.String())
+			return r, fmt.Errorf("streamsql run ended before its first result: %w: %s", err, stderr.String())
 		default:
 		}
 		if !probed && time.Now().After(deadline) {
@@ -577,8 +578,5 @@ func loadavg() string {
 
 func isSignal(err error) bool {
 	var ee *osexec.ExitError
-	if e, ok := err.(*osexec.ExitError); ok {
-		ee = e
-	}
-	return ee != nil && !ee.Exited()
+	return errors.As(err, &ee) && !ee.Exited()
 }
