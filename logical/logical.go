@@ -299,6 +299,11 @@ type Rank struct {
 // row (-1: UNBOUNDED PRECEDING) to the current row. Each row is emitted
 // once, when the watermark passes its time, with its aggregates after its
 // columns; insert-only.
+//
+// With Sort set it is ORDER BY a time attribute (Flink's TemporalSort):
+// no partition, no aggregates, ROWS 0 PRECEDING: every row leaves once,
+// when the watermark passes its time, in time order (arrival order among
+// equal times).
 type OverAggregate struct {
 	Input     Node
 	Partition []expr.Expr
@@ -306,6 +311,7 @@ type OverAggregate struct {
 	Rows      bool
 	Preceding int64
 	Aggs      []*AggCall
+	Sort      bool
 	Cols      []Column
 	S         diag.Span
 }

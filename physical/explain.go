@@ -128,6 +128,9 @@ func kindOf(n Node) string {
 	case *Rank:
 		return x.Kind
 	case *OverAggregate:
+		if x.Sort {
+			return "TemporalSort"
+		}
 		return "OverAggregate"
 	case *Sink:
 		return "Sink"
@@ -421,6 +424,9 @@ func detail(n Node) string {
 	case *Rank:
 		return rankDetail(x)
 	case *OverAggregate:
+		if x.Sort {
+			return "order=[" + x.InCols[x.TimeCol].Name + "]" + late(x.Late)
+		}
 		return overDetail(x)
 	case *Sink:
 		s := x.Name

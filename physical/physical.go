@@ -463,6 +463,9 @@ type OverAggregate struct {
 	Aggs      []*AggCall
 	Late      *LateRows
 	InCols    []Column
+	// Sort marks ORDER BY a time attribute (Flink's TemporalSort): no
+	// partition, no aggregates, ROWS 0 PRECEDING.
+	Sort bool
 }
 
 // Inputs implements Node.

@@ -629,6 +629,59 @@ func windowColumnsOf(tc logical.Column, qualifier string) []logical.Column {
 }
 
 func (b *binder) selectQuery(q *ast.Select) logical.Node {
+	if len(q.OrderBy) == 0 {
+		return b.selectBody(q)
+	}
+	if q.Limit != nil {
+		b.errorf(diag.UnsupportedFeature, q.Limit.Span(), "LIMIT is not supported in streaming queries yet").
+			WithHint("for the top rows of each group, number them: ROW_NUMBER() OVER (PARTITION BY … ORDER BY …) AS rn in a subquery, and WHERE rn <= N outside")
+		return nil
+	}
+	unordered := *q
+	unordered.OrderBy = nil
+	n := b.selectBody(&unordered)
+	if n == nil {
+		return nil
+	}
+	return b.orderBy(n, q.OrderBy)
+}
+
+// orderBy plans ORDER BY over a query's output, as Flink plans it in a
+// streaming query: by a time attribute of the output, ascending (Flink's
+// TemporalSort; the rows leave in time order as the watermark passes
+// them). Anything else is refused with what to write instead.
+func (b *binder) orderBy(n logical.Node, items []*ast.OrderItem) logical.Node {
+	it := items[0]
+	cols := n.Columns()
+	bd := &expr.Binder{Scope: scopeOf(cols, nil), L: &diag.List{Source: b.l.Source}, Clause: "ORDER BY"}
+	e := bd.Bind(it.Expr)
+	if e == nil {
+		// Report why, with the output's names.
+		(&expr.Binder{Scope: scopeOf(cols, nil), L: b.l, Clause: "ORDER BY"}).Bind(it.Expr)
+		return nil
+	}
+	c, isCol := e.(*expr.Column)
+	switch {
+	case !isCol || c.Time != expr.RowTime:
+		d := b.errorf(diag.UnsupportedFeature, it.S, "ORDER BY in a streaming query must start with a time attribute of the query's output (a column with a WATERMARK), ascending: a sort by anything else never ends")
+		if isCol && c.Time == expr.ProcTime {
+			d = d.WithHint("%s is a processing-time attribute: the rows already come in its order; leave ORDER BY out", c.Name)
+		}
+		d.WithHint("for the top rows of each group, number them: ROW_NUMBER() OVER (PARTITION BY … ORDER BY …) AS rn in a subquery, and WHERE rn <= N outside")
+		return nil
+	case it.Desc:
+		b.errorf(diag.UnsupportedFeature, it.S, "ORDER BY %s DESC: a streaming query can sort by a time attribute ascending only (rows leave as the watermark passes them)", c.Name)
+		return nil
+	case len(items) > 1:
+		b.errorf(diag.UnsupportedFeature, items[1].S, "ORDER BY a time attribute and then more keys is not supported yet: order by %s alone (rows of the same time leave in arrival order)", c.Name)
+		return nil
+	}
+	out := make([]logical.Column, len(cols))
+	copy(out, cols)
+	return &logical.OverAggregate{Input: n, TimeCol: c.Index, Rows: true, Sort: true, Cols: out, S: it.S}
+}
+
+func (b *binder) selectBody(q *ast.Select) logical.Node {
 	if q.From == nil {
 		b.errorf(diag.UnsupportedFeature, q.S, "SELECT without FROM is not supported: a streaming query reads a table")
 		return nil
@@ -646,10 +699,6 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 		}
 		// A semi or anti join's rows have no time attributes.
 		scope = scopeOf(node.Columns(), r.tables)
-	}
-	if len(q.OrderBy) > 0 {
-		b.errorf(diag.UnsupportedFeature, q.OrderBy[0].S, "ORDER BY is not supported in streaming queries yet")
-		return nil
 	}
 	if q.Limit != nil {
 		b.errorf(diag.UnsupportedFeature, q.Limit.Span(), "LIMIT is not supported in streaming queries yet")

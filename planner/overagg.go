@@ -28,6 +28,9 @@ func overFrame(x *logical.OverAggregate) string {
 // overText is an OverAggregate's EXPLAIN title.
 func overText(x *logical.OverAggregate) string {
 	in := x.Input.Columns()
+	if x.Sort {
+		return "TemporalSort order=[" + colName(in, x.TimeCol) + "]"
+	}
 	var aggs []string
 	for _, a := range x.Aggs {
 		s := a.Fn + "("
@@ -44,11 +47,20 @@ func overText(x *logical.OverAggregate) string {
 
 // overState checks an OverAggregate's input and says what it keeps.
 func (d *deriver) overState(x *logical.OverAggregate, p *Props) {
-	if in := d.props[x.Input]; !in.Produced.IsInsertOnly() {
+	if in := d.props[x.Input]; x.Sort && !in.Produced.IsInsertOnly() {
+		o := d.origin(x.Input)
+		d.l.Errorf(diag.OverWindow, x.S, "ORDER BY a time attribute needs an insert-only input, but its input emits %s", in.Produced).
+			WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o)).
+			WithHint("each row is emitted once, in time order, when the watermark passes its time, and cannot be corrected later")
+	} else if !in.Produced.IsInsertOnly() {
 		o := d.origin(x.Input)
 		d.l.Errorf(diag.OverWindow, x.S, "an OVER aggregate needs an insert-only input, but its input emits %s", in.Produced).
 			WithNote(nodeSpan(o), "the updates come from this %s: %s", nodeTitle(o), d.why(o)).
 			WithHint("each row is emitted once, with the aggregates of the rows before it, and cannot be corrected later")
+	}
+	if x.Sort {
+		p.State = []string{"rows until watermark >= their time, then emitted in time order"}
+		return
 	}
 	keep := "the running aggregates"
 	switch {
@@ -75,7 +87,7 @@ func (l *lowerer) over(x *logical.OverAggregate) (physical.Node, error) {
 		return nil, err
 	}
 	o := &physical.OverAggregate{Op: op("OverAggregate", x), Input: in, Partition: x.Partition, TimeCol: x.TimeCol,
-		Rows: x.Rows, Preceding: x.Preceding, Late: l.late(x.Input), InCols: physCols(x.Input.Columns())}
+		Rows: x.Rows, Preceding: x.Preceding, Late: l.late(x.Input), InCols: physCols(x.Input.Columns()), Sort: x.Sort}
 	for _, c := range x.Aggs {
 		o.Aggs = append(o.Aggs, &physical.AggCall{Fn: c.Fn, Args: c.Args, Distinct: c.Distinct, Star: c.Star, T: c.T})
 	}
@@ -84,5 +96,8 @@ func (l *lowerer) over(x *logical.OverAggregate) (physical.Node, error) {
 		keys = append(keys, render(p, x.Input.Columns()))
 	}
 	o.Name = "OverAggregate(" + strings.Join(keys, ", ") + ")"
+	if x.Sort {
+		o.Name = "TemporalSort(" + colName(x.Input.Columns(), x.TimeCol) + ")"
+	}
 	return o, nil
 }
