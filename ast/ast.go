@@ -402,11 +402,13 @@ type Join struct {
 	Keyword diag.Span
 }
 
-// Subquery is (query) [AS] alias.
+// Subquery is [LATERAL] (query) [AS] alias. A LATERAL subquery may name
+// the columns of the FROM items before it.
 type Subquery struct {
 	Loc
-	Query Query
-	Alias *Ident
+	Query   Query
+	Alias   *Ident
+	Lateral bool
 }
 
 // WindowTVF is TABLE(TUMBLE|HOP|CUMULATE|SESSION(TABLE t [PARTITION BY

@@ -550,6 +550,9 @@ func (p *printer) table(t TableExpr) {
 			p.w(")")
 		}
 	case *Subquery:
+		if t.Lateral {
+			p.w("LATERAL ")
+		}
 		p.w("(")
 		p.query(t.Query)
 		p.w(")")

@@ -40,6 +40,7 @@ type rewriter struct {
 	typedLits []*ast.Literal
 	tvfs      []*ast.WindowTVF
 	values    []*ast.Values
+	lateral   map[diag.Pos]bool       // start of the '(' of a LATERAL subquery
 	asOf      map[int]ast.Expr        // table-name token index -> AS OF expression
 	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
 	casts     map[diag.Pos]castRecord // start of the CAST keyword
@@ -87,7 +88,7 @@ type edit struct {
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
 		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{},
-		filters: map[int]filterRecord{}}
+		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}}
 	rw.blankComments()
 	rw.scan()
 	return rw
@@ -247,6 +248,12 @@ func (rw *rewriter) scan() {
 			k = rw.forSystemTime(k) - 1
 		case t.is("TABLE") && k+1 < len(toks) && toks[k+1].isOp("(") && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN") || toks[k-1].isOp(",")):
 			k = rw.tvf(k) - 1
+		case t.is("LATERAL") && k+1 < len(toks) && toks[k+1].isOp("(") && k+2 < len(toks) && (toks[k+2].is("SELECT") || toks[k+2].is("WITH")):
+			// TiDB does not know LATERAL: the converter marks the subquery.
+			rw.lateral[toks[k+1].start] = true
+			rw.blank(k, k+1)
+		case t.is("LATERAL"):
+			rw.errorf(diag.UnsupportedFeature, t.span(), "LATERAL is supported before a subquery only, LATERAL (SELECT …); table functions (LATERAL TABLE(f(…))) are not supported")
 		case t.isOp("(") && k+1 < len(toks) && toks[k+1].is("VALUES") && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN") || toks[k-1].isOp(",")):
 			k = rw.valuesTable(k) - 1
 		}

@@ -788,9 +788,10 @@ func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 		return tr
 	case *tast.SelectStmt, *tast.SetOprStmt:
 		open := c.findOp("(")
+		lateral := open >= 0 && c.rw.lateral[c.toks[open].start]
 		q := c.query(src)
 		closeAt := c.findOp(")")
-		sq := &ast.Subquery{Query: q}
+		sq := &ast.Subquery{Query: q, Lateral: lateral}
 		sq.S = diag.Span{Start: c.spanOf(open).Start, End: c.spanOf(closeAt).End}
 		sq.Alias = alias(sq.S.Start)
 		if sq.Alias != nil {

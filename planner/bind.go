@@ -245,6 +245,10 @@ func (b *binder) from(t ast.TableExpr) *rel {
 	case *ast.Join:
 		return b.join(t)
 	case *ast.Subquery:
+		if t.Lateral {
+			b.errorf(diag.UnsupportedFeature, t.S, "LATERAL must follow another FROM item: FROM t, LATERAL (SELECT … WHERE … = t.col)")
+			return nil
+		}
 		n := b.query(t.Query)
 		if n == nil {
 			return nil
@@ -485,8 +489,22 @@ func (b *binder) view(v *catalog.View) logical.Node {
 }
 
 func (b *binder) join(j *ast.Join) *rel {
-	l, r := b.from(j.Left), b.from(j.Right)
-	if l == nil || r == nil {
+	l := b.from(j.Left)
+	if l == nil {
+		return nil
+	}
+	var r *rel
+	var lateralConds []expr.Expr
+	if sq, ok := j.Right.(*ast.Subquery); ok && sq.Lateral {
+		if j.Kind != ast.InnerJoin && j.Kind != ast.CrossJoin {
+			b.errorf(diag.UnsupportedFeature, j.Keyword, "a LATERAL subquery is supported in a comma or INNER join, not a %s JOIN", j.Kind)
+			return nil
+		}
+		r, lateralConds = b.lateral(l, sq)
+	} else {
+		r = b.from(j.Right)
+	}
+	if r == nil {
 		return nil
 	}
 	for _, rt := range r.tables {
@@ -523,6 +541,10 @@ func (b *binder) join(j *ast.Join) *rel {
 			return nil
 		}
 		conds = append(conds, &expr.Call{Fn: "=", Args: []expr.Expr{lc, rc}, T: types.New(types.Boolean), S: u.S})
+	}
+	if len(lateralConds) > 0 {
+		conds = append(conds, lateralConds...)
+		out.Kind = ast.InnerJoin
 	}
 	out.Cond = expr.And(conds...)
 	// Temporal join: the right side is read as of the left side's time.

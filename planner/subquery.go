@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"slices"
+	"strconv"
+
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/expr"
@@ -358,4 +361,142 @@ func andOf(es []ast.Expr) ast.Expr {
 		out = &ast.Binary{Loc: ast.Loc{S: out.Span().Join(e.Span())}, Op: "AND", L: out, R: e}
 	}
 	return out
+}
+
+// lateral binds FROM left, LATERAL (SELECT … FROM t WHERE corr [ORDER BY o
+// LIMIT n]) as Flink decorrelates it: the conjuncts of the subquery's WHERE
+// that name left's columns must be equalities between an expression of t
+// and one of left (corr); they become the join's condition (returned, over
+// left's columns then the subquery's). With ORDER BY … LIMIT n, the
+// subquery's rows are first ranked per correlation value: ROW_NUMBER()
+// OVER (PARTITION BY the t side of corr ORDER BY o) <= n, a Top-N (an
+// updating output, as Flink's Rank). The t side of each equality is an
+// extra column of the subquery without a name (* leaves it out).
+func (b *binder) lateral(left *rel, sq *ast.Subquery) (*rel, []expr.Expr) {
+	const shape = "a LATERAL subquery is supported as SELECT … FROM … WHERE <inner column> = <outer column> [AND …] [ORDER BY … LIMIT n]"
+	sel, ok := sq.Query.(*ast.Select)
+	if !ok || sel.From == nil || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Distinct || hasOver(sel) {
+		b.errorf(diag.UnsupportedFeature, sq.S, "%s", shape)
+		return nil, nil
+	}
+	for _, f := range sel.Fields {
+		if f.Expr != nil && containsAgg(f.Expr) {
+			b.errorf(diag.UnsupportedFeature, f.S, "%s: without aggregates", shape)
+			return nil, nil
+		}
+	}
+	if (len(sel.OrderBy) > 0) != (sel.Limit != nil) {
+		b.errorf(diag.UnsupportedFeature, sq.S, "%s: ORDER BY and LIMIT go together (the top n rows of each outer row)", shape)
+		return nil, nil
+	}
+	r := b.from(sel.From)
+	if r == nil {
+		return nil, nil
+	}
+	inner := r.node
+	innerScope := scopeOf(inner.Columns(), r.tables)
+	outerCols := left.node.Columns()
+	outerScope := scopeOf(outerCols, left.tables)
+	var own []ast.Expr
+	type pair struct{ in, out expr.Expr }
+	var corr []pair
+	if sel.Where != nil {
+		for _, c := range astConjuncts(sel.Where) {
+			if readsOnly(c, innerScope) {
+				own = append(own, c)
+				continue
+			}
+			eq, isEq := c.(*ast.Binary)
+			if !isEq || eq.Op != "=" {
+				b.errorf(diag.UnsupportedFeature, c.Span(), "%s: this condition names the outer query but is no equality", shape)
+				return nil, nil
+			}
+			a, z := eq.L, eq.R
+			if !readsOnly(a, innerScope) {
+				a, z = z, a
+			}
+			if !readsOnly(a, innerScope) || !readsOnly(z, outerScope) {
+				b.errorf(diag.UnsupportedFeature, c.Span(), "%s: each side of this equality must name one query's columns", shape)
+				return nil, nil
+			}
+			ib := &expr.Binder{Scope: innerScope, L: b.l, Clause: "the LATERAL subquery's WHERE"}
+			ob := &expr.Binder{Scope: outerScope, L: b.l, Clause: "the LATERAL subquery's WHERE"}
+			x, y := ib.Bind(a), ob.Bind(z)
+			if x == nil || y == nil {
+				return nil, nil
+			}
+			if !types.Comparable(x.Type(), y.Type()) {
+				b.errorf(diag.TypeMismatch, c.Span(), "cannot compare %s (%s) with %s (%s)", ast.Format(a), x.Type(), ast.Format(z), y.Type())
+				return nil, nil
+			}
+			corr = append(corr, pair{x, y})
+		}
+	}
+	if len(corr) == 0 {
+		b.errorf(diag.UnsupportedFeature, sq.S, "%s: its WHERE names no column of the outer query; without one, write a plain join", shape)
+		return nil, nil
+	}
+	if len(own) > 0 {
+		// Filters of the subquery's own rows (the columns stay the same).
+		if inner = b.where(inner, r.tables, andOf(own)); inner == nil {
+			return nil, nil
+		}
+	}
+	if sel.Limit != nil {
+		lit, isLit := sel.Limit.(*ast.Literal)
+		var n int64
+		if isLit && lit.Kind == ast.IntLit {
+			n, _ = strconv.ParseInt(lit.Raw, 10, 64)
+		}
+		if n <= 0 {
+			b.errorf(diag.UnsupportedFeature, sel.Limit.Span(), "LIMIT of a LATERAL subquery must be a positive whole number")
+			return nil, nil
+		}
+		in := inner.Columns()
+		rank := &logical.Rank{Input: inner, Func: "ROW_NUMBER", Start: 1, RankCol: true, FuncSpan: sel.Limit.Span(), S: sq.S}
+		for _, c := range corr {
+			rank.Partition = append(rank.Partition, c.in)
+		}
+		ob := &expr.Binder{Scope: scopeOf(in, r.tables), L: b.l, Clause: "ORDER BY"}
+		for _, o := range sel.OrderBy {
+			x := ob.Bind(o.Expr)
+			if x == nil {
+				return nil, nil
+			}
+			if !types.Comparable(x.Type(), x.Type()) {
+				b.errorf(diag.TypeMismatch, o.S, "cannot order by %s: %s values have no order", ast.Format(o.Expr), x.Type())
+				return nil, nil
+			}
+			rank.Order = append(rank.Order, logical.SortKey{Expr: x, Desc: o.Desc})
+		}
+		bigint := types.New(types.BigInt).NotNull()
+		rank.Cols = append(slices.Clone(in), logical.Column{Name: "$rn", Type: bigint})
+		rn := &expr.Column{Index: len(in), Name: "$rn", T: bigint, S: sel.Limit.Span()}
+		cond := &expr.Call{Fn: "<=", Args: []expr.Expr{rn, &expr.Const{V: n, T: bigint, S: sel.Limit.Span()}}, T: types.New(types.Boolean).NotNull(), S: sel.Limit.Span()}
+		inner = &logical.Filter{Input: rank, Cond: cond, S: sel.Limit.Span()}
+	}
+	// The select list over the subquery's rows, then the inner side of
+	// each correlation as a column without a name.
+	p := b.project(sel, inner, scopeOf(inner.Columns(), r.tables), r.tables, nil)
+	if p == nil {
+		return nil, nil
+	}
+	proj := p.(*logical.Project)
+	for _, c := range corr {
+		proj.Exprs = append(proj.Exprs, c.in)
+		proj.Cols = append(proj.Cols, logical.Column{Type: c.in.Type()})
+	}
+	alias := ""
+	if sq.Alias != nil {
+		alias = sq.Alias.Name
+	}
+	out := requalify(proj, alias, alias, sq.S)
+	nL := len(outerCols)
+	nR := len(proj.Cols)
+	var conds []expr.Expr
+	for i, c := range corr {
+		in := &expr.Column{Index: nL + nR - len(corr) + i, T: c.in.Type(), S: sq.S}
+		conds = append(conds, &expr.Call{Fn: "=", Args: []expr.Expr{c.out, in}, T: types.New(types.Boolean), S: sq.S})
+	}
+	return out, conds
 }

@@ -467,7 +467,7 @@ LEFT JOIN booking_channels FOR SYSTEM_TIME AS OF t.actual_departure_date AS b ON
 LEFT JOIN passengers FOR SYSTEM_TIME AS OF t.actual_departure_date AS p ON t.passenger_key = p.passenger_key
 LEFT JOIN stations FOR SYSTEM_TIME AS OF t.actual_departure_date AS os ON t.origin_station_key = os.station_key
 LEFT JOIN stations FOR SYSTEM_TIME AS OF t.actual_departure_date AS ds ON t.destination_station_key = ds.station_key;`},
-	{suite: "Cookbook", name: "joins/06 lateral join", shape: "ROW_NUMBER dedup, SELECT DISTINCT, LATERAL subquery with ORDER BY … LIMIT", mark: "refused: SQL103",
+	{suite: "Cookbook", name: "joins/06 lateral join", shape: "ROW_NUMBER dedup, SELECT DISTINCT, LATERAL subquery with ORDER BY … LIMIT", mark: "runs",
 		sql: `CREATE TABLE People (id INT, city STRING, state STRING, arrival_time TIMESTAMP(3),
   WATERMARK FOR arrival_time AS arrival_time - INTERVAL '1' MINUTE) WITH ('connector' = 'datagen', 'number-of-rows' = '20');
 CREATE TEMPORARY VIEW CurrentPopulation AS
