@@ -1146,5 +1146,28 @@ func (b *binder) insert(ins *ast.Insert) *logical.Sink {
 		}
 		sink.Cols = append(sink.Cols, logical.Column{Name: tc.Name, Type: tc.Type})
 	}
+	if len(ins.Columns) > 0 {
+		// INSERT INTO t (c, …): the sink writes every persisted column of
+		// t in t's order, by position. The query's columns go where the
+		// list puts them; the columns it leaves out are NULL, as in Flink.
+		p := &logical.Project{Input: q, S: ins.S}
+		sink.Cols = nil
+		for i, tc := range tbl.Columns {
+			if !tc.Persisted() {
+				continue
+			}
+			k := slices.Index(target, i)
+			if k >= 0 {
+				p.Exprs = append(p.Exprs, &expr.Column{Index: k, Name: qc[k].Name, T: qc[k].Type, S: ins.S})
+				p.Cols = append(p.Cols, logical.Column{Name: qc[k].Name, Type: qc[k].Type})
+			} else {
+				t := tc.Type.WithNullable(true)
+				p.Exprs = append(p.Exprs, &expr.Call{Fn: "CAST", Args: []expr.Expr{&expr.Const{T: types.New(types.Null), S: ins.S}}, T: t, S: ins.S})
+				p.Cols = append(p.Cols, logical.Column{Name: tc.Name, Type: t})
+			}
+			sink.Cols = append(sink.Cols, logical.Column{Name: tc.Name, Type: tc.Type})
+		}
+		sink.Input = p
+	}
 	return sink
 }
