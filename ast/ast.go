@@ -451,11 +451,29 @@ type Expr interface {
 	exprNode()
 }
 
-// ColumnRef is [qualifier.]name.
+// ColumnRef is [qualifier.]name[.field...]. Which name is a table and
+// which a ROW field is decided by the binder: r.f is a column r's field f
+// when no table is called r; t.r.f is table t's column r's field f.
 type ColumnRef struct {
 	Loc
 	Qualifier *Ident
 	Name      *Ident
+	// Path are the names after Name (t.r.f has one: f).
+	Path []*Ident
+}
+
+// Index is x[i]: an ARRAY's element at i (from 1), or a MAP's value for
+// the key i.
+type Index struct {
+	Loc
+	X, Index Expr
+}
+
+// Constructor is ARRAY[a, ...], MAP[k1, v1, ...] or ROW(a, ...).
+type Constructor struct {
+	Loc
+	Kind string // ARRAY, MAP or ROW
+	Args []Expr
 }
 
 // LitKind is the kind of a literal.
@@ -613,3 +631,5 @@ func (*Cast) exprNode()         {}
 func (*Case) exprNode()         {}
 func (*Paren) exprNode()        {}
 func (*SubqueryExpr) exprNode() {}
+func (*Index) exprNode()        {}
+func (*Constructor) exprNode()  {}

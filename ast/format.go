@@ -614,6 +614,29 @@ func (p *printer) expr(e Expr) {
 			p.w(".")
 		}
 		p.ident(e.Name)
+		for _, f := range e.Path {
+			p.w(".")
+			p.ident(f)
+		}
+	case *Index:
+		p.operand(e.X, precAtom)
+		p.w("[")
+		p.expr(e.Index)
+		p.w("]")
+	case *Constructor:
+		p.w(e.Kind)
+		open, closer := "[", "]"
+		if e.Kind == "ROW" {
+			open, closer = "(", ")"
+		}
+		p.w(open)
+		for i, a := range e.Args {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.expr(a)
+		}
+		p.w(closer)
 	case *Literal:
 		switch e.Kind {
 		case StringLitKind:
@@ -857,6 +880,10 @@ func Children(e Expr) []Expr {
 		return e.Args
 	case *Cast:
 		return []Expr{e.X}
+	case *Index:
+		return []Expr{e.X, e.Index}
+	case *Constructor:
+		return e.Args
 	case *Case:
 		var out []Expr
 		if e.Operand != nil {

@@ -12,6 +12,9 @@ import (
 
 // call compiles one operator or function over compiled arguments.
 func (c *compiler) call(e *expr.Call, args []node) (Func, error) {
+	if f, ok, err := c.nestedCall(e, args); ok {
+		return f, err
+	}
 	want := func(n int) error {
 		if len(args) != n {
 			return fmt.Errorf("eval: %s takes %d arguments, got %d", e.Fn, n, len(args))

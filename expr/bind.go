@@ -87,8 +87,14 @@ func (b *Binder) bind(e ast.Expr) Expr {
 			return x
 		}
 	}
+	if x, ok := b.nested(e); ok {
+		return x
+	}
 	switch e := e.(type) {
 	case *ast.ColumnRef:
+		if col, fields, ok := b.fieldPath(e); ok {
+			return b.fields(b.column(col), col, fields, e.S)
+		}
 		return b.column(e)
 	case *ast.Literal:
 		return b.literal(e)
@@ -377,6 +383,11 @@ func tableOf(s *Scope, alias string) string {
 }
 
 func (b *Binder) column(e *ast.ColumnRef) Expr {
+	if len(e.Path) > 0 {
+		// t.r.f where t is no table here, nor r.f a column's field.
+		b.L.Errorf(diag.UnknownTable, e.Qualifier.S, "%s is neither a table nor a ROW column here, in %s", e.Qualifier.Name, ast.Format(e))
+		return nullConst(e.S)
+	}
 	i := b.Scope.Resolve(e, b.L)
 	if i < 0 {
 		return nullConst(e.S)

@@ -176,6 +176,12 @@ func Format(e Expr, col func(*Column) string) string {
 			return e.Fn + "(" + args[0] + " AS " + e.T.String() + ")"
 		case e.Fn == "IN":
 			return args[0] + " IN (" + strings.Join(args[1:], ", ") + ")"
+		case e.Fn == "FIELD" && len(args) == 2:
+			return args[0] + "." + fieldName(e)
+		case e.Fn == "ITEM" && len(args) == 2:
+			return args[0] + "[" + args[1] + "]"
+		case e.Fn == "ARRAY" || e.Fn == "MAP":
+			return e.Fn + "[" + strings.Join(args, ", ") + "]"
 		}
 		return e.Fn + "(" + strings.Join(args, ", ") + ")"
 	}

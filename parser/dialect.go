@@ -202,6 +202,15 @@ func (rw *rewriter) scan() {
 			rw.edits = append(rw.edits, edit{int(t.start), int(toks[k+1].end), "LIKE" + strings.Repeat(" ", int(toks[k+1].end-t.start)-4)})
 			rw.hidden[k+1] = true
 			k++
+		case (t.is("CARDINALITY") || t.is("ELEMENT")) && k+1 < len(toks) && toks[k+1].isOp("("):
+			// Words TiDB's grammar keeps for itself.
+			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
+		case t.isOp("["):
+			rw.bracket(k)
+		case t.is("ROW") && k+1 < len(toks) && toks[k+1].isOp("("):
+			// ROW(a, b): TiDB's row constructor; renamed so that the
+			// converter knows it from a parenthesised list.
+			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + "ROW"})
 		case t.is("MATCH_RECOGNIZE"):
 			rw.errorf(diag.UnsupportedFeature, t.span(), "MATCH_RECOGNIZE is not supported")
 		case t.kind == tHint:
@@ -258,7 +267,106 @@ func (rw *rewriter) scan() {
 			k = rw.valuesTable(k) - 1
 		}
 	}
-	sort.Slice(rw.edits, func(i, j int) bool { return rw.edits[i].from < rw.edits[j].from })
+	// An insertion (from == to) goes before a replacement at the same
+	// offset: ssql_item( is inserted before an operand that may itself be
+	// rewritten.
+	sort.SliceStable(rw.edits, func(i, j int) bool {
+		a, b := rw.edits[i], rw.edits[j]
+		if a.from != b.from {
+			return a.from < b.from
+		}
+		return a.to-a.from < b.to-b.from
+	})
+}
+
+// bracket rewrites the '[' at k and its ']': ARRAY[a, b] and MAP[k, v]
+// become ssql_ARRAY(a, b) and ssql_MAP(k, v); x[i] becomes
+// ssql_item(x, i), the operand x found by scanning back over a name
+// chain (t.r.f), a call or a parenthesised expression, or another index.
+// The converter reads the brackets from our tokens.
+func (rw *rewriter) bracket(k int) {
+	toks := rw.toks
+	closeAt := -1
+	depth := 0
+	for j := k; j < len(toks); j++ {
+		if toks[j].isOp("[") || toks[j].isOp("(") {
+			depth++
+		} else if toks[j].isOp("]") || toks[j].isOp(")") {
+			depth--
+			if depth == 0 {
+				if toks[j].isOp("]") {
+					closeAt = j
+				}
+				break
+			}
+		}
+	}
+	if closeAt < 0 {
+		rw.errorf(diag.UnbalancedParen, toks[k].span(), "'[' is never closed: expected ']'")
+		return
+	}
+	if k > 0 && (toks[k-1].is("ARRAY") || toks[k-1].is("MAP")) && (k < 2 || !toks[k-2].isOp(".")) {
+		name := toks[k-1]
+		rw.edits = append(rw.edits, edit{int(name.start), int(name.end), renamedPrefix + strings.ToUpper(name.val)},
+			edit{int(toks[k].start), int(toks[k].end), "("}, edit{int(toks[closeAt].start), int(toks[closeAt].end), ")"})
+		return
+	}
+	from := rw.operandStart(k)
+	if from < 0 {
+		rw.errorf(diag.SyntaxError, toks[k].span(), "'[' must follow an ARRAY or MAP value, as in tags[1] or attributes['color'], or ARRAY, as in ARRAY[1, 2]")
+		return
+	}
+	rw.edits = append(rw.edits, edit{int(toks[from].start), int(toks[from].start), renamedPrefix + "item("},
+		edit{int(toks[k].start), int(toks[k].end), ","}, edit{int(toks[closeAt].start), int(toks[closeAt].end), ")"})
+}
+
+// operandStart returns the index of the first token of the operand that
+// ends just before k, or -1 if there is none.
+func (rw *rewriter) operandStart(k int) int {
+	toks := rw.toks
+	j := k - 1
+	if j < 0 {
+		return -1
+	}
+	switch t := toks[j]; {
+	case t.isOp("]") || t.isOp(")"):
+		open, closer := "[", "]"
+		if t.isOp(")") {
+			open, closer = "(", ")"
+		}
+		depth := 0
+		for ; j >= 0; j-- {
+			switch {
+			case toks[j].isOp(closer):
+				depth++
+			case toks[j].isOp(open):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if j < 0 {
+			return -1
+		}
+		if open == "[" {
+			// x[1][2], ARRAY[1][1]: the '[' has an operand of its own.
+			if j > 0 && (toks[j-1].is("ARRAY") || toks[j-1].is("MAP")) {
+				return j - 1
+			}
+			return rw.operandStart(j)
+		}
+		if j > 0 && toks[j-1].isName() {
+			return j - 1 // a call f(...)
+		}
+		return j
+	case t.isName():
+		for j >= 2 && toks[j-1].isOp(".") && toks[j-2].isName() {
+			j -= 2
+		}
+		return j
+	}
+	return -1
 }
 
 // text returns the rewritten text of the region.

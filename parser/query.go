@@ -844,18 +844,28 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 	switch e := e.(type) {
 	case *tast.ColumnNameExpr:
 		n := e.Name
-		if n.Schema.O != "" {
-			c.failf(diag.UnsupportedFeature, c.here(), "column names with more than one qualifier (%s.%s.%s) are not supported", n.Schema.O, n.Table.O, n.Name.O)
-		}
 		cr := &ast.ColumnRef{}
-		if n.Table.O != "" {
-			cr.Qualifier = c.ident(n.Table.O)
+		if n.Schema.O != "" {
+			// t.r.f: table t's column r's field f (or column t's
+			// fields r.f); the binder decides.
+			cr.Qualifier = c.ident(n.Schema.O)
 			c.accept(func(t token) bool { return t.isOp(".") })
+			cr.Name = c.ident(n.Table.O)
+			c.accept(func(t token) bool { return t.isOp(".") })
+			cr.Path = []*ast.Ident{c.ident(n.Name.O)}
+		} else {
+			if n.Table.O != "" {
+				cr.Qualifier = c.ident(n.Table.O)
+				c.accept(func(t token) bool { return t.isOp(".") })
+			}
+			cr.Name = c.ident(n.Name.O)
 		}
-		cr.Name = c.ident(n.Name.O)
 		cr.S = cr.Name.S
 		if cr.Qualifier != nil {
 			cr.S = cr.Qualifier.S.Join(cr.Name.S)
+		}
+		if len(cr.Path) > 0 {
+			cr.S = cr.S.Join(cr.Path[len(cr.Path)-1].S)
 		}
 		return cr
 	case *test_driver.ValueExpr:
@@ -975,6 +985,9 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		}
 		if strings.EqualFold(e.FnName.O, "trim") && len(e.Args) > 1 {
 			c.failf(diag.UnsupportedSyntax, c.here(), "TRIM(BOTH|LEADING|TRAILING ... FROM s) is not supported yet; use TRIM(s), LTRIM(s) or RTRIM(s)")
+		}
+		if n := c.nestedCall(e); n != nil {
+			return n
 		}
 		return c.funcCall(strings.TrimPrefix(e.FnName.O, renamedPrefix), e.Args, false, false)
 	case *tast.AggregateFuncExpr:
@@ -1290,6 +1303,42 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 		fc.S.End = f.end
 	}
 	return fc
+}
+
+// nestedCall converts the calls the dialect layer made of brackets and ROW
+// (see rewriter.bracket): ssql_item(x, i) is x[i], ssql_ARRAY(...) and
+// ssql_MAP(...) are ARRAY[...] and MAP[...], ssql_ROW(...) is ROW(...).
+// It returns nil for any other call.
+func (c *conv) nestedCall(e *tast.FuncCallExpr) ast.Expr {
+	name := e.FnName.O
+	if !strings.HasPrefix(name, renamedPrefix) {
+		return nil
+	}
+	switch kind := strings.TrimPrefix(name, renamedPrefix); kind {
+	case "item":
+		if len(e.Args) != 2 {
+			return nil
+		}
+		x := c.expr(e.Args[0])
+		c.findOp("[")
+		i := c.expr(e.Args[1])
+		closeAt := c.findOp("]")
+		ix := &ast.Index{X: x, Index: i}
+		ix.S = diag.Span{Start: x.Span().Start, End: c.spanOf(closeAt).End}
+		return ix
+	case "ARRAY", "MAP", "ROW":
+		k := c.findWord(kind)
+		open, closer := "[", "]"
+		if kind == "ROW" {
+			open, closer = "(", ")"
+		}
+		c.findOp(open)
+		ce := &ast.Constructor{Kind: kind, Args: c.exprs(e.Args)}
+		closeAt := c.findOp(closer)
+		ce.S = diag.Span{Start: c.spanOf(k).Start, End: c.spanOf(closeAt).End}
+		return ce
+	}
+	return nil
 }
 
 // literal takes the kind of a constant from the user's token: TiDB turns

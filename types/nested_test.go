@@ -117,7 +117,7 @@ func TestNestedRules(t *testing.T) {
 			t.Errorf("CanCast(%s, %s) = %v", c.from, c.to, got)
 		}
 	}
-	if !ImplicitCast(ain, ai) || ImplicitCast(ai, ab) || !ImplicitCast(r1, r2) {
-		t.Error("ImplicitCast between nested types is SameIgnoringNullDeep")
+	if !ImplicitCast(ain, ai) || !ImplicitCast(ai, ab) || ImplicitCast(ab, ai) || !ImplicitCast(r1, r2) || ImplicitCast(r1, r3) {
+		t.Error("ImplicitCast between nested types goes element by element")
 	}
 }

@@ -290,6 +290,9 @@ func numericArithmetic(op string, a, b T) T {
 // and BINARY into VARBINARY, and a kind goes into itself whatever the
 // parameters (lengths and precisions are adjusted at run time, as in Flink).
 //
+// An ARRAY, MAP or ROW goes into one of the same shape whose element types
+// its own go into (ARRAY<INT> into ARRAY<BIGINT>).
+//
 // Nullability is not considered: writing a nullable value into a NOT NULL
 // column is checked row by row. Unlike Flink, TIMESTAMP and TIMESTAMP_LTZ do
 // not convert into each other implicitly, and timestamps do not narrow to
@@ -301,7 +304,17 @@ func ImplicitCast(from, to T) bool {
 	case from.Kind == Null:
 		return true
 	case from.IsNested() || to.IsNested():
-		return SameIgnoringNullDeep(from, to)
+		// Element by element (a sink's CAST converts them so).
+		if !sameShape(from, to) {
+			return false
+		}
+		ef, et := from.elemsOf(), to.elemsOf()
+		for i := range ef {
+			if !ImplicitCast(ef[i], et[i]) {
+				return false
+			}
+		}
+		return true
 	case from.Kind == to.Kind:
 		return true
 	case from.IsNumeric() && to.IsNumeric():
