@@ -264,7 +264,7 @@ var nexmarkSpec = &ConnectorSpec{
 		"Options are those of the Nexmark Flink connector; 'nexmark.table' picks which events the table holds.",
 	Options: concat([]OptionSpec{
 		{Key: "nexmark.table", Default: "bid", Choices: []string{"person", "auction", "bid"},
-			Doc: "streamsql: which events the table holds."},
+			Doc: "streamsql: which events the table holds. Not given, a table with an event_type column is Nexmark's own DDL: every event, in ROW columns person, auction and bid."},
 		{Key: "nexmark.", Prefix: true, Doc: "streamsql generator settings."},
 		{Key: "events.num", Validate: wholeNumber(0), Doc: "Events to generate in all; the source is then bounded. 0: unbounded."},
 		{Key: "first-event.rate", Default: "10000", Validate: wholeNumber(1), Doc: "Events per second of event time: consecutive events are 1/rate seconds apart in event time (and in wall time when 'rate.limited' is true)."},

@@ -203,6 +203,24 @@ func (b *Binder) fields(x Expr, src ast.Expr, fields []*ast.Ident, whole diag.Sp
 	return x
 }
 
+// FieldOf returns the name of the ROW field e reads when e is a field
+// access (r.f): the name Flink gives a select item r.f without an alias.
+func FieldOf(e Expr) (string, bool) {
+	c, ok := e.(*Call)
+	if !ok || c.Fn != "FIELD" || len(c.Args) != 2 {
+		return "", false
+	}
+	k, ok := c.Args[1].(*Const)
+	if !ok {
+		return "", false
+	}
+	i, ok := k.V.(int64)
+	if !ok || int(i) >= c.Args[0].Type().NumFields() {
+		return "", false
+	}
+	return c.Args[0].Type().Fields()[i].Name, true
+}
+
 // fieldName is the name of the field a FIELD call reads.
 func fieldName(c *Call) string {
 	if len(c.Args) == 2 {

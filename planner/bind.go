@@ -868,6 +868,9 @@ func (b *binder) project(q *ast.Select, node logical.Node, scope *expr.Scope, ta
 		if c, ok := e.(*expr.Column); ok {
 			col.Name, col.Time = c.Name, c.Time
 		}
+		if name, ok := expr.FieldOf(e); ok {
+			col.Name = name // r.f is called f, as in Flink
+		}
 		if c, ok := e.(*expr.Call); ok && c.Fn == "PROCTIME" {
 			// As in a computed column: PROCTIME() in a query (a view,
 			// a subquery) is a processing-time attribute.

@@ -64,6 +64,13 @@
 // does: WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND (event
 // time only increases, so any delay works).
 //
+// Without 'nexmark.table', a table with an event_type column is Nexmark's
+// own DDL (nexmark-flink's ddl_gen.sql): every event, event_type 0 for a
+// person, 1 for an auction, 2 for a bid, the event in the ROW column of its
+// kind (person, auction, bid; fields as the flat columns above), the other
+// two NULL (all.go). Nexmark's views (SELECT bid.auction, ... FROM datagen
+// WHERE event_type = 2) then read as written.
+//
 // # Differences from the reference
 //
 //   - 'next-event.rate', 'rate.shape' and 'rate.period' are accepted but,

@@ -71,9 +71,13 @@ type Source struct {
 	start   time.Time
 	vals    [10]row.Value // one event's values in Nexmark order
 	ids     []int64
-	p       PersonEvent
-	a       AuctionEvent
-	b       BidEvent
+	// all: Nexmark's own DDL, one table of every event (event_type INT,
+	// person ROW<...>, auction ROW<...>, bid ROW<...>); see allColumn.
+	all  bool
+	nest []allColumn // per schema column, when all
+	p    PersonEvent
+	a    AuctionEvent
+	b    BidEvent
 }
 
 // NewSource returns a source for spec.
@@ -90,6 +94,7 @@ func NewSource(spec connector.Spec) (*Source, error) {
 		return nil, fail("%v", err)
 	}
 	s := &Source{gen: NewGenerator(cfg), end: math.MaxInt64, width: len(spec.Schema)}
+	s.all = !c.Has("nexmark.table") && hasColumn(spec.Schema, "event_type")
 	switch c.Get("nexmark.table") {
 	case "person":
 		s.kind = Person
@@ -104,42 +109,56 @@ func NewSource(spec connector.Spec) (*Source, error) {
 		s.end = n
 	}
 	s.limited = c.Get("rate.limited") == "true"
-	cols := columns[s.kind]
+	if s.all {
+		return s.allEvents(spec, fail)
+	}
 	for _, col := range spec.Schema {
 		if col.MetadataKey != "" {
 			return nil, fail("nexmark has no metadata, but column %s reads '%s'", col.Name, col.MetadataKey)
 		}
-		j := -1
-		for k, name := range cols {
-			if strings.EqualFold(name, col.Name) {
-				j = k
-			}
-		}
-		if j < 0 {
-			return nil, fail("column %s is not a column of the Nexmark %s table (%s)", col.Name, s.kind, strings.Join(cols, ", "))
-		}
-		unit := int64(1)
-		switch classOf(cols[j]) {
-		case classInt:
-			if !col.Type.IsIntegral() {
-				return nil, fail("column %s must be BIGINT, not %s", col.Name, col.Type)
-			}
-		case classString:
-			if !col.Type.IsString() {
-				return nil, fail("column %s must be STRING, not %s", col.Name, col.Type)
-			}
-		case classTime:
-			if col.Type.Kind != types.Timestamp && col.Type.Kind != types.TimestampLTZ {
-				return nil, fail("column %s must be TIMESTAMP(3), not %s", col.Name, col.Type)
-			}
-			for p := col.Type.Precision; p < 3; p++ {
-				unit *= 10
-			}
+		j, unit, err := columnOf(s.kind, col.Name, col.Type)
+		if err != nil {
+			return nil, fail("%v", err)
 		}
 		s.slot = append(s.slot, j)
 		s.trunc = append(s.trunc, unit)
 	}
 	return s, nil
+}
+
+// columnOf finds the Nexmark column of table kind k called name (any
+// case) and checks its type t; unit is the TIMESTAMP(p < 3) unit in ms
+// (else 1).
+func columnOf(k Kind, name string, t types.T) (j int, unit int64, err error) {
+	cols := columns[k]
+	j = -1
+	for i, c := range cols {
+		if strings.EqualFold(c, name) {
+			j = i
+		}
+	}
+	if j < 0 {
+		return 0, 0, fmt.Errorf("column %s is not a column of the Nexmark %s table (%s)", name, k, strings.Join(cols, ", "))
+	}
+	unit = 1
+	switch classOf(cols[j]) {
+	case classInt:
+		if !t.IsIntegral() {
+			return 0, 0, fmt.Errorf("column %s must be BIGINT, not %s", name, t)
+		}
+	case classString:
+		if !t.IsString() {
+			return 0, 0, fmt.Errorf("column %s must be STRING, not %s", name, t)
+		}
+	case classTime:
+		if t.Kind != types.Timestamp && t.Kind != types.TimestampLTZ {
+			return 0, 0, fmt.Errorf("column %s must be TIMESTAMP(3), not %s", name, t)
+		}
+		for p := t.Precision; p < 3; p++ {
+			unit *= 10
+		}
+	}
+	return j, unit, nil
 }
 
 // maxEventSize bounds an average event size: the generator builds each
@@ -276,14 +295,24 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 	}
 	c := s.gen.Config()
 	// Event ids of this kind in [s.next, s.end), at most MaxBatch.
-	first := c.NextOfKind(s.next, s.kind)
+	first := s.next
+	if !s.all {
+		first = c.NextOfKind(s.next, s.kind)
+	}
 	if first < 0 || first >= s.end {
 		s.next = s.end
 		return 0, nil, io.EOF
 	}
 	ids := s.ids[:0]
-	for id := first; id >= 0 && id < s.end && len(ids) < MaxBatch; id = c.NextOfKind(id+1, s.kind) {
-		ids = append(ids, id)
+	if s.all {
+		first = s.next
+		for id := first; id < s.end && len(ids) < MaxBatch; id++ {
+			ids = append(ids, id)
+		}
+	} else {
+		for id := first; id >= 0 && id < s.end && len(ids) < MaxBatch; id = c.NextOfKind(id+1, s.kind) {
+			ids = append(ids, id)
+		}
 	}
 	s.ids = ids
 	last := ids[len(ids)-1]
@@ -307,6 +336,9 @@ func (s *Source) Read(ctx context.Context) (int, row.Batch, error) {
 
 // rows builds the rows of events ids: one slice of values for the batch.
 func (s *Source) rows(ids []int64) row.Batch {
+	if s.all {
+		return s.allRows(ids)
+	}
 	batch := make(row.Batch, len(ids))
 	vals := make([]row.Value, len(ids)*s.width)
 	for i, id := range ids {
