@@ -23,6 +23,8 @@ type FunctionDoc struct {
 var functionDocs = []FunctionDoc{
 	// string
 	{"CONCAT", "string", "same"},
+	{"CARDINALITY", "other", "same"},
+	{"ELEMENT", "other", "same"},
 	{"CONCAT_WS", "string", "same"},
 	{"UPPER", "string", "same"},
 	{"LOWER", "string", "same"},

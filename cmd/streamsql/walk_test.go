@@ -74,6 +74,8 @@ var scalarCases = map[string][]fnCase{
 	"LTRIM":            {{"LTRIM('  a ')", "STRING", "a "}},
 	"RTRIM":            {{"RTRIM(' a  ')", "STRING", " a"}},
 	"CHAR_LENGTH":      {{"CHAR_LENGTH(s)", "INT", "11"}},
+	"CARDINALITY":      {{"CARDINALITY(ARRAY[s, s])", "INT", "2"}},
+	"ELEMENT":          {{"ELEMENT(ARRAY[s])", "STRING", "Hello World"}},
 	"CHARACTER_LENGTH": {{"CHARACTER_LENGTH('héllo')", "INT", "5"}},
 	"SUBSTRING":        {{"SUBSTRING(s, 7)", "STRING", "World"}, {"SUBSTRING(s, 1, 5)", "STRING", "Hello"}},
 	"REPLACE":          {{"REPLACE(s, 'World', 'There')", "STRING", "Hello There"}},
