@@ -11,7 +11,7 @@ REWRITE_PKGS   ?= ./parser/... ./catalog/... ./planner/... ./docs
 
 .DEFAULT_GOAL := build
 
-.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-latency bench-go tidy-check oracle crash
+.PHONY: help build test vet lint fmt-check golangci-lint rewrite fuzz bench bench-latency bench-scale bench-go tidy-check oracle crash
 
 help: ## List targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -94,6 +94,13 @@ bench: ## End-to-end benchmarks (Nexmark q0 q3 q8 q9 q20, orders ⋈ shipments, 
 
 bench-latency: ## End-to-end latency through the development Kafka broker at fixed rates (BENCH_LAT_* in bench/latency.go).
 	$(GO) run ./bench latency
+
+# The scaling table of issue #18: the 4-hour interval join and the regular
+# join of orders ⋈ shipments at 1M, 4M and 10M keys (BENCH_SCALE_KEYS), added
+# to whatever BENCH_QUERIES selects (nothing else by default here). It makes
+# ~2.3 GB of input under bench/results/data and runs for tens of minutes.
+bench-scale: ## The scaling table: 4-hour interval join and regular join at 1M, 4M, 10M keys (long; see docs/performance.md).
+	BENCH_SCALE=1 BENCH_QUERIES=$${BENCH_QUERIES:-none} $(GO) run ./bench
 
 bench-go: ## Go micro-benchmarks of every package, with allocation counts.
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

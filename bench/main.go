@@ -23,6 +23,9 @@
 //	BENCH_OUT          the JSON file (bench/results/latest.json)
 //	BENCH_DIR          where the binary, jobs, data and logs go (bench/results)
 //	BENCH_BIN          a streamsql binary to run instead of building one (to compare builds)
+//	BENCH_SCALE        1: also run the scaling table (make bench-scale; see scale.go)
+//	BENCH_SCALE_KEYS   its key counts (1000000,4000000,10000000)
+//	BENCH_SCALE_BUDGET its 'state.memory-budget' (the job's default, 1gb)
 //
 // Run it from the repository root.
 package main
@@ -61,6 +64,21 @@ type config struct {
 	out, dir     string
 	// kafkaAddr is the development broker of the Kafka query being run.
 	kafkaAddr string
+	// scale: run the scaling table's queries too (BENCH_SCALE=1).
+	scale bool
+}
+
+// selected reports whether q runs: named in BENCH_QUERIES, or all queries
+// when it is not set; the scaling queries run only with BENCH_SCALE=1 or
+// when named.
+func (c config) selected(q query) bool {
+	if c.only[q.name] {
+		return true
+	}
+	if q.scale {
+		return c.scale
+	}
+	return c.only == nil
 }
 
 func envInt(key string, def int64) int64 {
@@ -116,6 +134,10 @@ type Run struct {
 	Checkpoints int64   `json:"checkpoints,omitempty"`
 	CkptPeakMB  float64 `json:"checkpoint_peak_mb,omitempty"`
 	CkptPeakMS  float64 `json:"checkpoint_peak_ms,omitempty"`
+	// PeakAnonMB and PeakFileMB are the peaks of anonymous and
+	// file-backed resident memory, sampled every 100 ms (Linux).
+	PeakAnonMB float64 `json:"peak_anon_mb,omitempty"`
+	PeakFileMB float64 `json:"peak_file_mb,omitempty"`
 }
 
 // Result is a query's median over its runs.
@@ -133,6 +155,9 @@ type Result struct {
 	EventsPerCPUS float64 `json:"events_per_cpu_s"`
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 	PeakState     int64   `json:"peak_state_rows"`
+	PeakAnonMB    float64 `json:"peak_anon_mb,omitempty"`
+	PeakFileMB    float64 `json:"peak_file_mb,omitempty"`
+	Spilled       int64   `json:"spilled_keys,omitempty"`
 	// Kafka queries: the development broker's CPU per event during the
 	// runs, and how long producing the inputs took (not in the numbers
 	// above).
@@ -179,6 +204,10 @@ func main() {
 			c.only[strings.TrimSpace(q)] = true
 		}
 	}
+	if os.Getenv("BENCH_SCALE") == "1" {
+		c.scale = true
+	}
+	queries = append(queries, scaleQueries()...)
 	if _, err := os.Stat("go.mod"); err != nil {
 		fatalf("run from the repository root (no go.mod here)")
 	}
@@ -211,13 +240,18 @@ func main() {
 
 	var results []Result
 	for _, q := range queries {
-		if c.only != nil && !c.only[q.name] {
+		if !c.selected(q) {
 			continue
 		}
 		if strings.HasPrefix(q.name, "orders") {
 			fmt.Fprintf(os.Stderr, "bench: generating %d orders and shipments in %s\n", c.keys, filepath.Join(c.dir, "data"))
 			if err := genData(filepath.Join(c.dir, "data"), c.keys); err != nil {
 				fatalf("generating data: %v", err)
+			}
+		}
+		if q.prepare != nil {
+			if err := q.prepare(c); err != nil {
+				fatalf("%s: %v", q.name, err)
 			}
 		}
 		res := Result{Query: q.name, Note: q.note, Events: q.events(c)}
@@ -333,6 +367,11 @@ func runOnce(c config, bin, job string, q query, logPath string) (Run, error) {
 	}
 	scrapes := make(chan int, 1)
 	done := make(chan struct{})
+	rss := make(chan [2]float64, 1)
+	go func() {
+		anon, file := sampleRSS(cmd.Process.Pid, done)
+		rss <- [2]float64{anon, file}
+	}()
 	if q.http {
 		go func() { scrapes <- scrape(stderr, done) }()
 	} else {
@@ -342,16 +381,19 @@ func runOnce(c config, bin, job string, q query, logPath string) (Run, error) {
 	wall := time.Since(start)
 	close(done)
 	scraped := <-scrapes
+	peaks := <-rss
 	_ = os.WriteFile(logPath, []byte(stderr.String()), 0o644)
 	if err != nil {
 		return Run{}, fmt.Errorf("streamsql run: %w", err)
 	}
 	ps := cmd.ProcessState
 	r := Run{
-		WallS:    wall.Seconds(),
-		CPUS:     (ps.UserTime() + ps.SystemTime()).Seconds(),
-		MaxRSSMB: maxRSSMB(ps),
-		Scrapes:  scraped,
+		WallS:      wall.Seconds(),
+		CPUS:       (ps.UserTime() + ps.SystemTime()).Seconds(),
+		MaxRSSMB:   maxRSSMB(ps),
+		Scrapes:    scraped,
+		PeakAnonMB: peaks[0],
+		PeakFileMB: peaks[1],
 	}
 	if q.http && scraped == 0 {
 		return r, errors.New("--http: /metrics was never scraped (no address on stderr, or every scrape failed)")
@@ -381,7 +423,7 @@ func runOnce(c config, bin, job string, q query, logPath string) (Run, error) {
 			return r, errors.New("no checkpoint completed while it ran")
 		}
 	}
-	if budget != "" && r.Spilled == 0 {
+	if budget != "" && r.Spilled == 0 && !q.scale {
 		// A spill benchmark that did not spill would measure the memory path.
 		return r, fmt.Errorf("a %s budget spilled nothing", budget)
 	}
@@ -413,6 +455,9 @@ func (r *Result) summarise() {
 	cpu := pick(func(x Run) float64 { return x.CPUS })
 	r.PeakRSSMB = pick(func(x Run) float64 { return x.MaxRSSMB })
 	r.PeakState = int64(pick(func(x Run) float64 { return float64(x.PeakState) }))
+	r.PeakAnonMB = pick(func(x Run) float64 { return x.PeakAnonMB })
+	r.PeakFileMB = pick(func(x Run) float64 { return x.PeakFileMB })
+	r.Spilled = int64(pick(func(x Run) float64 { return float64(x.Spilled) }))
 	r.RowsIn = int64(pick(func(x Run) float64 { return float64(x.RowsIn) }))
 	r.RowsOut = int64(pick(func(x Run) float64 { return float64(x.RowsOut) }))
 	if r.WallS > 0 {
@@ -488,6 +533,8 @@ func printTable(w io.Writer, rep Report) {
 	for _, n := range rep.NotRunnable {
 		fmt.Fprintf(w, "- %s: %s\n", n["query"], n["reason"])
 	}
+	printMemory(w, rep)
+	printScale(w, rep)
 	for _, r := range rep.Results {
 		base, ok := strings.CutSuffix(r.Query, "-http")
 		if !ok {

@@ -33,6 +33,11 @@ type query struct {
 	// restore adds the step that stops a run and times its resume.
 	checkpoint string
 	restore    bool
+	// scale: a query of the scaling table (scale.go), run only with
+	// BENCH_SCALE=1 or when BENCH_QUERIES names it.
+	scale bool
+	// prepare, when set, makes the query's input before its runs.
+	prepare func(c config) error
 }
 
 // kafkaTopics are a Kafka query's input files and topics, and its output
