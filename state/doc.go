@@ -103,9 +103,11 @@
 // silenced. Its tables are memory-mapped, so the pages of tables it wrote
 // or read count in the process's resident set (as file pages), beside the
 // heap: on Linux a store gives them back with madvise(MADV_PAGEOUT), at
-// most every 250 ms, after Badger writes or reads (resident_linux.go), so
+// most every second, after Badger writes or reads (resident_linux.go), so
 // the files add what Badger touched since, not the whole spilled state;
-// a page given back is read from the file again when Badger needs it.
+// a page given back is read from the file again when Badger needs it
+// (more often than every second, the faults on the tables' indexes and
+// bloom filters cost more CPU than the pages saved).
 //
 // What is durable: Badger holds what was spilled and what Flush wrote.
 // Flush writes every changed hot key and pending delete, then syncs, so

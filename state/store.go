@@ -58,9 +58,10 @@ type Store struct {
 	// it; pagedOut is when its mapped pages were last given back.
 	pageDir  string
 	pagedOut time.Time
-	// disk is what the directory took on disk when pages were last given
-	// back (DiskBytes).
-	disk int64
+	// disk is what the directory took on disk when it was last measured
+	// (DiskBytes), at measured.
+	disk     int64
+	measured time.Time
 
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
@@ -178,19 +179,33 @@ func (s *Store) openDB() error {
 // pageOutEvery is how often, at most, a store gives back the resident
 // pages of Badger's memory-mapped files (see pageOutMappings): the pages
 // Badger touched since then (tables written by spills and compactions,
-// tables read) are what its files add to the resident set.
-const pageOutEvery = 250 * time.Millisecond
+// tables read) are what its files add to the resident set. A page given
+// back that Badger needs again is read from the file again: the index
+// and bloom filter of every table a lookup consults are in its mapping,
+// so each page-out is followed by a burst of faults on them. At 250 ms
+// (before) the 4-hour join under a 32mb budget spent ~25% more CPU than
+// at 1 s, for the same peak of file pages (docs/performance.md).
+const pageOutEvery = time.Second
+
+// diskEvery is how often, at most, a store measures its directory's size
+// (DiskBytes, the state disk metric).
+const diskEvery = 250 * time.Millisecond
 
 // maybePageOut gives back the mapped pages of Badger's files when it has
-// not done so for pageOutEvery. It runs after Badger writes and reads.
+// not done so for pageOutEvery, and measures the directory when it has not
+// for diskEvery. It runs after Badger writes and reads.
 func (s *Store) maybePageOut() {
 	if s.db == nil {
 		return
 	}
-	if now := time.Now(); now.Sub(s.pagedOut) >= pageOutEvery {
+	now := time.Now()
+	if now.Sub(s.pagedOut) >= pageOutEvery {
 		pageOutMappings(s.pageDir)
-		s.disk = diskUsage(s.pageDir)
 		s.pagedOut = now
+	}
+	if now.Sub(s.measured) >= diskEvery {
+		s.disk = diskUsage(s.pageDir)
+		s.measured = now
 	}
 }
 
@@ -270,7 +285,7 @@ func (s *Store) MemBytes() int64 { return s.used }
 
 // DiskBytes is what the store's directory takes on disk (Badger's tables,
 // value log and memtable logs, counted as du counts them), as measured
-// after Badger last wrote or read, at most every pageOutEvery; 0 while
+// after Badger last wrote or read, at most every diskEvery; 0 while
 // nothing was written there (a temporary store that never spilled).
 func (s *Store) DiskBytes() int64 { return s.disk }
 
