@@ -352,6 +352,8 @@ type TableRef struct {
 	Alias *Ident
 	// AsOf is the FOR SYSTEM_TIME AS OF expression of a temporal join.
 	AsOf Expr
+	// Hints are the table hints after the name: /*+ OPTIONS('k' = 'v') */.
+	Hints []*Hint
 }
 
 // JoinKind is the kind of a join.

@@ -313,21 +313,8 @@ func (p *printer) query(q Query) {
 	case *Select:
 		p.w("SELECT ")
 		if len(q.Hints) > 0 {
-			p.w("/*+ ")
-			for i, h := range q.Hints {
-				if i > 0 {
-					p.w(" ")
-				}
-				p.ident(h.Name)
-				p.w("(")
-				p.options(h.Options)
-				if len(h.Options) > 0 && len(h.Args) > 0 {
-					p.w(", ")
-				}
-				p.idents(h.Args)
-				p.w(")")
-			}
-			p.w(" */ ")
+			p.hints(q.Hints)
+			p.w(" ")
 		}
 		if q.Distinct {
 			p.w("DISTINCT ")
@@ -509,10 +496,32 @@ func (p *printer) alias(a *Ident) {
 	}
 }
 
+func (p *printer) hints(hs []*Hint) {
+	p.w("/*+ ")
+	for i, h := range hs {
+		if i > 0 {
+			p.w(" ")
+		}
+		p.ident(h.Name)
+		p.w("(")
+		p.options(h.Options)
+		if len(h.Options) > 0 && len(h.Args) > 0 {
+			p.w(", ")
+		}
+		p.idents(h.Args)
+		p.w(")")
+	}
+	p.w(" */")
+}
+
 func (p *printer) table(t TableExpr) {
 	switch t := t.(type) {
 	case *TableRef:
 		p.ident(t.Name)
+		if len(t.Hints) > 0 {
+			p.w(" ")
+			p.hints(t.Hints)
+		}
 		if t.AsOf != nil {
 			p.w(" FOR SYSTEM_TIME AS OF ")
 			if _, ok := t.AsOf.(*ColumnRef); ok {

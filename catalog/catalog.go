@@ -54,6 +54,9 @@ type Table struct {
 	Source        *diag.Source
 	// Invalid is set when the definition had errors.
 	Invalid bool
+	// Hinted are the options of the table hint this table was read with
+	// (Catalog.WithOptions), over those of its definition.
+	Hinted []*ast.Option
 }
 
 // Column returns the index of the named column, or -1.
@@ -84,6 +87,9 @@ type View struct {
 
 // Catalog is the set of tables and views of a session.
 type Catalog struct {
+	// hinted are the tables read with table hints (WithOptions), by the
+	// table and the hint's options.
+	hinted map[*Table]map[string]*Table
 	tables map[string]*Table
 	views  map[string]*View
 	order  []string
@@ -217,8 +223,16 @@ func (c *Catalog) CreateTable(ct *ast.CreateTable, src *diag.Source, l *diag.Lis
 			WithHint("use another name, DROP TABLE %s first, or write CREATE TABLE IF NOT EXISTS", ct.Name.Name)
 		return nil
 	}
-	errs := l.Errors()
 	t := &Table{Name: ct.Name.Name, Def: ct, Source: src}
+	c.check(t, ct, l)
+	c.tables[t.Name] = t
+	c.order = append(c.order, t.Name)
+	return t
+}
+
+// check checks the definition ct of t and fills t in.
+func (c *Catalog) check(t *Table, ct *ast.CreateTable, l *diag.List) {
+	errs := l.Errors()
 	c.columns(t, ct, l)
 	c.watermark(t, ct, l)
 	c.primaryKey(t, ct, l)
@@ -245,9 +259,58 @@ func (c *Catalog) CreateTable(ct *ast.CreateTable, src *diag.Source, l *diag.Lis
 		c.partitions(t, ct, cfg.Spec.Name, l)
 	}
 	t.Invalid = l.Errors() > errs
-	c.tables[t.Name] = t
-	c.order = append(c.order, t.Name)
-	return t
+}
+
+// WithOptions returns t with the options of a table hint
+// (/*+ OPTIONS('k' = 'v') */) over its own: a key of the hint replaces the
+// table's, a new key is added, and the result is checked as a WITH clause
+// is, so an unknown key or a bad value is the same error, at the hint.
+// Diagnostics about the table's own definition were reported where it was
+// created and are not repeated; an error that only the merged options make
+// (a required option that a new 'connector' needs) is reported, with a
+// note at the hint. The same hint on the same table gives the same Table,
+// so that a job reads it once.
+func (c *Catalog) WithOptions(t *Table, h *ast.Hint, l *diag.List) *Table {
+	var key strings.Builder
+	key.WriteString(t.Name)
+	for _, o := range h.Options {
+		fmt.Fprintf(&key, "\x00%s\x00%s", o.Key.Value, o.Value.Value)
+	}
+	if c.hinted == nil {
+		c.hinted = map[*Table]map[string]*Table{}
+	}
+	if ht, ok := c.hinted[t][key.String()]; ok {
+		return ht
+	}
+	ct := *t.Def
+	ct.Options = slices.Clone(t.Def.Options)
+	for _, o := range h.Options {
+		i := slices.IndexFunc(ct.Options, func(x *ast.Option) bool { return x.Key.Value == o.Key.Value })
+		if i >= 0 {
+			ct.Options[i] = o
+		} else {
+			ct.Options = append(ct.Options, o)
+		}
+	}
+	scratch := &diag.List{Source: l.Source}
+	ht := &Table{Name: t.Name, Def: &ct, Source: t.Source, Hinted: h.Options}
+	c.check(ht, &ct, scratch)
+	for _, d := range scratch.Items {
+		inHint := d.Span.Start >= h.S.Start && d.Span.End <= h.S.End
+		switch {
+		case inHint:
+			l.Append(d)
+		case d.Severity == diag.Error:
+			d.Source = t.Source
+			d.Notes = append(d.Notes, diag.Note{Span: h.S, Msg: "with the options of this hint"})
+			l.Append(d)
+		}
+	}
+	if c.hinted[t] == nil {
+		c.hinted[t] = map[string]*Table{}
+	}
+	c.hinted[t][key.String()] = ht
+	return ht
 }
 
 // partitionConnectors are the connectors that take PARTITIONED BY, as in

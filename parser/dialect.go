@@ -45,6 +45,7 @@ type rewriter struct {
 	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
 	casts     map[diag.Pos]castRecord // start of the CAST keyword
 	hints     map[int][]*ast.Hint     // SELECT token index -> hints
+	tblHints  map[int][]*ast.Hint     // table-name token index -> table hints (OPTIONS)
 	filters   map[int]filterRecord    // index of the ')' of an aggregate call -> its FILTER
 	failed    bool
 }
@@ -87,7 +88,7 @@ type edit struct {
 
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
-		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{},
+		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}, tblHints: map[int][]*ast.Hint{},
 		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}}
 	rw.blankComments()
 	rw.scan()
@@ -429,12 +430,15 @@ func (rw *rewriter) filter(k int) int {
 	return closeAt + 1
 }
 
-// hint parses /*+ NAME(args) [NAME(args)] */ after SELECT.
+// hint parses /*+ NAME(args) [NAME(args)] */ after SELECT (query hints),
+// or after a table name in FROM or JOIN (table hints: OPTIONS).
 func (rw *rewriter) hint(k int) {
 	t := rw.toks[k]
 	rw.blank(k, k+1)
-	if k == 0 || !rw.toks[k-1].is("SELECT") {
-		rw.l.Warnf(diag.UnknownHint, t.span(), "hint comment is ignored: hints go right after SELECT")
+	table := k > 1 && rw.toks[k-1].isName() && !rw.toks[k-1].is("SELECT") &&
+		(rw.toks[k-2].is("FROM") || rw.toks[k-2].is("JOIN") || rw.toks[k-2].isOp(","))
+	if k == 0 || !rw.toks[k-1].is("SELECT") && !table {
+		rw.l.Warnf(diag.UnknownHint, t.span(), "hint comment is ignored: query hints go right after SELECT, table hints (OPTIONS) right after the table's name")
 		return
 	}
 	body := int(t.start) + 3
@@ -472,7 +476,11 @@ func (rw *rewriter) hint(k int) {
 				rw.l.Warnf(diag.UnknownHint, a.span(), "malformed argument %s in hint %s", a.describe(), h.Name.Name)
 			}
 		}
-		rw.hints[k-1] = append(rw.hints[k-1], h)
+		if table {
+			rw.tblHints[k-1] = append(rw.tblHints[k-1], h)
+		} else {
+			rw.hints[k-1] = append(rw.hints[k-1], h)
+		}
 		i = closeAt + 1
 	}
 }

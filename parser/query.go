@@ -773,6 +773,7 @@ func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 			tr.Name.Name = c.toks[k].val
 			tr.Name.Quoted = c.toks[k].kind == tQIdent
 			tr.AsOf = c.rw.asOf[k]
+			tr.Hints = c.rw.tblHints[k]
 			if tr.AsOf != nil {
 				c.skipTo(tr.AsOf.Span().End)
 			}

@@ -286,7 +286,7 @@ func detail(n Node) string {
 		if x.Alias != "" && x.Alias != x.TableName {
 			s += " AS " + x.Alias
 		}
-		s += " (" + x.Format + ")"
+		s += " (" + x.Format + ")" + x.Hint
 		var dec []string
 		for _, f := range x.Spec.Schema {
 			if !f.Unused {

@@ -104,6 +104,10 @@ type Source struct {
 	Decl int
 	// Format names the connector's formats for EXPLAIN ("kafka, json").
 	Format string
+	// Hint shows the options of the table hint the table is read with
+	// (" OPTIONS('k'='v')", secrets masked), for EXPLAIN; Spec has them
+	// already.
+	Hint string
 	// Computed are the computed columns to compute, in table order.
 	Computed []Computed
 	// Watermark is nil for a source without one.

@@ -359,6 +359,16 @@ func (b *binder) tableRef(t *ast.TableRef) *rel {
 	if t.Alias != nil {
 		alias = t.Alias.Name
 	}
+	opts := b.tableHints(t)
+	if opts != nil {
+		_, isTable := b.cat.Table(name)
+		_, isView := b.cat.View(name)
+		if b.ctes.lookup(name) != nil || !isTable && isView {
+			b.errorf(diag.UnknownHint, opts.S, "OPTIONS can only be given to a table, and %s is a view: its options are those of the tables it reads", name).
+				WithHint("give the hint to the tables in the view's query")
+			return nil
+		}
+	}
 	if s := b.ctes.lookup(name); s != nil {
 		// Bound and reported once where it is defined (with): here its
 		// diagnostics would only repeat those.
@@ -376,6 +386,12 @@ func (b *binder) tableRef(t *ast.TableRef) *rel {
 			// Its definition was reported already; more errors about the
 			// same table would only be noise.
 			return nil
+		}
+		if opts != nil {
+			tbl = b.cat.WithOptions(tbl, opts, b.l)
+			if tbl.Invalid {
+				return nil
+			}
 		}
 		if !b.direction(tbl, t.Name.S, true) {
 			return nil
@@ -749,10 +765,44 @@ func (b *binder) selectBody(q *ast.Select) logical.Node {
 	return b.project(q, node, scope, r.tables, nil)
 }
 
+// tableHints returns the OPTIONS hint of a table reference (the options a
+// scan of it reads with, over the table's own), or nil. Other table hints
+// are warned about and ignored, as Flink ignores the ones it does not know.
+func (b *binder) tableHints(t *ast.TableRef) *ast.Hint {
+	var out *ast.Hint
+	for _, h := range t.Hints {
+		switch {
+		case h.Name.Name != "OPTIONS":
+			b.l.Warnf(diag.UnknownHint, h.Name.S, "unknown table hint %s is ignored; streamsql knows OPTIONS('key' = 'value', ...)", h.Name.Name)
+		case len(h.Args) > 0 || len(h.Options) == 0:
+			b.errorf(diag.UnknownHint, h.S, "OPTIONS takes 'key' = 'value' pairs, as in /*+ OPTIONS('scan.startup.mode' = 'earliest-offset') */")
+			return nil
+		case out != nil:
+			b.errorf(diag.UnknownHint, h.Name.S, "a table takes one OPTIONS hint: put all its options in the first")
+			return nil
+		default:
+			seen := map[string]bool{}
+			for _, o := range h.Options {
+				if seen[o.Key.Value] {
+					b.errorf(diag.DuplicateOption, o.Key.S, "option '%s' is given twice in the hint", o.Key.Value)
+					return nil
+				}
+				seen[o.Key.Value] = true
+			}
+			out = h
+		}
+	}
+	return out
+}
+
 // hints applies /*+ STATE_TTL('alias' = '1d', ...) */ to the joins of the
 // query block's FROM.
 func (b *binder) hints(hs []*ast.Hint, r *rel) {
 	for _, h := range hs {
+		if h.Name.Name == "OPTIONS" {
+			b.l.Warnf(diag.UnknownHint, h.Name.S, "OPTIONS is a table hint and is ignored here: put it right after the table's name, as in FROM t /*+ OPTIONS('k' = 'v') */")
+			continue
+		}
 		if h.Name.Name != "STATE_TTL" {
 			b.l.Warnf(diag.UnknownHint, h.Name.S, "unknown hint %s is ignored; streamsql knows STATE_TTL", h.Name.Name)
 			continue

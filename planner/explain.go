@@ -5,9 +5,11 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/ast"
+	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
+	"github.com/streamsql/streamsql/secret"
 )
 
 // Text renders a plan as a tree, one node a line with its changelog
@@ -78,7 +80,7 @@ func (e *explainer) title(n logical.Node) string {
 		if x.Alias != x.Table.Name {
 			s += " AS " + x.Alias
 		}
-		s += " (" + connectorText(x.Table.Config) + ")"
+		s += " (" + connectorText(x.Table.Config) + ")" + hintText(x.Table)
 		if x.Used != nil {
 			var names []string
 			all := true
@@ -247,6 +249,19 @@ func sinkAccepts(s *logical.Sink) string {
 }
 
 // connectorText renders a table's connector and format: "kafka, json".
+// hintText shows the options of the table hint a table is read with
+// (secrets masked), or "".
+func hintText(t *catalog.Table) string {
+	if len(t.Hinted) == 0 {
+		return ""
+	}
+	parts := make([]string, len(t.Hinted))
+	for i, o := range t.Hinted {
+		parts[i] = fmt.Sprintf("'%s'='%s'", o.Key.Value, secret.Show(o.Key.Value, o.Value.Value))
+	}
+	return " OPTIONS(" + strings.Join(parts, ", ") + ")"
+}
+
 func connectorText(c *connectors.Config) string {
 	if c == nil || c.Spec == nil {
 		return "?"

@@ -244,7 +244,7 @@ func (l *lowerer) source(s *logical.Scan, wm *logical.WatermarkAssigner) (*physi
 	t := s.Table
 	used := l.used[t]
 	src := &physical.Source{Op: op(t.Name, s), Place: sourcePlaces(t),
-		TableName: t.Name, Alias: s.Alias, Decl: l.decls[t], Format: connectorText(t.Config), TableSpan: tableSpan(t), TableSource: t.Source, Invalid: t.Invalid}
+		TableName: t.Name, Alias: s.Alias, Decl: l.decls[t], Format: connectorText(t.Config), Hint: hintText(t), TableSpan: tableSpan(t), TableSource: t.Source, Invalid: t.Invalid}
 	// The connector decodes only the columns the job reads; the others
 	// stay NULL (connector.Column.Unused), as computed columns nobody
 	// reads stay uncomputed.
