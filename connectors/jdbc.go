@@ -243,6 +243,11 @@ type LookupCache struct {
 	AfterWrite, AfterAccess time.Duration
 	// Missing caches keys the table does not hold.
 	Missing bool
+	// Reload, when set, says that the connector itself holds the whole
+	// table in memory and reads it again this long after it last read it
+	// (filesystem's 'lookup.join.cache.ttl'); the runtime then caches
+	// nothing.
+	Reload time.Duration
 }
 
 // Enabled reports whether anything is cached.
@@ -253,6 +258,10 @@ func (c LookupCache) Enabled() bool { return c.MaxRows > 0 || c.AfterWrite > 0 |
 // 'lookup.cache.max-rows' and 'lookup.cache.ttl' (both above 0, as Flink's
 // legacy cache).
 func (c *Config) LookupCache() LookupCache {
+	if c.Spec != nil && c.Spec.Name == "filesystem" {
+		d, _ := c.Duration("lookup.join.cache.ttl")
+		return LookupCache{Reload: max(d, time.Millisecond)}
+	}
 	num := func(k string) int64 {
 		n, _ := strconv.ParseInt(strings.TrimSpace(c.Get(k)), 10, 64)
 		return n

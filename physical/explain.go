@@ -577,6 +577,9 @@ func overDetail(x *OverAggregate) string {
 }
 
 func cacheText(c LookupCache) string {
+	if c.Reload > 0 {
+		return "cache=(whole table, reload-after=" + dur(c.Reload) + ")"
+	}
 	if !c.Enabled() {
 		return "cache=none"
 	}

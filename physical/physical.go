@@ -277,6 +277,10 @@ type LookupCache struct {
 	AfterWrite, AfterAccess time.Duration
 	// Missing caches keys the table does not hold (as no rows).
 	Missing bool
+	// Reload, for EXPLAIN: the connector holds the whole table and reads
+	// it again this long after it last read it (it reads the option
+	// itself); the runtime caches nothing.
+	Reload time.Duration
 }
 
 // Enabled reports whether anything is cached.

@@ -133,9 +133,9 @@ func lookupProblem(j *logical.Join, t *catalog.Table) func(*diag.List) {
 	asOf := j.AsOf.(*expr.Column)
 	if !canLookup(t) {
 		return func(l *diag.List) {
-			l.Errorf(diag.LookupJoin, j.Right.Span(), "%s cannot be looked up: a lookup join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) queries the table's connector by key, and '%s' cannot be queried (only 'jdbc' can)",
+			l.Errorf(diag.LookupJoin, j.Right.Span(), "%s cannot be looked up: a lookup join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) queries the table's connector by key, and '%s' cannot be queried (only 'jdbc' and 'filesystem' can)",
 				t.Name, asOf.Name, t.Connector()).
-				WithHint("declare %s with 'connector' = 'jdbc', or join the version valid at an event time: FOR SYSTEM_TIME AS OF <a column with a WATERMARK>, against a table with a PRIMARY KEY and a WATERMARK", t.Name)
+				WithHint("declare %s with 'connector' = 'jdbc' (or a 'filesystem' file), or join the version valid at an event time: FOR SYSTEM_TIME AS OF <a column with a WATERMARK>, against a table with a PRIMARY KEY and a WATERMARK", t.Name)
 		}
 	}
 	for _, c := range t.Columns {

@@ -562,7 +562,7 @@ func (l *lowerer) lookupJoin(x *logical.TemporalJoin) (physical.Node, error) {
 	}
 	if c := scan.Table.Config; c != nil {
 		cc := c.LookupCache()
-		j.Cache = physical.LookupCache{MaxRows: cc.MaxRows, AfterWrite: cc.AfterWrite, AfterAccess: cc.AfterAccess, Missing: cc.Missing}
+		j.Cache = physical.LookupCache{MaxRows: cc.MaxRows, AfterWrite: cc.AfterWrite, AfterAccess: cc.AfterAccess, Missing: cc.Missing, Reload: cc.Reload}
 	}
 	return j, nil
 }

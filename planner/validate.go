@@ -624,6 +624,9 @@ func lookupCacheText(dim logical.Node) string {
 }
 
 func cacheText(c connectors.LookupCache) string {
+	if c.Reload > 0 {
+		return "the whole table in memory, read again " + expr.FormatMillis(c.Reload.Milliseconds()) + " after it was read"
+	}
 	if !c.Enabled() {
 		return "no cache"
 	}

@@ -33,6 +33,16 @@
 // 'line' (the row's 1-based line number). 'source.monitor-interval' (an
 // unbounded, watching source) is not implemented: the factory refuses it.
 //
+// # Lookup
+//
+// Lookup (lookup.go) is a file as the dim side of a lookup join, as Flink's
+// filesystem lookup source: Open reads the whole file with a Source into a
+// map from the join's key columns (row.AppendKey) to their rows; a Lookup
+// that comes 'lookup.join.cache.ttl' (default 60 min) or more after the
+// last read reads the file again into a new map. A row with a NULL key is
+// not indexed (it equals nothing). A bad line fails the read, or is skipped
+// with '<format>.ignore-parse-errors'. debezium-json is refused.
+//
 // # Sink
 //
 // Open creates the file at 'path' (and its directory), truncating it; each
