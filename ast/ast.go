@@ -45,6 +45,25 @@ type CreateTable struct {
 	Options     []*Option
 	// WithSpan covers the WITH (...) clause, or is invalid without one.
 	WithSpan diag.Span
+	// Like is Flink's LIKE source_table [(options)] after WITH (...): the
+	// table is derived from another one (merged by the catalog).
+	Like *TableLike
+}
+
+// TableLike is LIKE source [(INCLUDING ALL, EXCLUDING OPTIONS, ...)].
+type TableLike struct {
+	Loc
+	Source  *Ident
+	Options []*LikeOption
+}
+
+// LikeOption is one merging option of LIKE: a strategy (INCLUDING,
+// EXCLUDING or OVERWRITING) for a feature (ALL, CONSTRAINTS, GENERATED,
+// METADATA, OPTIONS, PARTITIONS or WATERMARKS), both upper case.
+type LikeOption struct {
+	Loc
+	Strategy string
+	Feature  string
 }
 
 // ColumnKind says how a column gets its value.

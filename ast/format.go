@@ -149,64 +149,9 @@ func (p *printer) stmt(s Stmt) {
 			p.w("IF NOT EXISTS ")
 		}
 		p.ident(s.Name)
-		p.w(" (")
-		first := true
-		sep := func() {
-			if !first {
-				p.w(", ")
-			}
-			first = false
+		if s.Like == nil || len(s.Columns)+len(s.Watermarks)+len(s.PrimaryKeys) > 0 {
+			p.columnList(s) // CREATE TABLE t WITH (...) LIKE s has none
 		}
-		for _, c := range s.Columns {
-			sep()
-			p.ident(c.Name)
-			switch c.Kind {
-			case PhysicalColumn:
-				p.w(" ", c.Type.String())
-			case ComputedColumn:
-				p.w(" AS ")
-				p.expr(c.Expr)
-			case MetadataColumn:
-				p.w(" ", c.Type.String(), " METADATA")
-				if c.MetadataKey != nil {
-					p.w(" FROM ", QuoteString(c.MetadataKey.Value))
-				}
-				if c.Virtual {
-					p.w(" VIRTUAL")
-				}
-			}
-			if c.InlinePrimaryKey != nil {
-				p.w(" PRIMARY KEY NOT ENFORCED")
-			}
-			if c.Comment != nil {
-				p.w(" COMMENT ", QuoteString(c.Comment.Value))
-			}
-		}
-		for _, wm := range s.Watermarks {
-			sep()
-			p.w("WATERMARK FOR ")
-			p.ident(wm.Column)
-			p.w(" AS ")
-			p.expr(wm.Expr)
-		}
-		for _, pk := range s.PrimaryKeys {
-			if inlinePK(s, pk) {
-				continue
-			}
-			sep()
-			if pk.Name != nil {
-				p.w("CONSTRAINT ")
-				p.ident(pk.Name)
-				p.w(" ")
-			}
-			p.w("PRIMARY KEY (")
-			p.idents(pk.Columns)
-			p.w(")")
-			if pk.NotEnforced {
-				p.w(" NOT ENFORCED")
-			}
-		}
-		p.w(")")
 		if s.Comment != nil {
 			p.w(" COMMENT ", QuoteString(s.Comment.Value))
 		}
@@ -219,6 +164,20 @@ func (p *printer) stmt(s Stmt) {
 			p.w(" WITH (")
 			p.options(s.Options)
 			p.w(")")
+		}
+		if s.Like != nil {
+			p.w(" LIKE ")
+			p.ident(s.Like.Source)
+			if len(s.Like.Options) > 0 {
+				p.w(" (")
+				for i, o := range s.Like.Options {
+					if i > 0 {
+						p.w(", ")
+					}
+					p.w(o.Strategy, " ", o.Feature)
+				}
+				p.w(")")
+			}
 		}
 	case *CreateView:
 		p.w("CREATE ")
@@ -297,6 +256,67 @@ func (p *printer) stmt(s Stmt) {
 	default:
 		panic(fmt.Sprintf("ast.Format: unexpected statement %T", s))
 	}
+}
+
+func (p *printer) columnList(s *CreateTable) {
+	p.w(" (")
+	first := true
+	sep := func() {
+		if !first {
+			p.w(", ")
+		}
+		first = false
+	}
+	for _, c := range s.Columns {
+		sep()
+		p.ident(c.Name)
+		switch c.Kind {
+		case PhysicalColumn:
+			p.w(" ", c.Type.String())
+		case ComputedColumn:
+			p.w(" AS ")
+			p.expr(c.Expr)
+		case MetadataColumn:
+			p.w(" ", c.Type.String(), " METADATA")
+			if c.MetadataKey != nil {
+				p.w(" FROM ", QuoteString(c.MetadataKey.Value))
+			}
+			if c.Virtual {
+				p.w(" VIRTUAL")
+			}
+		}
+		if c.InlinePrimaryKey != nil {
+			p.w(" PRIMARY KEY NOT ENFORCED")
+		}
+		if c.Comment != nil {
+			p.w(" COMMENT ", QuoteString(c.Comment.Value))
+		}
+	}
+	for _, wm := range s.Watermarks {
+		sep()
+		p.w("WATERMARK FOR ")
+		p.ident(wm.Column)
+		p.w(" AS ")
+		p.expr(wm.Expr)
+	}
+	for _, pk := range s.PrimaryKeys {
+		if inlinePK(s, pk) {
+			continue
+		}
+		sep()
+		if pk.Name != nil {
+			p.w("CONSTRAINT ")
+			p.ident(pk.Name)
+			p.w(" ")
+		}
+		p.w("PRIMARY KEY (")
+		p.idents(pk.Columns)
+		p.w(")")
+		if pk.NotEnforced {
+			p.w(" NOT ENFORCED")
+		}
+	}
+	p.w(")")
 }
 
 func inlinePK(s *CreateTable, pk *PrimaryKeyDef) bool {

@@ -224,7 +224,17 @@ func (c *Catalog) CreateTable(ct *ast.CreateTable, src *diag.Source, l *diag.Lis
 		return nil
 	}
 	t := &Table{Name: ct.Name.Name, Def: ct, Source: src}
-	c.check(t, ct, l)
+	merged := true
+	if ct.Like != nil {
+		var m *ast.CreateTable
+		if m, merged = c.mergeLike(ct, l); m != nil {
+			t.Def, ct = m, m
+		}
+	}
+	if ct.Like == nil {
+		c.check(t, ct, l)
+	}
+	t.Invalid = t.Invalid || !merged
 	c.tables[t.Name] = t
 	c.order = append(c.order, t.Name)
 	return t

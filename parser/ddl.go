@@ -16,30 +16,34 @@ import (
 //	| WATERMARK FOR col AS expr
 //	| [CONSTRAINT name] PRIMARY KEY (col, ...) NOT ENFORCED
 //	, ...) [COMMENT '...'] [PARTITIONED BY (col, ...)] [WITH ('k' = 'v', ...)]
+//	[LIKE source_table [(INCLUDING | EXCLUDING | OVERWRITING feature, ...)]]
+//
+// With LIKE the column list may be left out.
 func (p *stmtParser) createTable(start diag.Pos, temp bool) ast.Stmt {
 	ct := &ast.CreateTable{Temporary: temp, WithSpan: diag.NoSpan}
 	ct.IfNotExists = p.acceptSeq("IF", "NOT", "EXISTS")
 	ct.Name = p.ident("a table name")
-	if p.accept("LIKE") {
-		p.failf(diag.UnsupportedFeature, p.span(start), "CREATE TABLE ... LIKE is not supported yet; list the columns")
-	}
-	if !p.peek().isOp("(") {
+	// With LIKE the column list may be left out: CREATE TABLE t WITH (...)
+	// LIKE s.
+	if !p.peek().isOp("(") && !p.peek().is("WITH") && !p.peek().is("LIKE") {
 		p.expectedf("'(' and the column list after CREATE TABLE %s", ct.Name.Name)
 	}
-	open := p.next()
-	for {
-		p.tableElement(ct)
-		if p.acceptOp(",") {
-			continue
+	if p.peek().isOp("(") {
+		open := p.next()
+		for {
+			p.tableElement(ct)
+			if p.acceptOp(",") {
+				continue
+			}
+			if p.acceptOp(")") {
+				break
+			}
+			t := p.peek()
+			if t.kind == tEOF {
+				p.failf(diag.UnbalancedParen, open.span(), "the column list opened here is not closed: expected ')'")
+			}
+			p.failf(diag.SyntaxError, t.span(), "expected ',' or ')' after a column definition, found %s", t.describe())
 		}
-		if p.acceptOp(")") {
-			break
-		}
-		t := p.peek()
-		if t.kind == tEOF {
-			p.failf(diag.UnbalancedParen, open.span(), "the column list opened here is not closed: expected ')'")
-		}
-		p.failf(diag.SyntaxError, t.span(), "expected ',' or ')' after a column definition, found %s", t.describe())
 	}
 	if p.accept("COMMENT") {
 		ct.Comment = p.stringLit("a comment")
@@ -60,11 +64,68 @@ func (p *stmtParser) createTable(start diag.Pos, temp bool) ast.Stmt {
 			p.expectOp(")")
 		}
 		ct.WithSpan = p.span(w.start)
-	} else if w.kind != tEOF {
+	} else if w.kind != tEOF && !w.is("LIKE") {
 		p.expectedf("WITH (...) after the column list")
+	}
+	if l := p.peek(); l.is("LIKE") {
+		p.next()
+		ct.Like = p.tableLike(l.start)
+	}
+	if ct.Like == nil && len(ct.Columns)+len(ct.Watermarks)+len(ct.PrimaryKeys) == 0 {
+		p.failf(diag.SyntaxError, ct.Name.S, "CREATE TABLE %s has no column list: list the columns, or derive them from another table with LIKE after the WITH clause", ct.Name.Name)
 	}
 	ct.S = p.span(start)
 	return ct
+}
+
+// likeFeatures are the features a LIKE option names, with whether
+// OVERWRITING applies to them (Flink: not to ALL, CONSTRAINTS and
+// PARTITIONS, which a table has one of).
+var likeFeatures = map[string]bool{"ALL": false, "CONSTRAINTS": false, "PARTITIONS": false,
+	"GENERATED": true, "METADATA": true, "OPTIONS": true, "WATERMARKS": true}
+
+// tableLike parses the rest of LIKE source [(option, ...)].
+//
+//	option: { INCLUDING | EXCLUDING } { ALL | CONSTRAINTS | PARTITIONS }
+//	      | { INCLUDING | EXCLUDING | OVERWRITING } { GENERATED | METADATA | OPTIONS | WATERMARKS }
+func (p *stmtParser) tableLike(start diag.Pos) *ast.TableLike {
+	tl := &ast.TableLike{Source: p.ident("the name of the table to copy after LIKE")}
+	if p.peek().isOp("(") {
+		p.next()
+		seen := map[string]bool{}
+		for {
+			st := p.peek()
+			if !st.is("INCLUDING") && !st.is("EXCLUDING") && !st.is("OVERWRITING") {
+				p.expectedf("INCLUDING, EXCLUDING or OVERWRITING")
+			}
+			p.next()
+			ft := p.peek()
+			overwrite, known := likeFeatures[strings.ToUpper(ft.val)]
+			if !ft.isName() || !known {
+				p.expectedf("ALL, CONSTRAINTS, GENERATED, METADATA, OPTIONS, PARTITIONS or WATERMARKS after %s", strings.ToUpper(st.val))
+			}
+			p.next()
+			o := &ast.LikeOption{Strategy: strings.ToUpper(st.val), Feature: strings.ToUpper(ft.val)}
+			o.S = p.span(st.start)
+			if o.Strategy == "OVERWRITING" && !overwrite {
+				p.failf(diag.SyntaxError, o.S, "OVERWRITING %s is not possible: a table has one primary key and one partitioning, which cannot be merged; use INCLUDING or EXCLUDING %s", o.Feature, o.Feature)
+			}
+			if seen[o.Feature] {
+				p.failf(diag.SyntaxError, o.S, "%s is named twice in the LIKE options: each feature takes one strategy", o.Feature)
+			}
+			seen[o.Feature] = true
+			tl.Options = append(tl.Options, o)
+			if p.acceptOp(")") {
+				break
+			}
+			if !p.peek().isOp(",") {
+				p.expectedf("',' or ')' after %s %s", o.Strategy, o.Feature)
+			}
+			p.next()
+		}
+	}
+	tl.S = p.span(start)
+	return tl
 }
 
 // optionList parses 'k' = 'v' [, ...].
