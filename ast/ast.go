@@ -247,6 +247,10 @@ type Select struct {
 	From     TableExpr // nil for SELECT without FROM
 	Where    Expr
 	GroupBy  []Expr
+	// Grouping are the GROUPING SETS, ROLLUP and CUBE items of GROUP BY;
+	// the grouping sets are their cross product, each with GroupBy's
+	// expressions added.
+	Grouping []*GroupingSets
 	Having   Expr
 	OrderBy  []*OrderItem
 	Limit    Expr
@@ -335,6 +339,17 @@ type Hint struct {
 	Name    *Ident
 	Options []*Option // key = value arguments
 	Args    []*Ident  // plain identifiers
+}
+
+// GroupingSets is GROUPING SETS ((a, b), (a), ()), ROLLUP (a, b) or
+// CUBE (a, b) as an item of GROUP BY (Select.Grouping). Kind is "GROUPING SETS", "ROLLUP" or
+// "CUBE"; Sets are GROUPING SETS' sets, Exprs ROLLUP's and CUBE's
+// expressions.
+type GroupingSets struct {
+	Loc
+	Kind  string
+	Sets  [][]Expr
+	Exprs []Expr
 }
 
 // With is WITH name [(col, ...)] AS (query), ... body: common table

@@ -353,9 +353,27 @@ func (p *printer) query(q Query) {
 			p.w(" WHERE ")
 			p.expr(q.Where)
 		}
-		if len(q.GroupBy) > 0 {
+		if len(q.GroupBy) > 0 || len(q.Grouping) > 0 {
 			p.w(" GROUP BY ")
 			p.exprs(q.GroupBy)
+			for i, g := range q.Grouping {
+				if i > 0 || len(q.GroupBy) > 0 {
+					p.w(", ")
+				}
+				p.w(g.Kind, " (")
+				if g.Kind != "GROUPING SETS" {
+					p.exprs(g.Exprs)
+				}
+				for j, set := range g.Sets {
+					if j > 0 {
+						p.w(", ")
+					}
+					p.w("(")
+					p.exprs(set)
+					p.w(")")
+				}
+				p.w(")")
+			}
 		}
 		if q.Having != nil {
 			p.w(" HAVING ")

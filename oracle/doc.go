@@ -48,7 +48,8 @@
 // REPLACE, TRIM, CONCAT_WS, CHAR_LENGTH, ||), HOUR, MINUTE, SECOND,
 // EXTRACT and timestamp + interval, GROUP BY with COUNT, SUM, AVG, MIN
 // and MAX (with DISTINCT) and HAVING, global aggregates, SELECT DISTINCT,
-// UNION ALL; interval joins of two time tables (inner and outer, BETWEEN
+// UNION ALL (GROUPING SETS, ROLLUP and CUBE are checked by
+// grouping_test.go, Top-N and windows by rank_test.go); interval joins of two time tables (inner and outer, BETWEEN
 // or >=/<= bounds) and TUMBLE, HOP and CUMULATE window aggregates.
 //
 // Each generated expression is typed by the oracle's own model of Flink's

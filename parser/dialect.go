@@ -37,6 +37,7 @@ type rewriter struct {
 	hidden []bool
 
 	intervals []*ast.IntervalLit
+	groupings []*ast.GroupingSets // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
 	typedLits []*ast.Literal
 	tvfs      []*ast.WindowTVF
 	values    []*ast.Values
@@ -174,6 +175,10 @@ func (rw *rewriter) scan() {
 		}
 		t := toks[k]
 		switch {
+		case k > 0 && (toks[k-1].is("BY") || toks[k-1].isOp(",")) &&
+			(t.is("GROUPING") && k+2 < len(toks) && toks[k+1].is("SETS") && toks[k+2].isOp("(") ||
+				(t.is("ROLLUP") || t.is("CUBE")) && k+1 < len(toks) && toks[k+1].isOp("(")):
+			k = rw.groupingSets(k) - 1
 		case t.is("SESSION") && k+1 < len(toks) && toks[k+1].isOp("("):
 			// Flink's legacy GROUP BY SESSION(ts, gap): SESSION is a
 			// keyword to TiDB.
@@ -407,6 +412,85 @@ func (rw *rewriter) origPos(n int) diag.Pos {
 		orig = e.to
 	}
 	return diag.Pos(orig + (n - neu))
+}
+
+// groupingSets reads GROUPING SETS (...), ROLLUP (...) or CUBE (...) at k
+// (an item of GROUP BY), records it and replaces it with the placeholder
+// @_g<i>; it returns the index after it. An element of GROUPING SETS is an
+// expression or a parenthesized list of them (maybe empty); ROLLUP and
+// CUBE list expressions.
+func (rw *rewriter) groupingSets(k int) int {
+	toks := rw.toks
+	open := k + 1
+	kind := strings.ToUpper(toks[k].val)
+	if kind == "GROUPING" {
+		open, kind = k+2, "GROUPING SETS"
+	}
+	closeAt := matchParen(toks, open)
+	if closeAt < 0 {
+		rw.errorf(diag.UnbalancedParen, toks[open].span(), "'(' is never closed: expected ')' after %s (...", kind)
+		rw.hide(k, len(toks))
+		return len(toks)
+	}
+	g := &ast.GroupingSets{Kind: kind}
+	g.S = diag.Span{Start: toks[k].start, End: toks[closeAt].end}
+	// items splits toks[a:b] at its top-level commas.
+	items := func(a, b int) [][2]int {
+		var out [][2]int
+		depth, from := 0, a
+		for j := a; j < b; j++ {
+			switch {
+			case toks[j].isOp("("):
+				depth++
+			case toks[j].isOp(")"):
+				depth--
+			case toks[j].isOp(",") && depth == 0:
+				out = append(out, [2]int{from, j})
+				from = j + 1
+			}
+		}
+		if from < b || len(out) > 0 {
+			out = append(out, [2]int{from, b})
+		}
+		return out
+	}
+	exprOf := func(r [2]int) ast.Expr {
+		if r[0] == r[1] {
+			rw.errorf(diag.SyntaxError, toks[min(r[0], len(toks)-1)].span(), "expected an expression in %s", kind)
+			return nil
+		}
+		if t := toks[r[0]]; t.is("ROLLUP") || t.is("CUBE") || t.is("GROUPING") && r[0]+1 < r[1] && toks[r[0]+1].is("SETS") {
+			rw.errorf(diag.UnsupportedFeature, t.span(), "%s inside %s is not supported yet; list its grouping sets", strings.ToUpper(t.val), kind)
+			return nil
+		}
+		e := parseExprRegion(rw.src, toks[r[0]:r[1]], rw.l)
+		if e == nil {
+			rw.failed = true
+		}
+		return e
+	}
+	for _, it := range items(open+1, closeAt) {
+		if kind == "GROUPING SETS" && toks[it[0]].isOp("(") && matchParen(toks, it[0]) == it[1]-1 {
+			var set []ast.Expr
+			for _, e := range items(it[0]+1, it[1]-1) {
+				set = append(set, exprOf(e))
+			}
+			g.Sets = append(g.Sets, set)
+			continue
+		}
+		e := exprOf(it)
+		if kind == "GROUPING SETS" {
+			g.Sets = append(g.Sets, []ast.Expr{e})
+		} else {
+			g.Exprs = append(g.Exprs, e)
+		}
+	}
+	if kind != "GROUPING SETS" && len(g.Exprs) == 0 {
+		rw.errorf(diag.SyntaxError, toks[open].span(), "%s needs at least one expression", kind)
+	}
+	rw.groupings = append(rw.groupings, g)
+	rw.replace(k, closeAt+1, "@_g"+strconv.Itoa(len(rw.groupings)-1))
+	return closeAt + 1
 }
 
 // filter reads FILTER (WHERE cond) after the ')' of a call at k-1, records

@@ -551,6 +551,14 @@ func (c *conv) selectStmt(s *tast.SelectStmt) ast.Query {
 			if i > 0 {
 				c.accept(isComma)
 			}
+			if v, ok := it.Expr.(*tast.VariableExpr); ok && strings.HasPrefix(v.Name, "_g") && !v.IsSystem {
+				if n, err := strconv.Atoi(v.Name[2:]); err == nil && n < len(c.rw.groupings) {
+					g := c.rw.groupings[n]
+					c.skipTo(g.S.End)
+					sel.Grouping = append(sel.Grouping, g)
+					continue
+				}
+			}
 			sel.GroupBy = append(sel.GroupBy, c.expr(it.Expr))
 		}
 		if s.GroupBy.Rollup {

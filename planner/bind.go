@@ -25,6 +25,9 @@ type binder struct {
 	ctes *cteScope
 	// checked remembers the tables whose direction was checked.
 	checked map[directionKey]bool
+	// rebind binds the FROM and WHERE of the query block being bound
+	// again, for the Expand of GROUPING SETS (grouping.go).
+	rebind func() logical.Node
 }
 
 // errorf reports and returns nil, for one-line bail-outs.
@@ -742,7 +745,36 @@ func (b *binder) selectBody(q *ast.Select) logical.Node {
 		b.errorf(diag.UnsupportedFeature, q.Limit.Span(), "LIMIT is not supported in streaming queries yet")
 		return nil
 	}
-	hasAgg := len(q.GroupBy) > 0 || q.Having != nil || q.Distinct
+	hasAgg := len(q.GroupBy) > 0 || len(q.Grouping) > 0 || q.Having != nil || q.Distinct
+	if len(q.Grouping) > 0 {
+		if _, call := legacyWindowCall(q); call != nil {
+			b.errorf(diag.UnsupportedFeature, call.S, "a legacy group window with GROUPING SETS, ROLLUP or CUBE is not supported yet; use the window TVF and group by window_start, window_end")
+			return nil
+		}
+		// The Expand binds the input again for each grouping set.
+		prev := b.rebind
+		defer func() { b.rebind = prev }()
+		b.rebind = func() logical.Node {
+			l := b.l
+			b.l = &diag.List{Source: l.Source} // reported once, by the first
+			defer func() { b.l = l }()
+			r := b.from(q.From)
+			if r == nil {
+				return nil
+			}
+			b.hints(q.Hints, r)
+			n := r.node
+			if q.Where != nil {
+				bd := &expr.Binder{Scope: scopeOf(n.Columns(), r.tables), L: b.l, Clause: "WHERE"}
+				c := bd.BindBool(q.Where)
+				if c == nil {
+					return nil
+				}
+				n = &logical.Filter{Input: n, Cond: c, S: q.Where.Span()}
+			}
+			return n
+		}
+	}
 	for _, f := range q.Fields {
 		if f.Expr != nil && containsAgg(f.Expr) {
 			hasAgg = true
@@ -956,7 +988,16 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 	}
 	in := &expr.Binder{Scope: scope, L: b.l, Clause: "GROUP BY"}
 	var keyText []string
-	for _, g := range q.GroupBy {
+	groupBy := q.GroupBy
+	var gp *groupingPlan
+	if len(q.Grouping) > 0 {
+		if gp = b.groupingSets(q); gp == nil {
+			return nil
+		}
+		groupBy = gp.keys
+		agg.Origin = "GROUP BY " + q.Grouping[0].Kind
+	}
+	for _, g := range groupBy {
 		if containsAgg(g) {
 			b.errorf(diag.AggregateMisuse, g.Span(), "aggregate functions are not allowed in GROUP BY")
 			return nil
@@ -975,9 +1016,46 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 		}
 		agg.Cols = append(agg.Cols, col)
 	}
+	calls, ok := b.groupingCalls(q, keyText)
+	if !ok {
+		return nil
+	}
+	callCol := map[string]int{} // a GROUPING call's column of agg
+	if gp != nil {
+		// The Expand under the aggregate, which groups by its columns.
+		nIn := len(node.Columns())
+		u := b.expand(gp, node, b.rebind, agg.Keys, calls, q.Grouping[0].S)
+		if u == nil {
+			return nil
+		}
+		agg.Input = u
+		ucols := u.Columns()
+		for i := range agg.Keys {
+			c := ucols[nIn+i]
+			agg.Keys[i] = &expr.Column{Index: nIn + i, Name: c.Name, T: c.Type, S: groupBy[i].Span()}
+			agg.Cols[i].Type, agg.Cols[i].Time = c.Type, expr.NoTime
+		}
+		for j := nIn + len(gp.keys); j < len(ucols); j++ {
+			c := ucols[j]
+			agg.Keys = append(agg.Keys, &expr.Column{Index: j, Name: c.Name, T: c.Type, S: q.Grouping[0].S})
+			agg.Cols = append(agg.Cols, logical.Column{Name: c.Name, Type: c.Type})
+			if k := j - nIn - len(gp.keys) - 1; k >= 0 {
+				callCol[calls[k].text] = len(agg.Cols) - 1
+			}
+		}
+	}
 	aggText := map[string]int{}
 	failed := false
 	hook := func(e ast.Expr) (expr.Expr, bool) {
+		if fc, isCall := e.(*ast.FuncCall); isCall && fc.Over == nil && isGroupingFn(fc.Name.Name) {
+			bigint := types.New(types.BigInt).NotNull()
+			i, ok := callCol[ast.Format(fc)]
+			if !ok {
+				// Plain GROUP BY: one grouping set with every expression.
+				return &expr.Const{V: int64(0), T: bigint, S: fc.S}, true
+			}
+			return &expr.Column{Index: i, Name: agg.Cols[i].Name, T: bigint, S: fc.S}, true
+		}
 		for i, kt := range keyText {
 			if ast.Format(e) == kt {
 				c := agg.Cols[i]
@@ -1069,7 +1147,7 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 		return nil, false
 	}
 	post := &expr.Scope{Tables: tables} // columns come only through the hook
-	if q.Distinct && len(q.GroupBy) == 0 {
+	if q.Distinct && len(q.GroupBy) == 0 && len(q.Grouping) == 0 {
 		// DISTINCT groups by every selected expression.
 		for _, f := range q.Fields {
 			if f.Star {
@@ -1119,7 +1197,7 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 		proj := p.(*logical.Project)
 		proj.Input = &logical.Filter{Input: agg, Cond: having, S: q.Having.Span()}
 	}
-	if q.Distinct && len(q.GroupBy) > 0 {
+	if q.Distinct && (len(q.GroupBy) > 0 || len(q.Grouping) > 0) {
 		// SELECT DISTINCT ... GROUP BY: the groups' rows, each once.
 		return distinctOf(p, q.S)
 	}

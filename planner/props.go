@@ -221,6 +221,8 @@ func (d *deriver) produce(n logical.Node) *Props {
 		switch x.Origin {
 		case "GROUP BY":
 			p.Why = "a GROUP BY without a window updates each group's result as rows arrive"
+		case "GROUP BY GROUPING SETS", "GROUP BY ROLLUP", "GROUP BY CUBE":
+			p.Why = fmt.Sprintf("a %s without a window updates each group's result, in every grouping set, as rows arrive", x.Origin)
 		case "SELECT DISTINCT", "UNION":
 			p.Why = fmt.Sprintf("%s removes duplicates by remembering every distinct row, and retracts a row when its last copy is retracted", x.Origin)
 		case "INTERSECT":
