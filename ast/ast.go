@@ -159,7 +159,9 @@ type Drop struct {
 // Insert is INSERT INTO|OVERWRITE name [(cols)] query.
 type Insert struct {
 	Loc
-	Table     *Ident
+	Table *Ident
+	// Hints are the table hints after the name: /*+ OPTIONS('k' = 'v') */.
+	Hints     []*Hint
 	Overwrite bool
 	Columns   []*Ident
 	Query     Query

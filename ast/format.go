@@ -214,6 +214,10 @@ func (p *printer) stmt(s Stmt) {
 			p.w("INSERT INTO ")
 		}
 		p.ident(s.Table)
+		if len(s.Hints) > 0 {
+			p.w(" ")
+			p.hints(s.Hints)
+		}
 		if len(s.Columns) > 0 {
 			p.w(" (")
 			p.idents(s.Columns)

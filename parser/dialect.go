@@ -525,18 +525,32 @@ func (rw *rewriter) hint(k int) {
 		rw.l.Warnf(diag.UnknownHint, t.span(), "hint comment is ignored: query hints go right after SELECT, table hints (OPTIONS) right after the table's name")
 		return
 	}
+	for _, h := range parseHints(rw.src, t, rw.l) {
+		if table {
+			rw.tblHints[k-1] = append(rw.tblHints[k-1], h)
+		} else {
+			rw.hints[k-1] = append(rw.hints[k-1], h)
+		}
+	}
+}
+
+// parseHints reads the hints of the hint comment t: NAME(args) [NAME(args)]
+// ..., an argument 'key' = 'value' or a name. What is malformed is warned
+// about and ends the comment.
+func parseHints(src string, t token, l *diag.List) []*ast.Hint {
+	var out []*ast.Hint
 	body := int(t.start) + 3
-	htoks := lex(rw.src, body, int(t.end)-2, rw.l)
+	htoks := lex(src, body, int(t.end)-2, l)
 	for i := 0; i < len(htoks); {
 		name := htoks[i]
 		if name.kind != tIdent || i+1 >= len(htoks) || !htoks[i+1].isOp("(") {
-			rw.l.Warnf(diag.UnknownHint, name.span(), "malformed hint: expected NAME(...), as in /*+ STATE_TTL('o' = '1d') */")
-			return
+			l.Warnf(diag.UnknownHint, name.span(), "malformed hint: expected NAME(...), as in /*+ STATE_TTL('o' = '1d') */")
+			return out
 		}
 		closeAt := matchParen(htoks, i+1)
 		if closeAt < 0 {
-			rw.l.Warnf(diag.UnknownHint, name.span(), "malformed hint %s: missing ')'", name.val)
-			return
+			l.Warnf(diag.UnknownHint, name.span(), "malformed hint %s: missing ')'", name.val)
+			return out
 		}
 		h := &ast.Hint{Name: &ast.Ident{Name: strings.ToUpper(name.val)}}
 		h.Name.S = name.span()
@@ -557,16 +571,13 @@ func (rw *rewriter) hint(k int) {
 				id.S = a.span()
 				h.Args = append(h.Args, id)
 			default:
-				rw.l.Warnf(diag.UnknownHint, a.span(), "malformed argument %s in hint %s", a.describe(), h.Name.Name)
+				l.Warnf(diag.UnknownHint, a.span(), "malformed argument %s in hint %s", a.describe(), h.Name.Name)
 			}
 		}
-		if table {
-			rw.tblHints[k-1] = append(rw.tblHints[k-1], h)
-		} else {
-			rw.hints[k-1] = append(rw.hints[k-1], h)
-		}
+		out = append(out, h)
 		i = closeAt + 1
 	}
+	return out
 }
 
 // intervalUnits maps singular and plural units to the canonical unit and its

@@ -360,6 +360,10 @@ func (p *stmtParser) insert() *ast.Insert {
 	}
 	p.accept("TABLE")
 	ins.Table = p.ident("a sink table name")
+	if t := p.peek(); t.kind == tHint {
+		p.next()
+		ins.Hints = parseHints(p.src, t, p.l)
+	}
 	if p.peek().isOp("(") && !p.peekN(1).is("SELECT") && !p.peekN(1).is("WITH") {
 		p.next()
 		ins.Columns = p.identList("a column name")

@@ -431,7 +431,7 @@ func detail(n Node) string {
 	case *Sink:
 		s := x.Name
 		if !x.Query {
-			s += " (" + x.Format + ")"
+			s += " (" + x.Format + ")" + x.Hint
 		}
 		s += " accepts=" + x.Accepts.String() + " gets=" + x.Mode.String()
 		if x.DropBefore {

@@ -499,6 +499,9 @@ type Sink struct {
 	// writes, in order.
 	Spec   connector.Spec
 	Format string
+	// Hint shows the options of the table hint of the INSERT (secrets
+	// masked), for EXPLAIN; Spec has them already.
+	Hint string
 	// Casts convert the input's columns to the sink's types: Casts[i] is
 	// over the input's columns; nil (or a nil entry) passes column i as it
 	// is.

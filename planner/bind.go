@@ -362,7 +362,7 @@ func (b *binder) tableRef(t *ast.TableRef) *rel {
 	if t.Alias != nil {
 		alias = t.Alias.Name
 	}
-	opts := b.tableHints(t)
+	opts := b.tableHints(t.Hints)
 	if opts != nil {
 		_, isTable := b.cat.Table(name)
 		_, isView := b.cat.View(name)
@@ -800,9 +800,9 @@ func (b *binder) selectBody(q *ast.Select) logical.Node {
 // tableHints returns the OPTIONS hint of a table reference (the options a
 // scan of it reads with, over the table's own), or nil. Other table hints
 // are warned about and ignored, as Flink ignores the ones it does not know.
-func (b *binder) tableHints(t *ast.TableRef) *ast.Hint {
+func (b *binder) tableHints(hints []*ast.Hint) *ast.Hint {
 	var out *ast.Hint
-	for _, h := range t.Hints {
+	for _, h := range hints {
 		switch {
 		case h.Name.Name != "OPTIONS":
 			b.l.Warnf(diag.UnknownHint, h.Name.S, "unknown table hint %s is ignored; streamsql knows OPTIONS('key' = 'value', ...)", h.Name.Name)
@@ -1227,6 +1227,13 @@ func (b *binder) insert(ins *ast.Insert) *logical.Sink {
 		b.cat.UnknownName(ins.Table, diag.UnknownTable, "sink table", b.l)
 		b.query(ins.Query) // still check the query
 		return nil
+	}
+	if h := b.tableHints(ins.Hints); h != nil && !tbl.Invalid {
+		// The sink written with the hint's options over its own.
+		if tbl = b.cat.WithOptions(tbl, h, b.l); tbl.Invalid {
+			b.query(ins.Query)
+			return nil
+		}
 	}
 	q := b.query(ins.Query)
 	if q == nil || tbl.Invalid || !b.direction(tbl, ins.Table.S, false) {

@@ -180,7 +180,7 @@ func (e *explainer) title(n logical.Node) string {
 		}
 		return s + " rows by all columns"
 	case *logical.Sink:
-		return "Sink " + x.Table.Name + " (" + connectorText(x.Table.Config) + ")" + sinkAccepts(x)
+		return "Sink " + x.Table.Name + " (" + connectorText(x.Table.Config) + ")" + hintText(x.Table) + sinkAccepts(x)
 	}
 	return fmt.Sprintf("%T", n)
 }

@@ -171,7 +171,7 @@ func (l *lowerer) sink(s *logical.Sink) (*physical.Sink, error) {
 		return nil, err
 	}
 	t := s.Table
-	k := &physical.Sink{Op: op(t.Name, s), Input: in, Spec: t.ConnectorSpec(t.SinkColumns()), Format: connectorText(t.Config),
+	k := &physical.Sink{Op: op(t.Name, s), Input: in, Spec: t.ConnectorSpec(t.SinkColumns()), Format: connectorText(t.Config), Hint: hintText(t),
 		TableSpan: tableSpan(t), TableSource: t.Source, Invalid: t.Invalid}
 	if p := l.props[s]; p != nil {
 		k.Mode = p.Mode

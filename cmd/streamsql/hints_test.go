@@ -13,7 +13,8 @@ import (
 // that row, naming its line) and once with
 // /*+ OPTIONS('csv.ignore-parse-errors' = 'true') */ (the run skips it).
 // Both read the same table; only the hint differs, so a hint that were not
-// applied would fail the second run too.
+// applied would fail the second run too. The second run's INSERT has a
+// hint too, writing another file than its table's.
 func TestRunTableHintOptions(t *testing.T) {
 	dir := t.TempDir()
 	csv := "ABQ,Albuquerque,NM,35.04\nBAD,Nowhere,NM,north\nXXX,Somewhere,,\nSFO,San Francisco,CA,37.62\n"
@@ -29,12 +30,15 @@ func TestRunTableHintOptions(t *testing.T) {
 		t.Fatalf("without the hint: want exit 1 naming airports.csv:2, got:\n%s", r)
 	}
 	hinted := writeJobIn(t, dir, "hinted.sql", table+
-		"INSERT INTO out SELECT iata, latitude FROM airports /*+ OPTIONS('csv.ignore-parse-errors' = 'true') */;\n")
+		"INSERT INTO out /*+ OPTIONS('path' = 'out2.json') */ SELECT iata, latitude FROM airports /*+ OPTIONS('csv.ignore-parse-errors' = 'true') */;\n")
 	os.Remove(filepath.Join(dir, "out.json"))
 	if r := invoke("run", hinted); r.code != 0 {
 		t.Fatalf("with the hint: want exit 0, got:\n%s", r)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+		t.Errorf("the sink's hint names out2.json, but out.json was written")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out2.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
