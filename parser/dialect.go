@@ -785,7 +785,11 @@ func (rw *rewriter) cast(k int) {
 // blanks it; it returns the index after the clause.
 func (rw *rewriter) forSystemTime(k int) int {
 	toks := rw.toks
-	if k == 0 || !toks[k-1].isName() {
+	name := k - 1 // the table's name, before its hint if it has one
+	if name > 0 && toks[name].kind == tHint {
+		name--
+	}
+	if name < 0 || !toks[name].isName() {
 		rw.errorf(diag.SyntaxError, toks[k].span(), "FOR SYSTEM_TIME AS OF must follow a table name, as in JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r")
 		rw.hide(k, k+4)
 		return k + 4
@@ -825,7 +829,7 @@ func (rw *rewriter) forSystemTime(k int) int {
 	if e == nil {
 		rw.failed = true
 	} else {
-		rw.asOf[k-1] = e
+		rw.asOf[name] = e
 	}
 	rw.blank(k, j)
 	return j
