@@ -89,10 +89,10 @@ func (c *Catalog) mergeLike(ct *ast.CreateTable, l *diag.List) (*ast.CreateTable
 		case at < 0:
 			out.Columns = append(out.Columns, cd)
 		case cd.Kind == ast.PhysicalColumn:
-			fail(diag.DuplicateColumn, cd.Name.S, "a column named %s already exists in the base table %s", cd.Name.Name, lk.Source.Name)
+			_ = fail(diag.DuplicateColumn, cd.Name.S, "a column named %s already exists in the base table %s", cd.Name.Name, lk.Source.Name)
 		case out.Columns[at].Kind != cd.Kind:
 			what := map[ast.ColumnKind]string{ast.ComputedColumn: "computed", ast.MetadataColumn: "metadata"}[cd.Kind]
-			fail(diag.DuplicateColumn, cd.Name.S, "a column named %s already exists in the base table %s: %s columns can only overwrite other %s columns", cd.Name.Name, lk.Source.Name, what, what)
+			_ = fail(diag.DuplicateColumn, cd.Name.S, "a column named %s already exists in the base table %s: %s columns can only overwrite other %s columns", cd.Name.Name, lk.Source.Name, what, what)
 		case st[feature[cd.Kind]] != "OVERWRITING":
 			f := feature[cd.Kind]
 			fail(diag.DuplicateColumn, cd.Name.S, "a %s column named %s already exists in the base table %s", map[string]string{"GENERATED": "generated", "METADATA": "metadata"}[f], cd.Name.Name, lk.Source.Name).
