@@ -25,32 +25,12 @@ func init() {
 	connector.RegisterSource("faker", func(spec connector.Spec) (connector.Source, error) { return NewSource(spec, SystemClock) })
 }
 
-// Clock is where a source gets the time, and how it waits.
-type Clock interface {
-	Now() time.Time
-	// Sleep waits for d, or until ctx is done (then it returns ctx.Err()).
-	Sleep(ctx context.Context, d time.Duration) error
-}
+// Clock is where a source gets the time, and how it waits (connector.Clock,
+// shared with the other generating sources).
+type Clock = connector.Clock
 
 // SystemClock is the wall clock.
-var SystemClock Clock = systemClock{}
-
-type systemClock struct{}
-
-// Now is time.Now.
-func (systemClock) Now() time.Time { return time.Now() }
-
-// Sleep waits on a timer.
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+var SystemClock = connector.SystemClock
 
 // MaxBatch is the most rows one Read returns.
 const MaxBatch = 1024
