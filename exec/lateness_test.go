@@ -69,17 +69,18 @@ func (g *lmGroup) row() string {
 //     watermark's firing at window_end - 1 and the horizon (which emits
 //     what a pending timer had not yet).
 type lateModel struct {
-	size, slide, lateness int64
-	finalOnly             bool
-	early, lateFire       int64 // delays in ms; -1: off
-	wm, clock             int64
-	groups                map[string]*lmGroup
-	timers                map[string]int64 // group id: when its timer fires
-	late, updates         int
+	win             lateWin
+	lateness        int64
+	finalOnly       bool
+	early, lateFire int64 // delays in ms; -1: off
+	wm, clock       int64
+	groups          map[string]*lmGroup
+	timers          map[string]int64 // group id: when its timer fires
+	late, updates   int
 }
 
-func newLateModel(size, slide int64, mode lateMode) *lateModel {
-	return &lateModel{size: size, slide: slide, lateness: mode.lateness, finalOnly: mode.finalOnly,
+func newLateModel(win lateWin, mode lateMode) *lateModel {
+	return &lateModel{win: win, lateness: mode.lateness, finalOnly: mode.finalOnly,
 		early: mode.early, lateFire: mode.lateFire, wm: MinWatermark, groups: map[string]*lmGroup{}, timers: map[string]int64{}}
 }
 
@@ -120,7 +121,7 @@ func (m *lateModel) batch(rows []refRow) []string {
 	var touched []*lmGroup
 	seen := map[*lmGroup]bool{}
 	for _, x := range rows {
-		for _, w := range windowsOf(x.t, m.size, m.slide) {
+		for _, w := range m.win.of(x.t) {
 			end := w[1]
 			if end-1+m.lateness <= m.wm {
 				m.late++
@@ -236,15 +237,44 @@ var lateModes = []lateMode{
 	{700, false, 0, 300}, {2000, false, 400, -1},
 }
 
-// lateWindow picks a TUMBLE or HOP window for a seed.
-func lateWindow(r *rand.Rand) (size, slide int64, tvf string) {
-	if r.Intn(2) == 0 {
-		size = []int64{500, 1000, 2000}[r.Intn(3)]
-		return size, size, fmt.Sprintf("TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '%s' SECOND)", secs(size))
+// lateWin is the window of a differential run: TUMBLE (slide = size),
+// HOP, or CUMULATE (cumulate: windows [start, start + k*slide) of each
+// size-aligned start).
+type lateWin struct {
+	size, slide int64
+	cumulate    bool
+	tvf         string
+}
+
+// of lists the [start, end) windows containing t.
+func (w lateWin) of(t int64) [][2]int64 {
+	if !w.cumulate {
+		return windowsOf(t, w.size, w.slide)
 	}
-	slide = []int64{500, 1000}[r.Intn(2)]
-	size = slide * int64(1+r.Intn(3))
-	return size, slide, fmt.Sprintf("HOP(TABLE b, DESCRIPTOR(ts), INTERVAL '%s' SECOND, INTERVAL '%s' SECOND)", secs(slide), secs(size))
+	start := floorDiv(t, w.size) * w.size
+	var ws [][2]int64
+	for end := start + w.slide; end <= start+w.size; end += w.slide {
+		if end > t {
+			ws = append(ws, [2]int64{start, end})
+		}
+	}
+	return ws
+}
+
+// lateWindow picks a TUMBLE, HOP or CUMULATE window for a seed.
+func lateWindow(r *rand.Rand) lateWin {
+	switch r.Intn(3) {
+	case 0:
+		size := []int64{500, 1000, 2000}[r.Intn(3)]
+		return lateWin{size: size, slide: size, tvf: fmt.Sprintf("TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '%s' SECOND)", secs(size))}
+	case 1:
+		slide := []int64{500, 1000}[r.Intn(2)]
+		size := slide * int64(1+r.Intn(3))
+		return lateWin{size: size, slide: slide, tvf: fmt.Sprintf("HOP(TABLE b, DESCRIPTOR(ts), INTERVAL '%s' SECOND, INTERVAL '%s' SECOND)", secs(slide), secs(size))}
+	}
+	step := []int64{500, 1000}[r.Intn(2)]
+	size := step * int64(2+r.Intn(3))
+	return lateWin{size: size, slide: step, cumulate: true, tvf: fmt.Sprintf("CUMULATE(TABLE b, DESCRIPTOR(ts), INTERVAL '%s' SECOND, INTERVAL '%s' SECOND)", secs(step), secs(size))}
 }
 
 // lateRows makes a stream with disorder and, about one row in four,
@@ -277,12 +307,20 @@ func TestWindowLatenessSpillMatchesReference(t *testing.T) {
 // windowLatenessDifferential runs scripts, one event at a time, and checks
 // what each event made the query emit against the model.
 func windowLatenessDifferential(t *testing.T, budget string) {
+	kinds := map[string]bool{}
+	defer func() {
+		if len(kinds) != 3 {
+			t.Errorf("the scripts windowed with %v, want TUMBLE, HOP and CUMULATE", kinds)
+		}
+	}()
 	for _, mode := range lateModes {
 		var totalLate, totalUpdates, totalTimed int
 		for seed := int64(1); seed <= 12; seed++ {
 			r := rand.New(rand.NewSource(seed))
-			size, slide, tvf := lateWindow(r)
-			m := newLateModel(size, slide, mode)
+			win := lateWindow(r)
+			tvf := win.tvf
+			kinds[tvf[:strings.Index(tvf, "(")]] = true
+			m := newLateModel(win, mode)
 			var b strings.Builder
 			b.WriteString("CREATE TABLE b (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');\n")
 			if budget != "" {
@@ -374,7 +412,8 @@ func TestWindowLatenessParallel(t *testing.T) {
 			for seed := int64(1); seed <= 4; seed++ {
 				budget := []string{"", "1b"}[seed%2]
 				r := rand.New(rand.NewSource(seed * 31))
-				size, slide, tvf := lateWindow(r)
+				win := lateWindow(r)
+				tvf := win.tvf
 				rows := lateRows(r, 150)
 				path := fmt.Sprintf("late-%d.json", seed)
 				var data row.Batch
@@ -384,7 +423,7 @@ func TestWindowLatenessParallel(t *testing.T) {
 				setData(path, data)
 				// The model of the source: a batch of seven rows, then the
 				// watermark max(ts) - 1 s if it rose; the end.
-				m := newLateModel(size, slide, mode)
+				m := newLateModel(win, mode)
 				var want []string
 				wm := int64(MinWatermark)
 				for i := 0; i < len(rows); i += 7 {
@@ -537,7 +576,8 @@ func TestWindowFinalityProperty(t *testing.T) {
 			for seed := int64(1); seed <= 3; seed++ {
 				budget := []string{"", "1b"}[seed%2]
 				r := rand.New(rand.NewSource(seed*57 + int64(p)))
-				size, slide, tvf := lateWindow(r)
+				win := lateWindow(r)
+				tvf := win.tvf
 				rows := lateRows(r, 120)
 				path := fmt.Sprintf("fin-%d-%d.json", seed, p)
 				var data row.Batch
@@ -545,7 +585,7 @@ func TestWindowFinalityProperty(t *testing.T) {
 					data = append(data, row.Insert(row.StrValue(x.id), row.IntValue(int64(x.v)), row.IntValue(epoch2026+x.t)))
 				}
 				setData(path, data)
-				m := newLateModel(size, slide, mode)
+				m := newLateModel(win, mode)
 				var final []string
 				wm := int64(MinWatermark)
 				collect := func(out []string) {
@@ -722,7 +762,8 @@ func TestWindowLatenessDownstream(t *testing.T) {
 		for seed := int64(1); seed <= 4; seed++ {
 			budget := []string{"", "1b"}[seed%2]
 			r := rand.New(rand.NewSource(seed*91 + int64(p)))
-			size, slide, tvf := lateWindow(r)
+			win := lateWindow(r)
+			tvf := win.tvf
 			rows := lateRows(r, 150)
 			path := fmt.Sprintf("down-%d-%d.json", seed, p)
 			var data row.Batch
@@ -730,7 +771,7 @@ func TestWindowLatenessDownstream(t *testing.T) {
 				data = append(data, row.Insert(row.StrValue(x.id), row.IntValue(int64(x.v)), row.IntValue(epoch2026+x.t)))
 			}
 			setData(path, data)
-			m := newLateModel(size, slide, mode)
+			m := newLateModel(win, mode)
 			var emitted []string
 			wm := int64(MinWatermark)
 			for i := 0; i < len(rows); i += 7 {
