@@ -63,6 +63,38 @@ var flinkOnlyUnits = map[string]bool{"DOW": true, "DOY": true, "ISODOW": true, "
 // as in Nexmark's DDL.
 var flinkNames = map[string]bool{"KEY": true, "REGEXP": true, "RLIKE": true, "DIV": true, "XOR": true}
 
+// tidbOnlyWords are the other words TiDB's grammar reserves that are no
+// keyword of Flink's at all (not in the list of Flink's SQL reserved
+// keywords): MySQL's statements, index hints, types and interval units.
+// In Flink `lines`, `index` or `replace` are plain names, so the dialect
+// layer quotes them where they name something. Before a '(' they are left
+// alone, as TiDB knows several of them as functions (IF, REPLACE, REPEAT,
+// LAG, LEAD, NTILE, UTC_TIMESTAMP). TestTiDBReservedWords checks the list
+// against TiDB's.
+var tidbOnlyWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`ANALYZE CHANGE DATABASES DAY_HOUR DAY_MICROSECOND DAY_MINUTE DAY_SECOND
+		DELAYED DISTINCTROW DUAL ELSEIF ENCLOSED ESCAPED EXIT FLOAT4 FLOAT8 FORCE FULLTEXT GROUPS HIGH_PRIORITY
+		HOUR_MICROSECOND HOUR_MINUTE HOUR_SECOND IF IGNORE ILIKE INDEX INFILE INT1 INT2 INT3 INT4 INT8 ITERATE
+		KEYS KILL LAG LEAD LEAVE LINEAR LINES LOAD LOCK LONG LONGBLOB LONGTEXT LOW_PRIORITY MEDIUMBLOB MEDIUMINT
+		MEDIUMTEXT MIDDLEINT MINUTE_MICROSECOND MINUTE_SECOND NO_WRITE_TO_BINLOG NTH_VALUE NTILE OPTIMIZE
+		OPTIONALLY OUTFILE RENAME REPEAT REPLACE REQUIRE SECOND_MICROSECOND SPATIAL SQL_BIG_RESULT
+		SQL_CALC_FOUND_ROWS SQL_SMALL_RESULT SSL STARTING STORED STRAIGHT_JOIN TERMINATED TIDB_CURRENT_TSO
+		TINYBLOB TINYTEXT UNLOCK UNSIGNED UNTIL USE UTC_DATE UTC_TIME UTC_TIMESTAMP VARCHARACTER VIRTUAL WHILE
+		YEAR_MONTH ZEROFILL`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// Flink's built-in catalog and database, the only ones streamsql has: a
+// table's qualified names default_catalog.default_database.t and
+// default_database.t name the table t.
+const (
+	defaultCatalog  = "default_catalog"
+	defaultDatabase = "default_database"
+)
+
 // numberRE is what a numeric literal may look like.
 var numberRE = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
@@ -201,7 +233,24 @@ func (rw *rewriter) scan() {
 			rw.edits = append(rw.edits, edit{int(u.start), int(u.end), "DAY" + strings.Repeat(" ", len(u.val)-3)})
 		case t.is("FILTER") && k > 0 && toks[k-1].isOp(")") && k+2 < len(toks) && toks[k+1].isOp("(") && toks[k+2].is("WHERE"):
 			k = rw.filter(k) - 1
-		case t.kind == tIdent && flinkNames[strings.ToUpper(t.val)]:
+		case t.isName() && t.val == defaultCatalog && k+4 < len(toks) && toks[k+1].isOp(".") && toks[k+2].isName() &&
+			toks[k+2].val == defaultDatabase && toks[k+3].isOp(".") && toks[k+4].isName() && (k == 0 || !toks[k-1].isOp(".")):
+			// Flink's full name of a table, default_catalog.default_database.t,
+			// is the table t: streamsql has that one catalog and database.
+			rw.blank(k, k+4)
+			k += 3
+		case t.isName() && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN")) && k+4 < len(toks) && toks[k+1].isOp(".") &&
+			toks[k+2].isName() && toks[k+3].isOp(".") && toks[k+4].isName():
+			rw.errorf(diag.UnsupportedFeature, diag.Span{Start: t.start, End: toks[k+4].end},
+				"table %s.%s.%s: streamsql has one catalog and database, %s.%s; name the table %s alone or as %s.%s.%s",
+				t.val, toks[k+2].val, toks[k+4].val, defaultCatalog, defaultDatabase, toks[k+4].val, defaultCatalog, defaultDatabase, toks[k+4].val)
+			k += 4
+		case t.isName() && t.val == defaultDatabase && k+2 < len(toks) && toks[k+1].isOp(".") && toks[k+2].isName() &&
+			(k == 0 || !toks[k-1].isOp(".")):
+			rw.blank(k, k+2)
+			k++
+		case t.kind == tIdent && (flinkNames[strings.ToUpper(t.val)] ||
+			tidbOnlyWords[strings.ToUpper(t.val)] && (k+1 >= len(toks) || !toks[k+1].isOp("("))):
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), "`" + t.val + "`"})
 		case t.is("SIMILAR") && k+1 < len(toks) && toks[k+1].is("TO"):
 			// TiDB reads LIKE; the converter takes SIMILAR from our token.

@@ -204,12 +204,31 @@ func (p *stmtParser) ident(what string) *ast.Ident {
 	if t.kind == tIdent && ast.IsReserved(t.val) && !nonReservedHere[strings.ToUpper(t.val)] {
 		p.failf(diag.SyntaxError, t.span(), "%s is a reserved word and cannot be %s here; quote it as `%s`", strings.ToUpper(t.val), what, t.val)
 	}
+	if p.peek().isOp(".") && p.peekN(1).isName() {
+		// A qualified name: [catalog.]database.name. Flink's built-in
+		// default_catalog.default_database is the only one there is.
+		parts := []token{t}
+		for len(parts) < 4 && p.peek().isOp(".") && p.peekN(1).isName() {
+			p.i++
+			parts = append(parts, p.next())
+		}
+		last := parts[len(parts)-1]
+		sp := diag.Span{Start: t.start, End: last.end}
+		prefix := make([]string, 0, 2)
+		for _, q := range parts[:len(parts)-1] {
+			prefix = append(prefix, q.val)
+		}
+		switch strings.Join(prefix, ".") {
+		case defaultDatabase, defaultCatalog + "." + defaultDatabase:
+			t = last
+		default:
+			p.failf(diag.UnsupportedFeature, sp,
+				"%s: streamsql has one catalog and database, %s.%s; write %s alone or as %s.%s",
+				strings.Join(append(prefix, last.val), "."), defaultCatalog, defaultDatabase, last.val, defaultDatabase, last.val)
+		}
+	}
 	id := &ast.Ident{Name: t.val, Quoted: t.kind == tQIdent}
 	id.S = t.span()
-	if p.peek().isOp(".") && p.peekN(1).isName() {
-		p.failf(diag.UnsupportedFeature, diag.Span{Start: t.start, End: p.peekN(1).end},
-			"qualified names (catalog.database.table) are not supported yet; use the plain name %s", p.peekN(1).val)
-	}
 	return id
 }
 

@@ -769,7 +769,8 @@ func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 			}
 		}
 		if src.Schema.O != "" {
-			c.failf(diag.UnsupportedFeature, c.here(), "qualified table names (%s.%s) are not supported yet", src.Schema.O, src.Name.O)
+			c.failf(diag.UnsupportedFeature, c.here(), "table %s.%s: streamsql has one catalog and database, %s.%s; name the table %s alone or as %s.%s",
+				src.Schema.O, src.Name.O, defaultCatalog, defaultDatabase, src.Name.O, defaultDatabase, src.Name.O)
 		}
 		if src.AsOf != nil || len(src.IndexHints) > 0 || src.TableSample != nil || len(src.PartitionNames) > 0 {
 			c.failf(diag.UnsupportedSyntax, c.here(), "unsupported table options after %s", src.Name.O)
