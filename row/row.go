@@ -123,32 +123,6 @@ func (v Value) String() string {
 	return "NULL"
 }
 
-// Hash64 mixes v into h (FNV-1a style), for partitioning and hash tables.
-func (v Value) Hash64(h uint64) uint64 {
-	const prime = 1099511628211
-	h ^= uint64(v.k)
-	h *= prime
-	switch v.k {
-	case Int, Float:
-		x := uint64(v.i)
-		for i := 0; i < 8; i++ {
-			h ^= x & 0xff
-			h *= prime
-			x >>= 8
-		}
-	case Str:
-		for i := 0; i < len(v.s); i++ {
-			h ^= uint64(v.s[i])
-			h *= prime
-		}
-	case Null:
-	}
-	return h
-}
-
-// HashSeed starts a hash.
-const HashSeed uint64 = 14695981039346656037
-
 // Row is one change: its kind and its values.
 type Row struct {
 	Kind changelogmode.Kind
