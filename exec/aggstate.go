@@ -321,6 +321,13 @@ func accSize(a accumulator) int64 {
 				n += int64(len(v.Str()))
 			}
 		}
+	case *lagAcc:
+		n += int64(len(x.buf)) * 24
+		for _, v := range x.buf {
+			if v.Kind() == row.Str {
+				n += int64(len(v.Str()))
+			}
+		}
 	case *listAgg:
 		for _, p := range x.parts {
 			n += int64(len(p)) + 16

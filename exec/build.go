@@ -764,7 +764,13 @@ func (b *builder) aggSpecs(a *physical.Aggregate) ([]*aggSpec, error) {
 			}
 			arg = f
 		}
-		s, err := newAggSpec(c, arg, a.Retract)
+		var s *aggSpec
+		var err error
+		if c.Fn == "LAG" {
+			s, err = b.lagSpec(c, arg, a.Retract)
+		} else {
+			s, err = newAggSpec(c, arg, a.Retract)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -128,6 +128,11 @@ func (c overCodec) Size(p *overPartition) int64 {
 //
 // A row whose time is at or below the watermark when it comes is late:
 // counted and dead-lettered, as Flink drops it.
+//
+// Ordered by a processing-time attribute (procTime), a row is emitted as
+// it comes, after the rows that came before it in its partition (Flink's
+// ProcTimeUnboundedPrecedingFunction and ProcTimeRowsBoundedPrecedingFunction);
+// the watermark plays no part and nothing waits.
 type overAggOp struct {
 	noLifecycle
 	name      string
@@ -136,6 +141,7 @@ type overAggOp struct {
 	timeCol   int
 	rows      bool
 	preceding int64
+	procTime  bool
 	store     *state.Store
 	parts     *state.Map[*overPartition]
 	wm        int64
@@ -163,6 +169,9 @@ func expiryOf(p *overPartition) int64 {
 
 func (o *overAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
+	if o.procTime {
+		return o.processProcTime(b)
+	}
 	for _, r := range b {
 		t, why, ok := eventTime(r.Vals[o.timeCol], colName(o.lateCols, o.timeCol))
 		if !ok {
@@ -249,53 +258,89 @@ func (o *overAggOp) emit(p *overPartition, wm int64) error {
 				j++
 			}
 		}
-		peers := ready[i:j]
-		var res []row.Value
-		var err error
-		if o.preceding < 0 {
-			if p.running == nil {
-				p.running = newGroup(nil, o.specs)
-			}
-			for _, r := range peers {
-				if err := p.running.fold(o.specs, row.Row{Kind: changelogmode.Insert, Vals: r.vals}); err != nil {
-					return err
-				}
-			}
-			res = p.running.output()
-		} else {
-			p.history = append(p.history, peers...)
-			frame := p.history
-			if o.rows {
-				frame = frame[max(0, len(frame)-int(o.preceding)-1):]
-			} else {
-				from := peers[0].t - o.preceding
-				k := 0
-				for k < len(frame) && frame[k].t < from {
-					k++
-				}
-				frame = frame[k:]
-			}
-			p.history = append(p.history[:0:0], frame...)
-			if o.rows && len(p.history) > int(o.preceding) {
-				p.history = p.history[len(p.history)-int(o.preceding):]
-			}
-			g := newGroup(nil, o.specs)
-			for _, r := range frame {
-				if err = g.fold(o.specs, row.Row{Kind: changelogmode.Insert, Vals: r.vals}); err != nil {
-					return err
-				}
-			}
-			res = g.output()
-		}
-		for _, r := range peers {
-			vals := make([]row.Value, 0, len(r.vals)+len(res))
-			vals = append(append(vals, r.vals...), res...)
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: vals})
+		if err := o.emitPeers(p, ready[i:j]); err != nil {
+			return err
 		}
 		i = j
 	}
 	p.pending = append(p.pending[:0:0], p.pending[n:]...)
 	return nil
+}
+
+// emitPeers emits rows of one partition that share their frame (one row,
+// or the rows of one time over RANGE), after the rows before them, with
+// the aggregates of that frame; it keeps what later frames need.
+func (o *overAggOp) emitPeers(p *overPartition, peers []overRow) error {
+	var res []row.Value
+	if o.preceding < 0 {
+		if p.running == nil {
+			p.running = newGroup(nil, o.specs)
+		}
+		for _, r := range peers {
+			if err := p.running.fold(o.specs, row.Row{Kind: changelogmode.Insert, Vals: r.vals}); err != nil {
+				return err
+			}
+		}
+		res = p.running.output()
+	} else {
+		p.history = append(p.history, peers...)
+		frame := p.history
+		if o.rows {
+			frame = frame[max(0, len(frame)-int(o.preceding)-1):]
+		} else {
+			from := peers[0].t - o.preceding
+			k := 0
+			for k < len(frame) && frame[k].t < from {
+				k++
+			}
+			frame = frame[k:]
+		}
+		p.history = append(p.history[:0:0], frame...)
+		if o.rows && len(p.history) > int(o.preceding) {
+			p.history = p.history[len(p.history)-int(o.preceding):]
+		}
+		g := newGroup(nil, o.specs)
+		for _, r := range frame {
+			if err := g.fold(o.specs, row.Row{Kind: changelogmode.Insert, Vals: r.vals}); err != nil {
+				return err
+			}
+		}
+		res = g.output()
+	}
+	for _, r := range peers {
+		vals := make([]row.Value, 0, len(r.vals)+len(res))
+		vals = append(append(vals, r.vals...), res...)
+		o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: vals})
+	}
+	return nil
+}
+
+// processProcTime emits each row of b as it comes, ordered by processing
+// time: arrival order, each row its own frame.
+func (o *overAggOp) processProcTime(b row.Batch) error {
+	o.buf = o.buf[:0]
+	for _, r := range b {
+		kb, _, err := o.key.keyBytes(r.Vals)
+		if err != nil {
+			return err
+		}
+		p, ok := o.parts.Get(kb)
+		if !ok {
+			p = &overPartition{}
+		}
+		x := overRow{seq: p.next, vals: r.Vals}
+		p.next++
+		if err := o.emitPeers(p, []overRow{x}); err != nil {
+			return err
+		}
+		o.parts.Put(kb, p, state.NoExpiry)
+	}
+	if err := o.store.Err(); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	o.c.setState(o.parts.Len())
+	o.c.setStore(o.store)
+	return o.pushFired()
 }
 
 func (o *overAggOp) pushFired() error { return pushFired(o.c, o.out, &o.buf) }
@@ -312,7 +357,7 @@ func (b *builder) overAgg(x *physical.OverAggregate, out collector) (operator, e
 		return nil, err
 	}
 	op := &overAggOp{name: x.Name, key: k, specs: specs, timeCol: x.TimeCol, rows: x.Rows, preceding: x.Preceding,
-		wm: MinWatermark, out: out, lateCols: columns(x.InCols)}
+		procTime: x.ProcTime, wm: MinWatermark, out: out, lateCols: columns(x.InCols)}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Late)
 	st, err := b.openState()

@@ -300,6 +300,11 @@ type Rank struct {
 // once, when the watermark passes its time, with its aggregates after its
 // columns; insert-only.
 //
+// With ProcTime set TimeCol is a processing-time attribute (PROCTIME()):
+// each row is emitted as it comes, with the aggregates of the rows that
+// came before it (Flink's ProcTimeUnboundedPrecedingFunction and
+// ProcTimeRowsBoundedPrecedingFunction); no RANGE interval frame.
+//
 // With Sort set it is ORDER BY a time attribute (Flink's TemporalSort):
 // no partition, no aggregates, ROWS 0 PRECEDING: every row leaves once,
 // when the watermark passes its time, in time order (arrival order among
@@ -311,6 +316,7 @@ type OverAggregate struct {
 	Rows      bool
 	Preceding int64
 	Aggs      []*AggCall
+	ProcTime  bool
 	Sort      bool
 	Cols      []Column
 	S         diag.Span

@@ -573,6 +573,9 @@ func overDetail(x *OverAggregate) string {
 		s += renderList(a.Args, in) + ")"
 		aggs = append(aggs, s)
 	}
+	if x.ProcTime {
+		return "partition=[" + renderList(x.Partition, in) + "] order=[" + in[x.TimeCol].Name + " PROCTIME] " + frame + " " + strings.Join(aggs, ", ")
+	}
 	return "partition=[" + renderList(x.Partition, in) + "] order=[" + in[x.TimeCol].Name + "] " + frame + " " + strings.Join(aggs, ", ") + late(x.Late)
 }
 

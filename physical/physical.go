@@ -474,6 +474,11 @@ type OverAggregate struct {
 	// Sort marks ORDER BY a time attribute (Flink's TemporalSort): no
 	// partition, no aggregates, ROWS 0 PRECEDING.
 	Sort bool
+	// ProcTime marks TimeCol as a processing-time attribute: each row is
+	// emitted as it comes (nothing waits for a watermark, nothing is
+	// late), with the aggregates of the rows before it; Rows, or RANGE
+	// UNBOUNDED PRECEDING only.
+	ProcTime bool
 }
 
 // Inputs implements Node.

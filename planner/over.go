@@ -92,15 +92,21 @@ func (b *binder) overQuery(q *ast.Select, node logical.Node, scope *expr.Scope, 
 			return nil
 		}
 	}
-	if expr.IsAggregate(name) {
+	if name == "LEAD" {
+		b.errorf(diag.UnsupportedFeature, call.Name.S, "LEAD(...) OVER is not supported on a stream, as in Flink (\"LEAD Function is not supported in stream mode\"): a row would wait for the rows after it").
+			WithHint("look back instead: LAG(x) OVER (PARTITION BY … ORDER BY time) gives each row the value of the row before it")
+		return nil
+	}
+	if expr.IsAggregate(name) || name == "LAG" {
 		return b.overAggregate(q, node, scope, tables)
 	}
 	if !rankingFunctions[name] {
-		b.errorf(diag.UnsupportedFeature, call.S, "%s(...) OVER is not supported yet; of the window functions, ROW_NUMBER runs (Top-N and deduplication)", name)
+		b.errorf(diag.UnsupportedFeature, call.S, "%s(...) OVER is not supported yet; of the window functions, ROW_NUMBER (Top-N and deduplication) and LAG run", name)
 		return nil
 	}
 	if name != "ROW_NUMBER" {
-		b.errorf(diag.UnsupportedFeature, call.Name.S, "%s is not supported yet; use ROW_NUMBER() (rows that tie are numbered in arrival order)", name)
+		b.errorf(diag.UnsupportedFeature, call.Name.S, "%s() is not supported on a stream, as in Flink (\"%s() on streaming table is not supported currently\")", name, name).
+			WithHint("number the rows with ROW_NUMBER() instead: rows that tie on the ORDER BY are numbered in arrival order")
 		return nil
 	}
 	if len(call.Args) > 0 || call.Star || call.Distinct {
@@ -213,7 +219,12 @@ func (b *binder) overAggregate(q *ast.Select, node logical.Node, scope *expr.Sco
 	}
 	for _, c := range calls[1:] {
 		name := strings.ToUpper(c.Name.Name)
-		if !expr.IsAggregate(name) {
+		if name == "LEAD" {
+			b.errorf(diag.UnsupportedFeature, c.Name.S, "LEAD(...) OVER is not supported on a stream, as in Flink (\"LEAD Function is not supported in stream mode\"): a row would wait for the rows after it").
+				WithHint("look back instead: LAG(x) OVER (PARTITION BY … ORDER BY time) gives each row the value of the row before it")
+			return nil
+		}
+		if !expr.IsAggregate(name) && name != "LAG" {
 			b.errorf(diag.UnsupportedFeature, c.S, "%s(...) OVER is not supported with OVER aggregates in one query", name)
 			return nil
 		}
@@ -241,11 +252,19 @@ func (b *binder) overAggregate(q *ast.Select, node logical.Node, scope *expr.Sco
 			return nil
 		}
 	}
-	if idx < 0 || in[idx].Time != expr.RowTime {
-		b.errorf(diag.OverWindow, spec.OrderBy[0].S, "an OVER aggregate must be ordered by an event-time attribute (a column with a WATERMARK), but %s is not one", ast.Format(spec.OrderBy[0].Expr))
+	if idx < 0 || in[idx].Time == expr.NoTime {
+		b.errorf(diag.OverWindow, spec.OrderBy[0].S, "an OVER aggregate must be ordered by a time attribute (a column with a WATERMARK, or one computed by PROCTIME()), but %s is not one", ast.Format(spec.OrderBy[0].Expr))
 		return nil
 	}
 	over.TimeCol = idx
+	over.ProcTime = in[idx].Time == expr.ProcTime
+	for _, c := range calls {
+		if strings.EqualFold(c.Name.Name, "LAG") && spec.Frame != nil {
+			b.errorf(diag.UnsupportedSyntax, spec.Frame.S, "LAG looks back over the whole partition: it takes no ROWS or RANGE frame, as in Flink").
+				WithHint("leave the frame out: LAG(x) OVER (PARTITION BY … ORDER BY %s)", ast.Format(spec.OrderBy[0].Expr))
+			return nil
+		}
+	}
 	if f := spec.Frame; f != nil {
 		over.Rows = f.Rows
 		if f.End.Kind != ast.CurrentRow {
@@ -267,6 +286,11 @@ func (b *binder) overAggregate(q *ast.Select, node logical.Node, scope *expr.Sco
 				}
 				over.Preceding = n
 			} else {
+				if over.ProcTime {
+					b.errorf(diag.UnsupportedFeature, f.S, "RANGE BETWEEN an interval PRECEDING over the processing-time attribute %s is not supported yet", ast.Format(spec.OrderBy[0].Expr)).
+						WithHint("count rows instead (ROWS BETWEEN 10 PRECEDING AND CURRENT ROW), or order by an event-time attribute (a column with a WATERMARK)")
+					return nil
+				}
 				iv, ok := f.Start.Offset.(*ast.IntervalLit)
 				if !ok || iv.YearMonth || iv.Millis < 0 {
 					b.errorf(diag.OverWindow, f.Start.S, "RANGE takes a day-time interval before the current row, as in RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW")
@@ -297,6 +321,17 @@ func (b *binder) overAggregate(q *ast.Select, node logical.Node, scope *expr.Sco
 			continue
 		}
 		name := strings.ToUpper(c.Name.Name)
+		if name == "LAG" {
+			call := b.lagCall(c, argB)
+			if call == nil {
+				return nil
+			}
+			byText[text] = len(over.Cols)
+			over.Aggs = append(over.Aggs, call)
+			over.Cols = append(over.Cols, logical.Column{Name: fmt.Sprintf("w0$o%d", len(over.Aggs)-1), Type: call.T})
+			cols = append(cols, expr.ScopeColumn{T: call.T})
+			continue
+		}
 		call := &logical.AggCall{Fn: name, Distinct: c.Distinct, Star: c.Star, S: c.S}
 		for _, a := range c.Args {
 			x := argB.Bind(a)
@@ -354,3 +389,69 @@ func (b *binder) overAggregate(q *ast.Select, node logical.Node, scope *expr.Sco
 func overWindowText(s *ast.WindowSpec) string {
 	return strings.TrimPrefix(ast.Format(&ast.FuncCall{Name: &ast.Ident{Name: "F"}, Over: &ast.WindowSpec{PartitionBy: s.PartitionBy, OrderBy: s.OrderBy, Frame: s.Frame}}), "F() OVER ")
 }
+
+// lagCall binds LAG(x [, offset [, default]]) (Flink's LagAggFunction): x
+// of the row offset rows before (1 unless given; an integer literal, 0 the
+// row itself), default (a constant; NULL unless given) where the partition
+// has fewer rows before. Its arguments become x and default cast to the
+// result type (their common type, nullable) and the offset as a constant.
+func (b *binder) lagCall(c *ast.FuncCall, argB *expr.Binder) *logical.AggCall {
+	if c.Star || c.Distinct || len(c.Args) == 0 || len(c.Args) > 3 {
+		b.errorf(diag.WrongArguments, c.S, "LAG takes a value, an optional offset and an optional default: LAG(x [, offset [, default]])")
+		return nil
+	}
+	x := argB.Bind(c.Args[0])
+	if x == nil {
+		return nil
+	}
+	offset := int64(1)
+	if len(c.Args) > 1 {
+		lit, ok := c.Args[1].(*ast.Literal)
+		var err error
+		if ok && lit.Kind == ast.IntLit {
+			offset, err = strconv.ParseInt(lit.Raw, 10, 64)
+		}
+		if !ok || lit.Kind != ast.IntLit || err != nil || offset < 0 || offset > maxLagOffset {
+			b.errorf(diag.WrongArguments, c.Args[1].Span(), "LAG's offset must be an integer literal from 0 to %d (the number of rows back), but it is %s", maxLagOffset, ast.Format(c.Args[1]))
+			return nil
+		}
+	}
+	t := x.Type()
+	var def expr.Expr
+	if len(c.Args) > 2 {
+		def = argB.Bind(c.Args[2])
+		if def == nil {
+			return nil
+		}
+		if len(expr.Columns(def)) > 0 {
+			b.errorf(diag.WrongArguments, c.Args[2].Span(), "LAG's default must be a constant, but %s reads a column", ast.Format(c.Args[2]))
+			return nil
+		}
+		if def.Type().Kind != types.Null {
+			ct, ok := types.CommonType(t, def.Type())
+			if !ok {
+				b.errorf(diag.TypeMismatch, c.Args[2].Span(), "LAG's default %s is %s, which does not fit its value %s of type %s", ast.Format(c.Args[2]), def.Type(), ast.Format(c.Args[0]), t)
+				return nil
+			}
+			t = ct
+		}
+	}
+	t = t.WithNullable(true)
+	cast := func(e expr.Expr) expr.Expr {
+		if e.Type().WithNullable(true).String() == t.String() {
+			return e
+		}
+		return &expr.Call{Fn: "CAST", Args: []expr.Expr{e}, T: t, S: e.Span()}
+	}
+	if def == nil || def.Type().Kind == types.Null {
+		def = &expr.Const{T: t, S: c.S}
+	} else {
+		def = cast(def)
+	}
+	off := &expr.Const{V: offset, T: types.New(types.Int).NotNull(), S: c.S}
+	return &logical.AggCall{Fn: "LAG", Args: []expr.Expr{cast(x), off, def}, T: t, S: c.S}
+}
+
+// maxLagOffset bounds LAG's offset: the operator keeps offset+1 values per
+// partition.
+const maxLagOffset = 1000

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamsql/streamsql/diag"
@@ -42,7 +43,11 @@ func overText(x *logical.OverAggregate) string {
 		}
 		aggs = append(aggs, s+renderList(a.Args, in)+")")
 	}
-	return fmt.Sprintf("OverAggregate partition=[%s] order=[%s] %s %s", renderList(x.Partition, in), colName(in, x.TimeCol), overFrame(x), strings.Join(aggs, ", "))
+	order := colName(in, x.TimeCol)
+	if x.ProcTime {
+		order += " PROCTIME"
+	}
+	return fmt.Sprintf("OverAggregate partition=[%s] order=[%s] %s %s", renderList(x.Partition, in), order, overFrame(x), strings.Join(aggs, ", "))
 }
 
 // overState checks an OverAggregate's input and says what it keeps.
@@ -70,10 +75,20 @@ func (d *deriver) overState(x *logical.OverAggregate, p *Props) {
 		keep = "the rows of the last " + expr.FormatMillis(x.Preceding)
 	}
 	p.State = []string{"per partition: rows until watermark >= their time, then emitted in time order; and " + keep}
+	if x.ProcTime {
+		p.State = []string{"per partition: " + keep + " (rows are emitted as they come, in processing-time order)"}
+	}
 	if x.Preceding < 0 {
 		p.State[0] += " (one per partition, kept forever)"
 		p.Unbounded = true
-		if !bounded(x) {
+		hasLag := slices.ContainsFunc(x.Aggs, func(a *logical.AggCall) bool { return a.Fn == "LAG" })
+		switch {
+		case bounded(x):
+		case hasLag:
+			// LAG takes no frame (as in Flink): the fix is the partition.
+			d.l.Warnf(diag.UnboundedState, x.S, "this OVER window keeps its running values per partition forever (LAG: the last offset+1 values): state grows with the number of partitions").
+				WithHint("partition by a key with a bounded number of values; LAG takes no frame to bound it by")
+		default:
 			d.l.Warnf(diag.UnboundedState, x.S, "this OVER aggregate keeps running aggregates per partition forever: state grows with the number of partitions").
 				WithHint("bound the frame: ROWS BETWEEN 100 PRECEDING AND CURRENT ROW, or RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW")
 		}
@@ -87,7 +102,7 @@ func (l *lowerer) over(x *logical.OverAggregate) (physical.Node, error) {
 		return nil, err
 	}
 	o := &physical.OverAggregate{Op: op("OverAggregate", x), Input: in, Partition: x.Partition, TimeCol: x.TimeCol,
-		Rows: x.Rows, Preceding: x.Preceding, Late: l.late(x.Input), InCols: physCols(x.Input.Columns()), Sort: x.Sort}
+		Rows: x.Rows, Preceding: x.Preceding, Late: l.late(x.Input), InCols: physCols(x.Input.Columns()), Sort: x.Sort, ProcTime: x.ProcTime}
 	for _, c := range x.Aggs {
 		o.Aggs = append(o.Aggs, &physical.AggCall{Fn: c.Fn, Args: c.Args, Distinct: c.Distinct, Star: c.Star, T: c.T})
 	}

@@ -12,7 +12,7 @@ package main
 // The inputs are small: Nexmark tables on the 'nexmark' connector with a
 // few thousand events; the cookbook's 'faker' tables are 'faker' tables as
 // written (with a 'number-of-rows') where they have been switched over
-// (server_logs, foundations/01 and /09, aggregations/04, /10 and /11),
+// (server_logs, foundations/01 and /09, aggregations/04, /10, /11 and /12),
 // else still 'datagen' tables (or JSON files where a recipe needs given
 // values; the recipes whose providers gofakeit lacks, harry_potter.* and
 // the like); Kafka topics are JSON files where the recipe's point is the
@@ -373,9 +373,11 @@ SELECT * FROM (
         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES))
         GROUP BY window_start, window_end, supplier))
 WHERE rownum <= 3;`},
-	{suite: "Cookbook", name: "aggregations/12 lag", shape: "WITH, LAG OVER a PROCTIME() column", mark: "refused: SQL315",
+	{suite: "Cookbook", name: "aggregations/12 lag", shape: "WITH, LAG OVER a PROCTIME() column", mark: "runs",
 		sql: `CREATE TABLE stocks (stock_name STRING, stock_value DOUBLE, log_time AS PROCTIME())
-WITH ('connector' = 'datagen', 'number-of-rows' = '20');
+WITH ('connector' = 'faker', 'number-of-rows' = '40',
+  'fields.stock_name.expression' = '#{regexify ''(Deja Brew|Jurassic Pork|Lawn & Order|Pita Pan){1}''}',
+  'fields.stock_value.expression' = '#{Number.randomDouble ''2'',''10'',''20''}');
 WITH current_and_previous AS (
   SELECT stock_name, log_time, stock_value,
          LAG(stock_value, 1) OVER (PARTITION BY stock_name ORDER BY log_time) AS previous_value
