@@ -475,13 +475,14 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		}
 		wa := &physical.WindowAggregate{Op: op("WindowAggregate", x), Aggregate: a, EndCol: w.end, TimeCol: t,
 			Late: l.late(x.Input), InCols: physCols(x.Input.Columns())}
+		s := l.settings
+		wa.Lateness, wa.FinalOnly = s.AllowLateness.Milliseconds(), s.FinalOnly
 		if w.w.Func == "SESSION" {
+			// Early and late firing are refused for sessions (validate.go).
 			if wa.Session, err = sessionOf(x, w); err != nil {
 				return nil, err
 			}
 		} else {
-			s := l.settings
-			wa.Lateness, wa.FinalOnly = s.AllowLateness.Milliseconds(), s.FinalOnly
 			wa.EarlyFire, wa.EarlyFireDelay = s.EarlyFire, s.EarlyFireDelay.Milliseconds()
 			wa.LateFire, wa.LateFireDelay = s.LateFire, s.LateFireDelay.Milliseconds()
 		}

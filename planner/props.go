@@ -197,7 +197,15 @@ func (d *deriver) produce(n logical.Node) *Props {
 	case *logical.WindowAggregate:
 		p.Produced = changelogmode.InsertOnly
 		p.Keys = [][]int{seq(len(x.Keys))}
-		if w, _, _ := windowOf(x.Input); (w == nil || w.Func != "SESSION") && !d.settings.FinalOnly {
+		if w, _, _ := windowOf(x.Input); w != nil && w.Func == "SESSION" {
+			if s := d.settings; s.AllowLateness > 0 && !s.FinalOnly {
+				// A late row updates a session already emitted, or
+				// extends or merges sessions: their rows' window_start
+				// and window_end change, so the old rows are deleted.
+				p.Produced = changelogmode.All
+				p.Why = fmt.Sprintf("'table.exec.emit.allow-lateness' = '%s' keeps each session that long after it is emitted: a late row then updates its result (-U old, +U new), or extends or merges sessions, which retracts them (-D) and emits the merged one (+I)", s.AllowLatenessText)
+			}
+		} else if !d.settings.FinalOnly {
 			s := d.settings
 			// A late row, or a row after an early firing, updates a
 			// result already emitted: keyed by the window and the group

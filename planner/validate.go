@@ -256,9 +256,18 @@ func (d *deriver) walk(n logical.Node) {
 		}
 		w, _, _ := windowOf(x.Input)
 		state := "per window and group: accumulators until watermark >= window_end - 1ms, then emitted once"
-		if w != nil && w.Func == "SESSION" {
+		if s := d.settings; w != nil && w.Func == "SESSION" {
 			state = "per group: the rows of each open session until watermark >= its end (last row + gap) - 1ms, then aggregated and emitted once"
-		} else if s := d.settings; s.AllowLateness > 0 {
+			if s.AllowLateness > 0 {
+				horizon := "session_end - 1ms + " + s.AllowLatenessText
+				if s.FinalOnly {
+					state = fmt.Sprintf("per group: the rows of each session until watermark >= %s (table.exec.emit.allow-lateness), then aggregated and emitted once (final-only: each result waits %s of event time past its session's end)", horizon, s.AllowLatenessText)
+				} else {
+					state = fmt.Sprintf("per group: the rows of each session until watermark >= %s (table.exec.emit.allow-lateness): emitted when watermark >= session_end - 1ms, then a late row that falls inside it updates it (-U, +U), and one that extends or merges sessions retracts them (-D) and emits the merged session (+I)", horizon)
+				}
+				state += fmt.Sprintf("; the output watermark is held back by %s, so that no result is late for a windowed operator after this one", s.AllowLatenessText)
+			}
+		} else if s.AllowLateness > 0 {
 			horizon := "window_end - 1ms + " + s.AllowLatenessText
 			if s.FinalOnly {
 				state = fmt.Sprintf("per window and group: accumulators until watermark >= %s (table.exec.emit.allow-lateness), then emitted once (final-only: each result waits %s of event time past its window's end)", horizon, s.AllowLatenessText)
@@ -701,18 +710,12 @@ func afterDelay(text string) string {
 	return "with the batch"
 }
 
-// sessionEmit refuses what session windows cannot take: allowed lateness
-// and early or late firing (Flink refuses an emit strategy for them too).
-// A session's end moves with each row and a late row can merge two
-// sessions already emitted; they were silently ignored before.
+// sessionEmit refuses what session windows cannot take: early or late
+// firing (Flink refuses an emit strategy for them too). Allowed lateness
+// and final-only they take (sessionAggOp).
 func (d *deriver) sessionEmit(x *logical.WindowAggregate) {
-	s := d.settings
-	switch {
-	case s.EarlyFire || s.LateFire:
+	if s := d.settings; s.EarlyFire || s.LateFire {
 		d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "early and late firing ('table.exec.emit.early-fire.enabled', '….late-fire.enabled') do not apply to SESSION windows (Flink refuses them too): a session has no end to fire before until its gap has passed").
-			WithHint("turn them off (SET 'table.exec.emit.early-fire.enabled' = 'false') before this statement; they apply to TUMBLE, HOP and CUMULATE windows")
-	case s.AllowLateness > 0:
-		d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "'table.exec.emit.allow-lateness' is not supported for SESSION windows yet: a late row can extend or merge sessions already emitted, and streamsql does not retract them").
-			WithHint("SET 'table.exec.emit.allow-lateness' = '0' before this statement (the setting applies to the statements after it), or window with TUMBLE, HOP or CUMULATE; a longer watermark delay lets later rows into their sessions instead")
+			WithHint("turn them off (SET 'table.exec.emit.early-fire.enabled' = 'false') before this statement; they apply to TUMBLE, HOP and CUMULATE windows; 'table.exec.emit.allow-lateness' applies to sessions too")
 	}
 }
