@@ -148,8 +148,9 @@ func (sessionCodec) Size(l *sessionList) int64 {
 // counted and dead-lettered. With lateness ('table.exec.emit.allow-
 // lateness') a session stays until its horizon, end - 1 + lateness, and
 // only a row whose own window's horizon the watermark has reached is
-// late. A row that comes in between (a late update, counted) joins the
-// sessions it touches, fired or not:
+// late. A row that comes in between joins the sessions it touches, fired
+// or not (a late update, counted, when its own window or one of them
+// had fired):
 //
 //   - when it falls inside one session and leaves its bounds as they
 //     were, that session's result is updated: -U old, +U new at the end
@@ -257,9 +258,6 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 			}
 			continue
 		}
-		if end-1 <= o.wm {
-			o.c.LateUpdates.Add(1) // within the lateness
-		}
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
 			return err
@@ -286,6 +284,15 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 			kept = append(kept, s)
 		}
 		merged.rows = append(merged.rows, r.Vals)
+		// A late update: the row's own window, or a session it joins,
+		// has fired (its end - 1 passed the watermark).
+		firstEnd := end
+		for _, s := range olds {
+			firstEnd = min(firstEnd, s.end)
+		}
+		if firstEnd-1 <= o.wm {
+			o.c.LateUpdates.Add(1)
+		}
 		if len(olds) == 1 && olds[0].start == merged.start && olds[0].end == merged.end {
 			// Inside one session: the same window, an updated result.
 			merged.last, merged.onTime = olds[0].last, olds[0].onTime

@@ -19,8 +19,8 @@ import (
 //
 //   - a row is late when its own window's horizon, t + gap - 1 +
 //     lateness, is <= the watermark when it comes: counted, dropped; one
-//     whose own window's end - 1 is (but not its horizon) is a late
-//     update: counted, and taken;
+//     whose own window's end - 1, or that of a session it joins, is (but
+//     not its horizon) is a late update: counted, and taken;
 //   - a key's sessions are recomputed from scratch from its live rows
 //     (the rows of sessions not yet past their horizon): sorted by time,
 //     a row starts a new session when its time is after the session's
@@ -117,9 +117,6 @@ func (m *sessionModel) batch(rows []refRow) []string {
 			m.late++
 			continue
 		}
-		if end-1 <= m.wm {
-			m.updates++
-		}
 		old := m.keys[x.id]
 		var all []refRow
 		for _, s := range old {
@@ -135,6 +132,15 @@ func (m *sessionModel) batch(rows []refRow) []string {
 				}
 			}
 			mine := x.t >= s.start && x.t < s.end
+			if mine {
+				fired := end-1 <= m.wm
+				for _, o := range olds {
+					fired = fired || o.end-1 <= m.wm
+				}
+				if fired {
+					m.updates++
+				}
+			}
 			if len(olds) == 1 && olds[0].start == s.start && olds[0].end == s.end {
 				s.last, s.onTime = olds[0].last, olds[0].onTime
 			} else {
