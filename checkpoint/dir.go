@@ -25,6 +25,23 @@ const ManifestName = "MANIFEST"
 
 const dirPrefix = "chk-"
 
+// SharedSubdir is the directory under the checkpoints directory that holds
+// the shared parts: written by one checkpoint, referred to by later ones.
+const SharedSubdir = "shared"
+
+// sharedFile is the path, relative to the checkpoints directory, of the
+// shared part name written by checkpoint id.
+func sharedFile(id int64, name string) string {
+	return fmt.Sprintf("%s/%06d.%s", SharedSubdir, id, name)
+}
+
+// validSharedFile reports whether f can be a PartInfo.File: a part's file
+// name directly under the shared directory.
+func validSharedFile(f string) bool {
+	name, ok := strings.CutPrefix(f, SharedSubdir+"/")
+	return ok && validPartName(name)
+}
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Options configure a Dir.
@@ -104,11 +121,12 @@ type Writer struct {
 	dir     string
 	started time.Time
 
-	mu    sync.Mutex
-	parts map[string]*PartInfo // closed parts
-	open  map[string]bool
-	err   error // first failure of a part; Commit returns it
-	done  bool
+	mu     sync.Mutex
+	parts  map[string]*PartInfo // closed parts, and shared parts reused
+	open   map[string]bool
+	shared []string // the shared files this checkpoint created
+	err    error    // first failure of a part; Commit returns it
+	done   bool
 }
 
 // Begin starts checkpoint NextID in a new directory. One checkpoint is
@@ -153,6 +171,17 @@ func validPartName(name string) bool {
 // Part creates the part called name. It is safe to call from several
 // goroutines at once, each writing its own part.
 func (w *Writer) Part(name string) (*PartWriter, error) {
+	return w.create(name, false)
+}
+
+// SharedPart creates the part called name in the shared directory, so
+// that later checkpoints can refer to it unchanged (Reuse). It is removed
+// once no complete checkpoint kept lists it.
+func (w *Writer) SharedPart(name string) (*PartWriter, error) {
+	return w.create(name, true)
+}
+
+func (w *Writer) create(name string, shared bool) (*PartWriter, error) {
 	if !validPartName(name) {
 		return nil, fmt.Errorf("checkpoint %d: %q cannot name a part", w.id, name)
 	}
@@ -164,14 +193,49 @@ func (w *Writer) Part(name string) (*PartWriter, error) {
 	if w.open[name] || w.parts[name] != nil {
 		return nil, fmt.Errorf("checkpoint %d: part %s written twice", w.id, name)
 	}
-	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	path, file, flags := filepath.Join(w.dir, name), "", os.O_WRONLY|os.O_CREATE|os.O_EXCL
+	if shared {
+		// A file of this name can only be left by a crash while this id
+		// was being written before (ids are not reused once a checkpoint
+		// of the id completed): no complete checkpoint lists it.
+		file = sharedFile(w.id, name)
+		path = filepath.Join(w.d.root, filepath.FromSlash(file))
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("checkpoint %d: %w", w.id, err)
+		}
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %d: %w", w.id, err)
 	}
+	if shared {
+		w.shared = append(w.shared, path)
+	}
 	w.open[name] = true
-	p := &PartWriter{w: w, name: name, f: f, crc: crc32.New(castagnoli)}
+	p := &PartWriter{w: w, name: name, file: file, f: f, crc: crc32.New(castagnoli)}
 	p.bw = bufio.NewWriterSize(io.MultiWriter(f, p.crc), 256<<10)
 	return p, nil
+}
+
+// Reuse lists in this checkpoint the shared part p of an earlier complete
+// checkpoint, unchanged, under its name: an incremental checkpoint refers
+// to the state it did not rewrite. The part's file stays as long as a
+// complete checkpoint kept lists it.
+func (w *Writer) Reuse(p PartInfo) error {
+	if p.File == "" || !validSharedFile(p.File) || !validPartName(p.Name) {
+		return fmt.Errorf("checkpoint %d: part %s is not a shared part", w.id, p.Name)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return fmt.Errorf("checkpoint %d is already committed or aborted", w.id)
+	}
+	if w.open[p.Name] || w.parts[p.Name] != nil {
+		return fmt.Errorf("checkpoint %d: part %s written twice", w.id, p.Name)
+	}
+	w.parts[p.Name] = &p
+	return nil
 }
 
 // PartWriter writes one part. Writes are buffered; Close makes the part
@@ -179,6 +243,7 @@ func (w *Writer) Part(name string) (*PartWriter, error) {
 type PartWriter struct {
 	w    *Writer
 	name string
+	file string // PartInfo.File: "" but for a shared part
 	f    *os.File
 	bw   *bufio.Writer
 	crc  hash.Hash32
@@ -231,7 +296,7 @@ func (p *PartWriter) Close() error {
 		}
 		return p.err
 	}
-	w.parts[p.name] = &PartInfo{Name: p.name, Size: p.n, CRC32C: p.crc.Sum32()}
+	w.parts[p.name] = &PartInfo{Name: p.name, Size: p.n, CRC32C: p.crc.Sum32(), File: p.file}
 	return nil
 }
 
@@ -284,6 +349,22 @@ func (w *Writer) Commit(meta Meta) (*Checkpoint, error) {
 		return nil, err
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Name < parts[j].Name })
+	for _, p := range parts {
+		if p.File == "" {
+			continue
+		}
+		// A shared part reused from an earlier checkpoint must still be
+		// there (retention removes only what no kept checkpoint lists).
+		path := filepath.Join(w.d.root, filepath.FromSlash(p.File))
+		st, err := os.Stat(path)
+		if err == nil {
+			err = sizeError(path, st.Size(), p.Size)
+		}
+		if err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("checkpoint %d: part %s: %w", w.id, p.Name, err)
+		}
+	}
 	now := time.Now()
 	m := Manifest{
 		Format: manifestFormat, ID: w.id, Job: meta.Job,
@@ -308,11 +389,16 @@ func (w *Writer) Commit(meta Meta) (*Checkpoint, error) {
 func (w *Writer) Abort() {
 	w.mu.Lock()
 	w.done = true
+	shared := w.shared
+	w.shared = nil
 	w.mu.Unlock()
 	if w.d.active == w {
 		w.d.active = nil
 	}
 	_ = os.RemoveAll(w.dir)
+	for _, f := range shared {
+		_ = os.Remove(f)
+	}
 }
 
 // writeManifest writes m to dir/MANIFEST durably: a temporary file, fsync,
@@ -378,6 +464,59 @@ func (d *Dir) retain(latest int64) error {
 		}
 		if err := removeCheckpoint(dir, complete); err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("checkpoints: removing %s: %w", dir, err)
+		}
+	}
+	if err := d.collectShared(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	return firstErr
+}
+
+// collectShared removes the shared parts that no complete checkpoint
+// lists (as Flink's SharedStateRegistry, with the manifests on disk as
+// the registry): those of removed checkpoints, of checkpoints a crash
+// left incomplete. It runs after a commit, when no checkpoint is being
+// written, and removes nothing when a manifest cannot be read: a part it
+// cannot tell unused stays.
+func (d *Dir) collectShared() error {
+	sdir := filepath.Join(d.root, SharedSubdir)
+	entries, err := os.ReadDir(sdir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoints: %w", err)
+	}
+	ids, err := d.ids()
+	if err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, id := range ids {
+		b, err := os.ReadFile(filepath.Join(d.Path(id), ManifestName))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil
+		}
+		m, err := decodeManifest(b)
+		if err != nil {
+			return nil
+		}
+		for _, p := range m.Parts {
+			if p.File != "" {
+				used[p.File] = true
+			}
+		}
+	}
+	var firstErr error
+	for _, e := range entries {
+		if used[SharedSubdir+"/"+e.Name()] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(sdir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
+			firstErr = fmt.Errorf("checkpoints: removing %s: %w", filepath.Join(sdir, e.Name()), err)
 		}
 	}
 	return firstErr

@@ -17,8 +17,9 @@ import (
 	"time"
 )
 
-// manifestFormat is the version of the manifest's layout.
-const manifestFormat = 1
+// manifestFormat is the version of the manifest's layout: 2 added parts
+// kept in the shared directory (PartInfo.File). Format 1 is still read.
+const manifestFormat = 2
 
 // Manifest describes a complete checkpoint.
 type Manifest struct {
@@ -39,6 +40,12 @@ type PartInfo struct {
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`
 	CRC32C uint32 `json:"crc32c"`
+	// File is where a shared part is, relative to the checkpoints
+	// directory ("shared/000042.op3.p0.state"); empty for a part in the
+	// checkpoint's own directory. A shared part is written by one
+	// checkpoint and listed again, unchanged, by the later ones that
+	// refer to it (incremental checkpoints).
+	File string `json:"file,omitempty"`
 }
 
 // Size is the total size of the checkpoint's parts.
@@ -46,6 +53,19 @@ func (m *Manifest) Size() int64 {
 	var n int64
 	for _, p := range m.Parts {
 		n += p.Size
+	}
+	return n
+}
+
+// NewSize is the size of the parts the checkpoint wrote itself: its
+// parts in its own directory and the shared parts it created, not those
+// it refers to from earlier checkpoints.
+func (m *Manifest) NewSize() int64 {
+	var n int64
+	for _, p := range m.Parts {
+		if p.File == "" || strings.HasPrefix(p.File, sharedFile(m.ID, "")) {
+			n += p.Size
+		}
 	}
 	return n
 }
@@ -89,8 +109,13 @@ func decodeManifest(b []byte) (*Manifest, error) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, fmt.Errorf("it cannot be read: %w", err)
 	}
-	if m.Format != manifestFormat {
-		return nil, fmt.Errorf("it is in format %d; this streamsql reads format %d", m.Format, manifestFormat)
+	if m.Format != manifestFormat && m.Format != 1 {
+		return nil, fmt.Errorf("it is in format %d; this streamsql reads formats 1 and %d", m.Format, manifestFormat)
+	}
+	for _, p := range m.Parts {
+		if p.File != "" && !validSharedFile(p.File) {
+			return nil, fmt.Errorf("its part %s names the file %q, which is not in the shared directory: it is corrupted", p.Name, p.File)
+		}
 	}
 	return &m, nil
 }
@@ -113,8 +138,14 @@ type Checkpoint struct {
 	Manifest
 }
 
-// File is the path of the part called name.
-func (c *Checkpoint) File(name string) string { return filepath.Join(c.Dir, name) }
+// File is the path of the part called name: in the checkpoint's directory,
+// or in the shared directory for a shared part.
+func (c *Checkpoint) File(name string) string {
+	if p, ok := c.Part(name); ok && p.File != "" {
+		return filepath.Join(filepath.Dir(c.Dir), filepath.FromSlash(p.File))
+	}
+	return filepath.Join(c.Dir, name)
+}
 
 // HasPart reports whether the checkpoint has a part called name.
 func (c *Checkpoint) HasPart(name string) bool {

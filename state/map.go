@@ -69,7 +69,7 @@ func (m *Map[V]) Put(key []byte, v V, expiry int64) {
 	size := m.c.Size(v)
 	t.grow(e, size-e.objSize)
 	e.obj, e.objSize = v, size
-	e.dirty = true
+	t.changed(e)
 	t.s.maybeSpill()
 }
 
@@ -97,7 +97,7 @@ func (m *Map[V]) AddTimer(key []byte, expiry int64) bool {
 	if expiry != NoExpiry {
 		t.bucketAdd(expiry, r.seq, e)
 	}
-	e.dirty = true
+	t.changed(e)
 	t.s.maybeSpill()
 	return true
 }

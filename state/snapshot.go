@@ -50,6 +50,24 @@ const snapshotMagic = "SSQLSNAP"
 
 const snapshotVersion = 1
 
+// An incremental snapshot (SnapshotChanges):
+//
+//	"SSQLDELT" version(1 byte) formatVersion(len-prefixed)
+//	(uvarint(len(k)) k (0 uvarint(len(v)) v | 1))*   data keys, sorted: put | delete
+//	uvarint(0) uvarint(count)
+//
+// It holds only data entries ('d'): restoring derives the expiry index
+// entries of the keys it puts (indexEntries), and drops the base's for
+// every key it names.
+const deltaMagic = "SSQLDELT"
+
+const deltaVersion = 1
+
+const (
+	deltaPut    = 0
+	deltaDelete = 1
+)
+
 // maxSnapshotField bounds a key or value read from a snapshot: Badger's
 // own limits are far below it, so a larger length is corruption.
 const maxSnapshotField = 1 << 30
@@ -86,7 +104,21 @@ type Snapshot struct {
 	txn  *badger.Txn
 	cow  *cow
 	once sync.Once
+	// delta: the snapshot holds what changed since the store's previous
+	// one (SnapshotChanges); look are the changed keys whose value at the
+	// barrier is Badger's (in txn's view), or that are gone.
+	delta bool
+	look  []lookKey
 }
+
+type lookKey struct {
+	tab uint16
+	key string
+}
+
+// Delta reports whether the snapshot holds only what changed since the
+// store's previous snapshot (see SnapshotChanges).
+func (sn *Snapshot) Delta() bool { return sn.delta }
 
 // cow is the hot tier of a snapshot, copied on write. At the barrier,
 // Snapshot marks every changed hot key frozen and lists it: nothing is
@@ -101,7 +133,10 @@ type cow struct {
 	mu   sync.Mutex
 	tabs []*Table // the store's tables at the barrier (by entry.tab)
 	ents []*entry // the changed hot keys at the barrier
-	done atomic.Bool
+	// delta: encode only the data entries, and a key without records as
+	// a delete (nil value), for an incremental snapshot.
+	delta bool
+	done  atomic.Bool
 	// Under mu: the encoded entries, their bytes in chunks (chunkSize,
 	// pooled: a snapshot's worth is garbage once written).
 	kvs     []cowKV
@@ -170,10 +205,17 @@ func (c *cow) encode(e *entry) {
 		}
 	}
 	if n == 0 {
+		if c.delta {
+			c.put(t.dpre, e.key, nil, nil)
+			c.kvs[len(c.kvs)-1].v = nil // deleted
+		}
 		return
 	}
 	c.val = appendEntry(c.val[:0], e.recs, t.codec, e.obj, &c.scratch)
 	c.put(t.dpre, e.key, nil, c.val)
+	if c.delta {
+		return // the index is derived from the data entries on restore
+	}
 	c.blob = binary.BigEndian.AppendUint64(c.blob[:0], uint64(maxExp))
 	c.blob = binary.AppendUvarint(c.blob, uint64(n))
 	c.blob = append(c.blob, e.key...)
@@ -236,7 +278,21 @@ func (c *cow) run(encode bool) {
 // the pending deletes: it opens a Badger read transaction (the spilled
 // state) and marks the changed hot keys frozen (the hot tier, copied on
 // write; see cow), which costs a pass over the hot keys' pointers.
-func (s *Store) Snapshot() (*Snapshot, error) {
+func (s *Store) Snapshot() (*Snapshot, error) { return s.snapshot(false) }
+
+// SnapshotChanges takes an incremental snapshot: a view of the keys that
+// changed since the store's previous snapshot (Snapshot or
+// SnapshotChanges) — written, deleted, expired, hot or spilled — each with
+// its value at this barrier, or deleted. Restoring the previous snapshot's
+// state and then this one (SnapshotPart.Deltas) gives the store as it is
+// now. What changed is kept from the first snapshot on, at the cost of a
+// flag per changed hot key and a set of the other changed keys; the
+// barrier costs a pass over the changed keys only. When the store cannot
+// tell what changed (it was never snapshotted, or a table's spilled data
+// was dropped whole), it takes a whole snapshot instead: Delta says which.
+func (s *Store) SnapshotChanges() (*Snapshot, error) { return s.snapshot(true) }
+
+func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 	s.checkCallback()
 	if s.err != nil {
 		return nil, s.err
@@ -264,20 +320,52 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	c := &cow{tabs: slices.Clip(s.tlist)}
-	for _, e := range s.ring {
-		if e.dirty {
-			e.frozen = true
-			c.ents = append(c.ents, e)
+	delta = delta && s.track && !s.wholeNext
+	c := &cow{tabs: slices.Clip(s.tlist), delta: delta}
+	var look []lookKey
+	if delta {
+		for _, e := range s.chg {
+			if e.chk {
+				e.chk, e.frozen = false, true
+				c.ents = append(c.ents, e)
+			}
+		}
+		for _, t := range s.tlist {
+			for k := range t.gone {
+				if e := t.hot[k]; e != nil && e.frozen {
+					continue // changed again since it came back: frozen above
+				}
+				look = append(look, lookKey{tab: t.idx, key: k})
+			}
+		}
+	} else {
+		for _, e := range s.ring {
+			if e.dirty {
+				e.frozen = true
+				c.ents = append(c.ents, e)
+			}
+		}
+		for _, e := range s.chg {
+			e.chk = false
 		}
 	}
+	// What changes from here on goes into the next snapshot.
+	s.chg = keepSmall(s.chg)
+	for _, t := range s.tlist {
+		if len(t.gone) > 4096 {
+			t.gone = map[string]struct{}{}
+		} else {
+			clear(t.gone)
+		}
+	}
+	s.track, s.wholeNext = true, false
 	if len(c.ents) > 0 {
 		s.cow = c
 	} else {
 		c.done.Store(true)
 	}
 	s.snaps.add()
-	return &Snapshot{s: s, txn: s.db.NewTransaction(false), cow: c}, nil
+	return &Snapshot{s: s, txn: s.db.NewTransaction(false), cow: c, delta: delta, look: look}, nil
 }
 
 // Release gives the view up without writing it. WriteTo releases it too;
@@ -304,6 +392,9 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	kvs := c.kvs
 	defer c.free()
 	c.mu.Unlock()
+	if sn.delta {
+		return sn.writeDelta(w, kvs)
+	}
 	slices.SortFunc(kvs, func(a, b cowKV) int { return bytes.Compare(a.k, b.k) })
 
 	bw := bufio.NewWriterSize(w, 256<<10)
@@ -370,6 +461,65 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, bw.Flush()
 }
 
+// writeDelta writes an incremental snapshot: the frozen hot keys encoded
+// (kvs), and the other changed keys as Badger's view has them, sorted.
+func (sn *Snapshot) writeDelta(w io.Writer, kvs []cowKV) (int64, error) {
+	for _, lk := range sn.look {
+		t := sn.cow.tabs[lk.tab]
+		k := make([]byte, 0, len(t.dpre)+len(lk.key))
+		k = append(append(k, t.dpre...), lk.key...)
+		item, err := sn.txn.Get(k)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			kvs = append(kvs, cowKV{k: k}) // deleted
+			continue
+		}
+		var v []byte
+		if err == nil {
+			v, err = item.ValueCopy(nil)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("state: snapshot: %w", err)
+		}
+		kvs = append(kvs, cowKV{k: k, v: v})
+	}
+	slices.SortStableFunc(kvs, func(a, b cowKV) int { return bytes.Compare(a.k, b.k) })
+	bw := bufio.NewWriterSize(w, 256<<10)
+	cw := &countWriter{w: bw}
+	var buf []byte
+	buf = append(buf, deltaMagic...)
+	buf = append(buf, deltaVersion)
+	buf = binary.AppendUvarint(buf, uint64(len(formatVersion)))
+	buf = append(buf, formatVersion...)
+	if _, err := cw.Write(buf); err != nil {
+		return cw.n, err
+	}
+	var count uint64
+	for i, kv := range kvs {
+		if i > 0 && bytes.Equal(kv.k, kvs[i-1].k) {
+			continue // (a key is listed once; the hot tier's comes first)
+		}
+		buf = binary.AppendUvarint(buf[:0], uint64(len(kv.k)))
+		buf = append(buf, kv.k...)
+		if kv.v == nil {
+			buf = append(buf, deltaDelete)
+		} else {
+			buf = append(buf, deltaPut)
+			buf = binary.AppendUvarint(buf, uint64(len(kv.v)))
+			buf = append(buf, kv.v...)
+		}
+		count++
+		if _, err := cw.Write(buf); err != nil {
+			return cw.n, err
+		}
+	}
+	buf = binary.AppendUvarint(buf[:0], 0)
+	buf = binary.AppendUvarint(buf, count)
+	if _, err := cw.Write(buf); err != nil {
+		return cw.n, err
+	}
+	return cw.n, bw.Flush()
+}
+
 type countWriter struct {
 	w io.Writer
 	n int64
@@ -385,6 +535,10 @@ func (c *countWriter) Write(b []byte) (int, error) {
 type SnapshotPart struct {
 	Name string // for errors: the checkpoint file it comes from
 	R    io.Reader
+	// Deltas are the incremental snapshots (SnapshotChanges) of the same
+	// store taken after this one, oldest first, each with its changes
+	// since the one before: the part restores the state of the last.
+	Deltas []SnapshotPart
 }
 
 // Restore opens a store in dir — which must not exist or be empty — holding
@@ -421,19 +575,19 @@ func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table str
 }
 
 func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *renumber) error {
+	var ds *deltaSet
+	if len(p.Deltas) > 0 {
+		var err error
+		if ds, err = readDeltas(p.Deltas, keep); err != nil {
+			return err
+		}
+	}
 	if rn == nil {
-		return s.streamPart(p, keep)
+		return s.streamPart(p, ds, keep)
 	}
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
-	err := readPart(p, func(count uint64, k, v []byte) error {
-		table, key, ok := entryKey(k, v)
-		if !ok {
-			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
-		}
-		if keep != nil && !keep(table, key) {
-			return nil
-		}
+	err := mergePart(p, ds, keep, func(count uint64, k, v []byte) error {
 		k, v, err := rn.entry(k, v)
 		if err != nil {
 			return fmt.Errorf("entry %d: %w", count, err)
@@ -446,13 +600,13 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 	return wb.Flush()
 }
 
-// streamPart fills the new store's empty Badger from one snapshot with
-// Badger's StreamWriter, which builds its tables from sorted keys without
-// going through memtables and compactions: restoring 1M keys this way
-// takes a fraction of the time a WriteBatch takes. A snapshot's keys are
-// sorted (it is written in Badger's order); keys out of order are
-// corruption, refused before the StreamWriter sees them.
-func (s *Store) streamPart(p SnapshotPart, keep func(string, []byte) bool) error {
+// streamPart fills the new store's empty Badger from one snapshot (and
+// its deltas) with Badger's StreamWriter, which builds its tables from
+// sorted keys without going through memtables and compactions: restoring
+// 1M keys this way takes a fraction of the time a WriteBatch takes. A
+// snapshot's keys are sorted (it is written in Badger's order); keys out
+// of order are corruption, refused before the StreamWriter sees them.
+func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool) error {
 	sw := s.db.NewStreamWriter()
 	if err := sw.Prepare(); err != nil { // drops the format stamp Open wrote: written again below
 		sw.Cancel()
@@ -461,7 +615,7 @@ func (s *Store) streamPart(p SnapshotPart, keep func(string, []byte) bool) error
 	buf := z.NewBuffer(32<<20, "streamsql.state.restore")
 	defer func() { _ = buf.Release() }()
 	kv := &pb.KV{Version: 1}
-	add := func(k, v []byte) error {
+	add := func(_ uint64, k, v []byte) error {
 		kv.Key, kv.Value = k, v
 		badger.KVToBuffer(kv, buf)
 		if buf.LenNoPadding() < 16<<20 {
@@ -471,20 +625,9 @@ func (s *Store) streamPart(p SnapshotPart, keep func(string, []byte) bool) error
 		buf.Reset()
 		return err
 	}
-	var last []byte
-	err := add(formatKey, []byte(formatVersion))
+	err := add(0, formatKey, []byte(formatVersion))
 	if err == nil {
-		err = readPart(p, func(count uint64, k, v []byte) error {
-			table, key, ok := entryKey(k, v)
-			if !ok || bytes.Compare(k, last) <= 0 {
-				return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
-			}
-			last = append(last[:0], k...)
-			if keep != nil && !keep(table, key) {
-				return nil
-			}
-			return add(k, v)
-		})
+		err = mergePart(p, ds, keep, add)
 	}
 	if err == nil {
 		err = sw.Write(buf)
@@ -494,6 +637,259 @@ func (s *Store) streamPart(p SnapshotPart, keep func(string, []byte) bool) error
 		return err
 	}
 	return sw.Flush()
+}
+
+// deltaSet is what a chain of incremental snapshots changed: for each data
+// key named, its last value (nil: deleted), and the index entries of the
+// keys put.
+type deltaSet struct {
+	keys [][]byte // sorted
+	vals map[string][]byte
+	idx  []cowKV // sorted
+}
+
+// readDeltas reads the deltas in order, the later's value of a key
+// replacing the earlier's, keeping the keys keep accepts.
+func readDeltas(parts []SnapshotPart, keep func(string, []byte) bool) (*deltaSet, error) {
+	ds := &deltaSet{vals: map[string][]byte{}}
+	for _, p := range parts {
+		err := readDelta(p, func(count uint64, k, v []byte) error {
+			table, key, ok := entryKey(k, nil)
+			if !ok || k[0] != 'd' {
+				return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+			}
+			if keep != nil && !keep(table, key) {
+				return nil
+			}
+			ds.vals[string(k)] = v
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("state: restoring from %s: %w", p.Name, err)
+		}
+	}
+	for k, v := range ds.vals {
+		ds.keys = append(ds.keys, []byte(k))
+		if v == nil {
+			continue
+		}
+		var err error
+		if ds.idx, err = indexEntries(ds.idx, []byte(k), v); err != nil {
+			return nil, fmt.Errorf("state: restoring from %s: the value of %q: %w", parts[len(parts)-1].Name, k, err)
+		}
+	}
+	slices.SortFunc(ds.keys, bytes.Compare)
+	slices.SortFunc(ds.idx, func(a, b cowKV) int { return bytes.Compare(a.k, b.k) })
+	return ds, nil
+}
+
+// readDelta reads an incremental snapshot, checking its header, its order
+// and its end, and calls fn for each entry (v nil: deleted).
+func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
+	r := bufio.NewReaderSize(p.R, 256<<10)
+	head := make([]byte, len(deltaMagic)+1)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return fmt.Errorf("not an incremental state snapshot (%w)", unexpected(err))
+	}
+	if string(head[:len(deltaMagic)]) != deltaMagic {
+		return errors.New("not an incremental state snapshot")
+	}
+	if v := head[len(deltaMagic)]; v != deltaVersion {
+		return fmt.Errorf("an incremental state snapshot in version %d; this streamsql reads version %d", v, deltaVersion)
+	}
+	layout, err := readField(r)
+	if err != nil {
+		return err
+	}
+	if string(layout) != formatVersion {
+		return fmt.Errorf("state in layout %s; this streamsql reads layout %s", layout, formatVersion)
+	}
+	var count uint64
+	var last []byte
+	for {
+		k, err := readField(r)
+		if err != nil {
+			return err
+		}
+		if len(k) == 0 {
+			break
+		}
+		count++
+		if bytes.Compare(k, last) <= 0 {
+			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+		}
+		last = k
+		op, err := r.ReadByte()
+		if err != nil {
+			return fmt.Errorf("truncated (%w)", unexpected(err))
+		}
+		var v []byte
+		switch op {
+		case deltaPut:
+			if v, err = readField(r); err != nil {
+				return err
+			}
+		case deltaDelete:
+		default:
+			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+		}
+		if err := fn(count, k, v); err != nil {
+			return err
+		}
+	}
+	want, err := binary.ReadUvarint(r)
+	if err != nil {
+		return fmt.Errorf("truncated after %d entries (%w)", count, unexpected(err))
+	}
+	if want != count {
+		return fmt.Errorf("%d entries where its end says %d: it is corrupted", count, want)
+	}
+	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return errors.New("bytes after its end: it is corrupted")
+	}
+	return nil
+}
+
+// indexEntries appends the expiry index entries of the data entry k, v
+// (as writeEntry writes them) to out.
+func indexEntries(out []cowKV, k, v []byte) ([]cowKV, error) {
+	_, key, ok := entryKey(k, nil)
+	if !ok || k[0] != 'd' {
+		return out, ErrCorrupt
+	}
+	xpre := k[:len(k)-len(key)]
+	n, p := binary.Uvarint(v)
+	if p <= 0 || n == 0 || n > uint64(len(v)) {
+		return out, ErrCorrupt
+	}
+	type es struct {
+		exp int64
+		seq uint64
+	}
+	var due []es
+	maxExp := int64(math.MinInt64)
+	var r Record
+	for range n {
+		seq, w := binary.Uvarint(v[p:])
+		if w <= 0 {
+			return out, ErrCorrupt
+		}
+		p += w
+		m, err := DecodeHeader(v[p:], &r)
+		if err != nil {
+			return out, err
+		}
+		p += m
+		_, size, _, err := valuesLen(v[p:])
+		if err != nil {
+			return out, err
+		}
+		p += size
+		maxExp = max(maxExp, r.Expiry)
+		if r.Expiry != NoExpiry {
+			due = append(due, es{r.Expiry, seq})
+		}
+	}
+	if len(due) == 0 {
+		return out, nil
+	}
+	val := binary.BigEndian.AppendUint64(nil, uint64(maxExp))
+	val = binary.AppendUvarint(val, n)
+	val = append(val, key...)
+	for _, d := range due {
+		xk := make([]byte, 0, len(xpre)+16)
+		xk = append(append(xk, 'x'), xpre[1:]...)
+		xk = binary.BigEndian.AppendUint64(xk, uint64(d.exp)^(1<<63))
+		xk = binary.BigEndian.AppendUint64(xk, d.seq)
+		out = append(out, cowKV{k: xk, v: val})
+	}
+	return out, nil
+}
+
+// mergePart calls fn for the entries of the snapshot p with the deltas ds
+// applied (nil: none), in Badger's order, keeping those keep accepts: a
+// data entry a delta names is the delta's (or gone), an index entry of
+// such a key is dropped and the delta's derived ones merged in. Keys out
+// of order are corruption.
+func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, fn func(count uint64, k, v []byte) error) error {
+	var last []byte
+	var out uint64
+	emit := func(k, v []byte) error {
+		out++
+		return fn(out, k, v)
+	}
+	i, j := 0, 0 // next delta key, next derived index entry
+	// putsBefore emits the deltas' data entries before k (nil: all).
+	putsBefore := func(k []byte) error {
+		for ; i < len(ds.keys) && (k == nil || bytes.Compare(ds.keys[i], k) < 0); i++ {
+			if v := ds.vals[string(ds.keys[i])]; v != nil {
+				if err := emit(ds.keys[i], v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	idxBefore := func(k []byte) error {
+		for ; j < len(ds.idx) && (k == nil || bytes.Compare(ds.idx[j].k, k) < 0); j++ {
+			if err := emit(ds.idx[j].k, ds.idx[j].v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	dk := []byte{}
+	err := readPart(p, func(count uint64, k, v []byte) error {
+		table, key, ok := entryKey(k, v)
+		if !ok || bytes.Compare(k, last) <= 0 {
+			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+		}
+		last = append(last[:0], k...)
+		if ds != nil {
+			if k[0] == 'd' {
+				if err := putsBefore(k); err != nil {
+					return err
+				}
+				if i < len(ds.keys) && bytes.Equal(ds.keys[i], k) {
+					// The delta's value (or delete) replaces the snapshot's.
+					v := ds.vals[string(k)]
+					i++
+					if v == nil {
+						return nil
+					}
+					return emit(k, v)
+				}
+			} else {
+				if err := putsBefore(nil); err != nil {
+					return err
+				}
+				dk = append(append(append(dk[:0], 'd', byte(len(table))), table...), key...)
+				if _, named := ds.vals[string(dk)]; named {
+					return nil // the delta's index entries stand for the key's
+				}
+				if err := idxBefore(k); err != nil {
+					return err
+				}
+				if j < len(ds.idx) && bytes.Equal(ds.idx[j].k, k) {
+					return fmt.Errorf("entry %d: an index entry both in the snapshot and its deltas: %w", count, ErrCorrupt)
+				}
+			}
+		}
+		if keep != nil && !keep(table, key) {
+			return nil
+		}
+		return emit(k, v)
+	})
+	if err != nil || ds == nil {
+		return err
+	}
+	if err := putsBefore(nil); err != nil {
+		return err
+	}
+	return idxBefore(nil)
 }
 
 // readPart reads a snapshot part, checking its header and end, and calls

@@ -72,6 +72,14 @@ type Store struct {
 	// cow is the hot tier of the snapshot being written while it still
 	// has frozen keys (see thaw); nil otherwise.
 	cow *cow
+	// track: the store keeps what changed since its last snapshot, for
+	// SnapshotChanges (set by the first snapshot): chg lists the hot
+	// entries marked chk, each table's gone the other changed keys.
+	// wholeNext: what changed is not known (a table's Badger data was
+	// dropped whole), so the next snapshot must be a whole one.
+	track     bool
+	chg       []*entry
+	wholeNext bool
 }
 
 // Stats count the traffic between the tiers since Open.
@@ -413,6 +421,7 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 		idx:        uint16(len(s.tlist)),
 		cold:       map[uint32]uint32{},
 		pendingDel: map[string]struct{}{},
+		gone:       map[string]struct{}{},
 		codec:      c,
 		coldMinExp: math.MaxInt64,
 		coldMaxExp: math.MinInt64,

@@ -70,6 +70,10 @@ type Table struct {
 	cold       map[uint32]uint32
 	coldKeys   int64
 	pendingDel map[string]struct{} // keys whose Badger data is to be deleted
+	// gone are the keys changed since the store's last snapshot that are
+	// not listed hot in Store.chg: deleted, evicted after a change, or
+	// changed in Badger by a cold expiry (Store.track only).
+	gone map[string]struct{}
 	coldMinExp int64               // no cold index entry expires before this
 	// coldMaxExp bounds every expiry ever written to Badger, and
 	// coldNoExp says a record without expiry may be there: when neither
@@ -115,6 +119,10 @@ type entry struct {
 	tab      uint16 // index in Store.tlist
 	ref      bool   // clock bit
 	dirty    bool   // differs from Badger
+	// chk: changed since the store's last snapshot (and listed in
+	// Store.chg); kept only once the store has been snapshotted (see
+	// Store.SnapshotChanges).
+	chk      bool
 	inBadger bool   // Badger holds data for the key (maybe stale)
 	// frozen: a snapshot being written holds the key as it was at its
 	// barrier and has not encoded it yet (guarded by the snapshot's cow.mu;
@@ -444,6 +452,16 @@ func (t *Table) writeEntry(wb *batch, e *entry) {
 	t.s.stats.Written++
 }
 
+// changed marks e changed: to be written to Badger when it spills, and
+// in the next incremental snapshot.
+func (t *Table) changed(e *entry) {
+	e.dirty = true
+	if !e.chk && t.s.track {
+		e.chk = true
+		t.s.chg = append(t.s.chg, e)
+	}
+}
+
 // dropHot takes e out of the hot tier.
 func (t *Table) dropHot(e *entry) {
 	delete(t.hot, e.key)
@@ -464,6 +482,10 @@ func (t *Table) evict(wb *batch, e *entry) {
 	if t.s.cow != nil {
 		t.s.thaw(e)
 	}
+	if e.chk {
+		t.gone[e.key] = struct{}{} // its change is in Badger now
+		e.chk = false
+	}
 	if e.dirty {
 		t.writeEntry(wb, e)
 	}
@@ -475,6 +497,10 @@ func (t *Table) evict(wb *batch, e *entry) {
 // removeEntry deletes a key that has no records left (or, from Delete and
 // Map.Delete, whose records all go).
 func (t *Table) removeEntry(e *entry) {
+	if t.s.track {
+		t.gone[e.key] = struct{}{}
+		e.chk = false
+	}
 	for i := range e.recs {
 		t.unindex(&e.recs[i])
 	}
@@ -617,7 +643,7 @@ func (t *Table) Append(key []byte, rec Record) {
 	if r.expiry != NoExpiry {
 		t.bucketAdd(r.expiry, r.seq, e)
 	}
-	e.dirty = true
+	t.changed(e)
 	t.rows++
 	t.s.maybeSpill()
 }
@@ -715,7 +741,7 @@ func (t *Table) scan(e *entry, filter bool, match []byte, fn func(r *Record) (ke
 	clear(e.recs[j:n])
 	e.recs = e.recs[:j]
 	if changed {
-		e.dirty = true
+		t.changed(e)
 	}
 	if j == 0 {
 		t.removeEntry(e)
@@ -929,7 +955,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 			}
 			t.removeEntry(e)
 		} else {
-			e.dirty = true
+			t.changed(e)
 		}
 	}
 	s.maybeSpill()
@@ -965,6 +991,8 @@ func (t *Table) dropCold() int {
 	}
 	n := t.rows - hotRows
 	t.rows = hotRows
+	// Which keys went is not known: the next snapshot is a whole one.
+	s.wholeNext = true
 	clear(t.cold)
 	t.coldKeys = 0
 	clear(t.pendingDel)
@@ -1054,6 +1082,9 @@ func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch, blin
 				// The key's only record is this one, and it is due.
 				s.del(wb, t.dataKey(key))
 				t.coldDec(string(key))
+				if s.track {
+					t.gone[string(key)] = struct{}{}
+				}
 				t.rows--
 				s.stats.ColdExpired++
 				s.stats.ColdBlind++
@@ -1104,6 +1135,9 @@ func (t *Table) applyCold(wb *batch) {
 		}
 		t.rows -= int64(ck.dead)
 		s.stats.ColdExpired += int64(ck.dead)
+		if s.track {
+			t.gone[ck.key] = struct{}{}
+		}
 		kb := strBytes(ck.key)
 		if ck.dead == len(ck.recs) {
 			s.del(wb, t.dataKey(kb))

@@ -1,0 +1,314 @@
+package state
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// chainSnap is one snapshot of a chain: whole (a base) or incremental.
+type chainSnap struct {
+	taken
+	delta bool
+	base  int // index of the chain's base in the list of snapshots
+}
+
+// TestIncrementalSnapshotsAgainstModel drives a store with random appends,
+// scans, deletes, Map puts and expiries (spilling or not), and takes
+// snapshots at random steps: mostly incremental (SnapshotChanges), now and
+// then a whole one, now and then one given up unwritten (a failed
+// checkpoint: the next must be whole). Each is written from another
+// goroutine, at once or later while the store keeps changing. Every
+// snapshot is then restored from its chain (the base and the deltas up to
+// it, in order), compared with the model as it was, changed further
+// alongside a copy of the model (sequence numbers and the expiry index
+// must have come back), and split among 3 partitions by key group.
+func TestIncrementalSnapshotsAgainstModel(t *testing.T) {
+	for _, budget := range []int64{1, 3000, -1} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("budget%d/seed%d", budget, seed), func(t *testing.T) {
+				incrementalRun(t, budget, seed)
+			})
+		}
+	}
+}
+
+func incrementalRun(t *testing.T, budget int64, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := &snapDriver{t: t, rng: rng, m: &snapModel{recs: map[string][]Record{}, vals: map[string]mapVal{}}, nkeys: 10 + rng.IntN(150)}
+	d.open(s)
+	var snaps []*chainSnap
+	var wg sync.WaitGroup
+	type later struct {
+		at int
+		sn *Snapshot
+		tk *chainSnap
+	}
+	var waiting []later
+	write := func(sn *Snapshot, tk *chainSnap) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, tk.err = sn.WriteTo(&tk.buf)
+		}()
+	}
+	whole := true // the next snapshot must be whole (none yet, or one given up)
+	deltas := 0
+	const steps = 2500
+	for step := 0; step < steps; step++ {
+		d.step()
+		waiting = slices.DeleteFunc(waiting, func(l later) bool {
+			if l.at <= step {
+				write(l.sn, l.tk)
+				return true
+			}
+			return false
+		})
+		if rng.IntN(60) != 0 && step != steps-1 {
+			continue
+		}
+		var sn *Snapshot
+		if whole || rng.IntN(8) == 0 {
+			sn, err = s.Snapshot()
+		} else {
+			sn, err = s.SnapshotChanges()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !whole && rng.IntN(12) == 0 && step != steps-1 {
+			sn.Release() // a checkpoint that failed: its changes are lost
+			whole = true
+			continue
+		}
+		whole = false
+		tk := &chainSnap{taken: taken{step: step, m: d.m.clone(), now: d.now}, delta: sn.Delta()}
+		tk.base = len(snaps)
+		if tk.delta {
+			deltas++
+			tk.base = snaps[len(snaps)-1].base
+		}
+		snaps = append(snaps, tk)
+		if rng.IntN(2) == 0 || step == steps-1 {
+			write(sn, tk)
+		} else {
+			waiting = append(waiting, later{at: step + rng.IntN(200), sn: sn, tk: tk})
+		}
+	}
+	for _, l := range waiting {
+		write(l.sn, l.tk)
+	}
+	wg.Wait()
+	if deltas == 0 {
+		t.Fatal("no incremental snapshot was taken")
+	}
+	d.check("the live store", d.m, nil)
+	chain := func(i int) SnapshotPart {
+		p := SnapshotPart{Name: fmt.Sprintf("snapshot %d", snaps[i].base), R: bytes.NewReader(snaps[snaps[i].base].buf.Bytes())}
+		for j := snaps[i].base + 1; j <= i; j++ {
+			p.Deltas = append(p.Deltas, SnapshotPart{Name: fmt.Sprintf("delta %d", j), R: bytes.NewReader(snaps[j].buf.Bytes())})
+		}
+		return p
+	}
+	for i, tk := range snaps {
+		if tk.err != nil {
+			t.Fatal(tk.err)
+		}
+		if i > 0 && tk.delta && snaps[i-1].base != tk.base {
+			t.Fatalf("snapshot %d: a delta after a snapshot of another chain", i)
+		}
+	}
+	for i, tk := range snaps {
+		if i%2 == 1 && i != len(snaps)-1 {
+			continue // (each restore opens a Badger database: half of them)
+		}
+		what := fmt.Sprintf("snapshot %d (step %d, %d deltas)", i, tk.step, i-tk.base)
+		r, err := Restore(filepath.Join(t.TempDir(), "restored"), Options{MemoryBudget: budget}, []SnapshotPart{chain(i)}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		rm := tk.m.clone()
+		rm.seq = 0
+		for _, rs := range rm.recs {
+			for _, r := range rs {
+				rm.seq = max(rm.seq, r.seq+1)
+			}
+		}
+		rd := &snapDriver{t: t, rng: rand.New(rand.NewPCG(seed, uint64(i))), m: rm, now: tk.now, nkeys: d.nkeys}
+		rd.open(r)
+		rd.check(what+" restored", tk.m, nil)
+		for range 300 {
+			rd.step()
+		}
+		rd.check(what+" restored, then changed", rd.m, nil)
+		// Everything expires, each record once (the derived index).
+		rd.tab.Expire(NoExpiry-1, nil)
+		if n := rd.tab.Len(); n != int64(countNoExpiry(rd.m)) {
+			t.Fatalf("%s: after expiring all, %d records, the model %d without expiry", what, n, countNoExpiry(rd.m))
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The last chain split among 3 partitions by key group.
+	last := len(snaps) - 1
+	var total int64
+	for part := range 3 {
+		keep := KeyGroupFilter(part, 3, DefaultMaxParallelism, nil)
+		r, err := Restore("", Options{MemoryBudget: budget}, []SnapshotPart{chain(last)}, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pd := &snapDriver{t: t, nkeys: d.nkeys}
+		pd.open(r)
+		pd.check(fmt.Sprintf("partition %d of 3", part), snaps[last].m, keep)
+		total += pd.tab.Len()
+		r.Close()
+	}
+	if total != snaps[last].m.len() {
+		t.Fatalf("the partitions hold %d records, the snapshot %d", total, snaps[last].m.len())
+	}
+}
+
+func countNoExpiry(m *snapModel) int {
+	n := 0
+	for _, rs := range m.recs {
+		for _, r := range rs {
+			if r.Expiry == NoExpiry {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// An incremental snapshot holds what changed, not the state: after a few
+// changes to a large state, it is a small fraction of a whole one.
+func TestIncrementalSnapshotIsSmall(t *testing.T) {
+	for _, budget := range []int64{1 << 10, -1} {
+		s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := s.Table("t", TableOptions{})
+		rng := rand.New(rand.NewPCG(1, 1))
+		for i := range 5000 {
+			tab.Append(fmt.Appendf(nil, "k%d", i), Record{Vals: randVals(rng), Expiry: int64(1000 + i)})
+		}
+		size := func(sn *Snapshot, err error) (int64, bool) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := sn.WriteTo(&bytes.Buffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n, sn.Delta()
+		}
+		full, delta := size(s.SnapshotChanges()) // the first is whole
+		if delta {
+			t.Fatal("the first snapshot is incremental")
+		}
+		for i := range 50 {
+			tab.Append(fmt.Appendf(nil, "k%d", i*7), Record{Vals: randVals(rng), Expiry: 5})
+			tab.Delete(fmt.Appendf(nil, "k%d", 4000+i))
+		}
+		tab.Expire(1010, nil) // 11 keys, hot or spilled
+		inc, delta := size(s.SnapshotChanges())
+		if !delta || inc*20 > full {
+			t.Fatalf("budget %d: after 111 changes of 5000 keys, the snapshot is incremental %v, %d bytes of the whole one's %d", budget, delta, inc, full)
+		}
+		empty, _ := size(s.SnapshotChanges())
+		if empty > 32 {
+			t.Fatalf("budget %d: a snapshot without changes takes %d bytes", budget, empty)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A delta cut anywhere or damaged is refused with an error naming it, or,
+// if the damage is not detectable here (the checkpoint's checksum is what
+// catches it), never panics.
+func TestIncrementalSnapshotDamaged(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := s.Table("t", TableOptions{})
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := range 30 {
+		tab.Append([]byte(fmt.Sprint("k", i%9)), Record{Vals: randVals(rng), Expiry: int64(i)})
+	}
+	var base, delta bytes.Buffer
+	sn, _ := s.Snapshot()
+	if _, err := sn.WriteTo(&base); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		tab.Append([]byte(fmt.Sprint("k", i%13)), Record{Vals: randVals(rng), Expiry: int64(i + 40)})
+	}
+	tab.Delete([]byte("k3"))
+	sn, _ = s.SnapshotChanges()
+	if !sn.Delta() {
+		t.Fatal("not incremental")
+	}
+	if _, err := sn.WriteTo(&delta); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	b := delta.Bytes()
+	restore := func(d []byte) (*Store, error) {
+		return Restore("", Options{}, []SnapshotPart{{Name: "op3.p0.state", R: bytes.NewReader(base.Bytes()),
+			Deltas: []SnapshotPart{{Name: "op3.p0.delta.1", R: bytes.NewReader(d)}}}}, nil)
+	}
+	for n := 0; n < len(b); n += 1 + n/8 {
+		r, err := restore(b[:n])
+		if err == nil {
+			r.Close()
+			t.Fatalf("a delta cut at %d of %d bytes was restored", n, len(b))
+		}
+		if !strings.Contains(err.Error(), "op3.p0.delta.1") {
+			t.Fatalf("the error does not name the delta: %v", err)
+		}
+	}
+	if r, err := restore(append(bytes.Clone(b), 0)); err == nil {
+		r.Close()
+		t.Error("a delta with a byte after its end was restored")
+	}
+	for range 20 {
+		c := bytes.Clone(b)
+		for range 1 + rng.IntN(3) {
+			c[rng.IntN(len(c))] ^= byte(1 + rng.IntN(255))
+		}
+		r, err := restore(c)
+		if err == nil {
+			tb := r.Table("t", TableOptions{})
+			for i := range 13 {
+				tb.Scan([]byte(fmt.Sprint("k", i)), func(*Record) (bool, bool) { return true, false })
+			}
+			tb.Expire(1<<40, nil)
+			r.Close()
+		}
+	}
+	// The good delta restores.
+	r, err := restore(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n := r.Table("t", TableOptions{}).Scan([]byte("k3"), func(*Record) (bool, bool) { return true, false }); n {
+		t.Error("k3, deleted in the delta, is back")
+	}
+}
