@@ -73,8 +73,8 @@ type Table struct {
 	// gone are the keys changed since the store's last snapshot that are
 	// not listed hot in Store.chg: deleted, evicted after a change, or
 	// changed in Badger by a cold expiry (Store.track only).
-	gone map[string]struct{}
-	coldMinExp int64               // no cold index entry expires before this
+	gone       map[string]struct{}
+	coldMinExp int64 // no cold index entry expires before this
 	// coldMaxExp bounds every expiry ever written to Badger, and
 	// coldNoExp says a record without expiry may be there: when neither
 	// stands in the way, an Expire without callback that passes
@@ -110,20 +110,20 @@ type idxKey struct {
 // key: its table is an index into the store's tables, and its share of
 // the budget is recomputed when it leaves the hot tier (entrySize).
 type entry struct {
-	key      string
-	recs     []rec // by seq
-	obj      any   // Map tables
-	objSize  int64
-	slot     int32
-	mark     uint32
-	tab      uint16 // index in Store.tlist
-	ref      bool   // clock bit
-	dirty    bool   // differs from Badger
+	key     string
+	recs    []rec // by seq
+	obj     any   // Map tables
+	objSize int64
+	slot    int32
+	mark    uint32
+	tab     uint16 // index in Store.tlist
+	ref     bool   // clock bit
+	dirty   bool   // differs from Badger
 	// chk: changed since the store's last snapshot (and listed in
 	// Store.chg); kept only once the store has been snapshotted (see
 	// Store.SnapshotChanges).
 	chk      bool
-	inBadger bool   // Badger holds data for the key (maybe stale)
+	inBadger bool // Badger holds data for the key (maybe stale)
 	// frozen: a snapshot being written holds the key as it was at its
 	// barrier and has not encoded it yet (guarded by the snapshot's cow.mu;
 	// see Store.thaw).
