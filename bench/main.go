@@ -134,6 +134,13 @@ type Run struct {
 	Checkpoints int64   `json:"checkpoints,omitempty"`
 	CkptPeakMB  float64 `json:"checkpoint_peak_mb,omitempty"`
 	CkptPeakMS  float64 `json:"checkpoint_peak_ms,omitempty"`
+	// Of the incremental checkpoints among them (the state in earlier
+	// checkpoints' parts, only the changes written): how many, the most
+	// one wrote, and the median duration; CkptFullN whole ones seen.
+	CkptIncN  int64   `json:"checkpoint_incremental_seen,omitempty"`
+	CkptIncMB float64 `json:"checkpoint_incremental_peak_written_mb,omitempty"`
+	CkptIncMS float64 `json:"checkpoint_incremental_median_ms,omitempty"`
+	CkptFullN int64   `json:"checkpoint_whole_seen,omitempty"`
 	// PeakAnonMB and PeakFileMB are the peaks of anonymous and
 	// file-backed resident memory, sampled every 100 ms (Linux).
 	PeakAnonMB float64 `json:"peak_anon_mb,omitempty"`
@@ -168,6 +175,10 @@ type Result struct {
 	Checkpoints int64   `json:"checkpoints,omitempty"`
 	CkptPeakMB  float64 `json:"checkpoint_peak_mb,omitempty"`
 	CkptPeakMS  float64 `json:"checkpoint_peak_ms,omitempty"`
+	CkptIncN    int64   `json:"checkpoint_incremental_seen,omitempty"`
+	CkptIncMB   float64 `json:"checkpoint_incremental_peak_written_mb,omitempty"`
+	CkptIncMS   float64 `json:"checkpoint_incremental_median_ms,omitempty"`
+	CkptFullN   int64   `json:"checkpoint_whole_seen,omitempty"`
 	RestoreMS   float64 `json:"restore_ms,omitempty"`
 	// RestoreCPUMS is the CPU the resumed process spent restoring.
 	RestoreCPUMS float64 `json:"restore_cpu_ms,omitempty"`
@@ -473,6 +484,10 @@ func (r *Result) summarise() {
 	r.Checkpoints = int64(pick(func(x Run) float64 { return float64(x.Checkpoints) }))
 	r.CkptPeakMB = pick(func(x Run) float64 { return x.CkptPeakMB })
 	r.CkptPeakMS = pick(func(x Run) float64 { return x.CkptPeakMS })
+	r.CkptIncN = int64(pick(func(x Run) float64 { return float64(x.CkptIncN) }))
+	r.CkptIncMB = pick(func(x Run) float64 { return x.CkptIncMB })
+	r.CkptIncMS = pick(func(x Run) float64 { return x.CkptIncMS })
+	r.CkptFullN = int64(pick(func(x Run) float64 { return float64(x.CkptFullN) }))
 	if broker := pick(func(x Run) float64 { return x.BrokerCPUS }); broker > 0 && r.Events > 0 {
 		r.BrokerCPUUsPerEvent = broker * 1e6 / float64(r.Events)
 	}

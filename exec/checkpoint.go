@@ -514,17 +514,35 @@ func (d *driver) snapshot(b *barrier) {
 		st.Sink = s
 	}
 	if store := cp.stateStore(); store != nil {
-		sn, err := store.Snapshot()
+		ch := d.chain.Load()
+		var sn *state.Snapshot
+		var err error
+		if ch.extend() {
+			sn, err = store.SnapshotChanges()
+		} else {
+			sn, err = store.Snapshot()
+		}
 		if err != nil {
 			b.run.fail(fmt.Errorf("%s: %w", d.name, err))
 			return
 		}
 		st.Store = true
 		name := d.partName() + ".state"
+		if sn.Delta() {
+			// The parts of the chain so far, unchanged, and the changes.
+			for _, p := range append([]checkpoint.PartInfo{ch.base}, ch.deltas...) {
+				if err := b.run.w.Reuse(p); err != nil {
+					sn.Release()
+					b.run.fail(err)
+					return
+				}
+			}
+			name = deltaName(d.partName(), len(ch.deltas)+1)
+		}
 		b.run.wg.Add(1)
 		go func() {
 			defer b.run.wg.Done()
-			p, err := b.run.w.Part(name)
+			p, err := b.run.w.SharedPart(name)
 			if err != nil {
 				sn.Release()
 				b.run.fail(err)
@@ -538,6 +556,58 @@ func (d *driver) snapshot(b *barrier) {
 	}
 	data, _ := json.Marshal(st)
 	b.run.writePart(d.partName()+".meta", data)
+}
+
+// Incremental checkpoints: an operator partition's store is in a chain of
+// shared parts, <name>.state (a whole snapshot, the base) and
+// <name>.delta.1, .2, ... (what changed since the part before; see
+// state.SnapshotChanges). A checkpoint lists the whole chain: the parts it
+// did not write are those of the checkpoint before, unchanged (the
+// checkpoint package keeps a shared part while a kept checkpoint lists
+// it). A chain grows by one delta per checkpoint until its deltas are as
+// large as its base or maxDeltas long; then the next checkpoint writes a
+// base again, which bounds what a restore reads to about twice the state.
+// The first checkpoint of a run, and the one after a checkpoint failed
+// (its snapshot's changes were never written), are whole.
+
+// maxDeltas bounds the number of deltas in a chain.
+const maxDeltas = 32
+
+// stateChain is a store's chain in the last checkpoint that completed.
+type stateChain struct {
+	base   checkpoint.PartInfo
+	deltas []checkpoint.PartInfo
+}
+
+// extend reports whether the next snapshot may be a delta on c.
+func (c *stateChain) extend() bool {
+	if c == nil || len(c.deltas) >= maxDeltas {
+		return false
+	}
+	var n int64
+	for _, p := range c.deltas {
+		n += p.Size
+	}
+	return n < c.base.Size
+}
+
+// deltaName is the name of the n-th delta of instance name's chain.
+func deltaName(name string, n int) string { return fmt.Sprintf("%s.delta.%d", name, n) }
+
+// chainOf is the chain of instance name in c (nil: c has none).
+func chainOf(c *checkpoint.Checkpoint, name string) *stateChain {
+	base, ok := c.Part(name + ".state")
+	if !ok || base.File == "" {
+		return nil
+	}
+	ch := &stateChain{base: base}
+	for n := 1; ; n++ {
+		p, ok := c.Part(deltaName(name, n))
+		if !ok {
+			return ch
+		}
+		ch.deltas = append(ch.deltas, p)
+	}
 }
 
 // restoreMeta reads the driver's meta part from c and applies the valve;
@@ -815,8 +885,19 @@ func (j *Job) takeCheckpoint(ctx context.Context, final bool) error {
 	defer j.cp.mu.Unlock()
 	before := j.lastCP.Load()
 	err := j.take(ctx, final)
+	c := j.lastCP.Load()
+	// The stores' next snapshots extend the chains of the checkpoint that
+	// completed; after one that did not, they are whole (the changes the
+	// stores gave it were not all written).
+	for _, d := range j.drivers {
+		if c != before {
+			d.chain.Store(chainOf(c, d.partName()))
+		} else {
+			d.chain.Store(nil)
+		}
+	}
 	switch {
-	case j.lastCP.Load() != before:
+	case c != before:
 		j.CheckpointsDone.Add(1)
 	case err != nil && ctx.Err() == nil:
 		j.CheckpointsFailed.Add(1)
@@ -1007,7 +1088,7 @@ func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Sto
 	if st, err := readMeta(c, meta); err != nil {
 		return nil, err
 	} else if st.Finished {
-		return state.Open(dir, state.Options{MemoryBudget: b.budgetShare()})
+		return state.Open(dir, state.Options{MemoryBudget: b.budgetShare(), Scratch: true})
 	}
 	var from []int
 	var keep func(string, []byte) bool
@@ -1024,24 +1105,39 @@ func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Sto
 		keep = state.KeyGroupFilter(part, parts, m, nil)
 	}
 	var srcs []state.SnapshotPart
-	closeAll := func() {
-		for _, s := range srcs {
-			_ = s.R.(io.Closer).Close()
+	var open []io.Closer
+	defer func() {
+		for _, r := range open {
+			_ = r.Close()
 		}
+	}()
+	openPart := func(name string) (state.SnapshotPart, error) {
+		r, err := c.Open(name)
+		if err != nil {
+			return state.SnapshotPart{}, err
+		}
+		open = append(open, r)
+		return state.SnapshotPart{Name: c.File(name), R: r}, nil
 	}
-	defer closeAll()
 	for _, i := range from {
-		name := fmt.Sprintf("%s.p%d.state", id, i)
-		if !c.HasPart(name) {
+		name := fmt.Sprintf("%s.p%d", id, i)
+		if !c.HasPart(name + ".state") {
 			return nil, fmt.Errorf("checkpoint %d has no state for operator %s (partition %d)", c.ID, id, i)
 		}
-		r, err := c.Open(name)
+		p, err := openPart(name + ".state")
 		if err != nil {
 			return nil, err
 		}
-		srcs = append(srcs, state.SnapshotPart{Name: c.File(name), R: r})
+		for n := 1; c.HasPart(deltaName(name, n)); n++ {
+			dp, err := openPart(deltaName(name, n))
+			if err != nil {
+				return nil, err
+			}
+			p.Deltas = append(p.Deltas, dp)
+		}
+		srcs = append(srcs, p)
 	}
-	return state.Restore(dir, state.Options{MemoryBudget: b.budgetShare()}, srcs, keep)
+	return state.Restore(dir, state.Options{MemoryBudget: b.budgetShare(), Scratch: true}, srcs, keep)
 }
 
 // oldPartitions is the number of partitions operator id ran in when c was

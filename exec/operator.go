@@ -188,6 +188,10 @@ type driver struct {
 	final            atomic.Pointer[[]byte]
 	replay           []bool
 	restoredFinished bool
+	// chain is the store's parts in the last checkpoint that completed
+	// (nil: none, or a checkpoint failed since): the next snapshot may be
+	// an incremental one over it (checkpoint.go).
+	chain atomic.Pointer[stateChain]
 }
 
 func newDriver(op operator, ports int, out collector) *driver {

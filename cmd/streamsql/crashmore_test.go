@@ -336,7 +336,9 @@ func (sc crashScenario) episode(t *testing.T, rng *rand.Rand, job, st string, ki
 }
 
 // damageCheckpoint truncates one file of the latest complete checkpoint in
-// st, or flips one of its bytes, and returns its path.
+// st, or flips one of its bytes, and returns its path: a file of its
+// directory or a shared part its manifest lists (a state snapshot or, half
+// the time when there is one, an incremental one).
 func damageCheckpoint(t *testing.T, rng *rand.Rand, st string) string {
 	t.Helper()
 	chk := filepath.Join(st, "checkpoints", fmt.Sprintf("chk-%06d", latestComplete(st)))
@@ -344,13 +346,41 @@ func damageCheckpoint(t *testing.T, rng *rand.Rand, st string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var files []string
+	var files, deltas []string
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && info.Size() > 0 {
 			files = append(files, filepath.Join(chk, e.Name()))
 		}
 	}
+	manifest, err := os.ReadFile(filepath.Join(chk, "MANIFEST"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Parts []struct {
+			Name string `json:"name"`
+			Size int64  `json:"size"`
+			File string `json:"file"`
+		} `json:"parts"`
+	}
+	body := manifest[:bytes.LastIndexByte(manifest[:len(manifest)-1], '\n')+1] // less the checksum line
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Parts {
+		if p.File != "" && p.Size > 0 {
+			f := filepath.Join(st, "checkpoints", filepath.FromSlash(p.File))
+			files = append(files, f)
+			if strings.Contains(p.Name, ".delta.") {
+				deltas = append(deltas, f)
+			}
+		}
+	}
 	file := files[rng.IntN(len(files))]
+	if len(deltas) > 0 && rng.IntN(2) == 0 {
+		file = deltas[rng.IntN(len(deltas))]
+		t.Logf("damaging the incremental snapshot %s", file)
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

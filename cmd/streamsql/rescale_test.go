@@ -179,7 +179,7 @@ func checkpointState(st string) (int64, *checkpoint.Checkpoint) {
 	}
 	var n int64
 	for _, p := range c.Parts {
-		if strings.HasSuffix(p.Name, ".state") {
+		if strings.HasSuffix(p.Name, ".state") || strings.Contains(p.Name, ".delta.") {
 			n += p.Size
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/exec"
@@ -384,8 +385,8 @@ func progress(job *exec.Job, w io.Writer, start time.Time, done <-chan struct{})
 			}
 			var cps string
 			if c := job.LastCheckpoint(); c != nil {
-				cps = fmt.Sprintf("; checkpoint %d (%s ago, %s, %d ms)", c.ID, time.Since(c.Completed).Round(time.Second),
-					humanBytes(c.Size()), c.DurationMS)
+				cps = fmt.Sprintf("; checkpoint %d (%s ago, %s%s, %d ms)", c.ID, time.Since(c.Completed).Round(time.Second),
+					humanBytes(c.Size()), writtenNote(c), c.DurationMS)
 			}
 			fmt.Fprintf(w, "streamsql run: %s: %d rows in, %d out; watermarks %s%s\n",
 				time.Since(start).Round(time.Second), in, out, strings.Join(wms, ", "), cps)
@@ -503,13 +504,23 @@ func (p *linePrefixer) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// writtenNote says how much of an incremental checkpoint c wrote itself
+// (its size is the whole state's, parts of earlier checkpoints included);
+// "" for a checkpoint that wrote everything.
+func writtenNote(c *checkpoint.Checkpoint) string {
+	if n := c.NewSize(); n != c.Size() {
+		return fmt.Sprintf(", %s written", humanBytes(n))
+	}
+	return ""
+}
+
 // summary prints what every source, stateful operator and sink did.
 // labels names the SELECTs' sinks ("query 1" -> "query 1 (line 4)"); their
 // count is of the changes printed.
 func summary(job *exec.Job, w io.Writer, took time.Duration, labels map[string]string) {
 	fmt.Fprintf(w, "streamsql run: %s\n", took.Round(time.Millisecond))
 	if c := job.LastCheckpoint(); c != nil {
-		fmt.Fprintf(w, "  last checkpoint %d: %s, taken in %d ms, %s ago\n", c.ID, humanBytes(c.Size()), c.DurationMS,
+		fmt.Fprintf(w, "  last checkpoint %d: %s%s, taken in %d ms, %s ago\n", c.ID, humanBytes(c.Size()), writtenNote(c), c.DurationMS,
 			time.Since(c.Completed).Round(time.Second))
 	}
 	for _, s := range job.Sources {
