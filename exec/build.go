@@ -681,7 +681,7 @@ func (b *builder) openState() (*state.Store, error) {
 	if c := b.opts.Checkpoint; c != nil && c.Restore != nil && dir != "" {
 		st, err = b.restoreState(c.Restore, dir)
 	} else {
-		st, err = state.Open(dir, state.Options{MemoryBudget: b.budgetShare()})
+		st, err = state.Open(dir, state.Options{MemoryBudget: b.budgetShare(), Scratch: true})
 	}
 	if err != nil {
 		return nil, err

@@ -34,6 +34,10 @@ type Options struct {
 	// expiry times, usually milliseconds) for tables that do not set one;
 	// 0 means 1024. Widths are rounded up to a power of two.
 	BucketWidth int64
+	// Scratch says the directory is only where the state spills: its
+	// durable copy is elsewhere (checkpoints, read back with Restore), so
+	// Close does not write the hot tier into it first.
+	Scratch bool
 }
 
 // Store is keyed operator state: an in-memory hot tier in front of one
@@ -47,6 +51,8 @@ type Store struct {
 	budget int64
 	width  int64
 	seed   maphash.Seed
+	// scratch: Options.Scratch.
+	scratch bool
 
 	used   int64    // estimated bytes of every table's hot tier
 	ring   []*entry // clock over every hot entry of every table
@@ -97,7 +103,7 @@ type Stats struct {
 // a fresh directory under the system's temporary directory that Close
 // removes.
 func Open(dir string, opts Options) (*Store, error) {
-	s := &Store{budget: opts.MemoryBudget, tables: map[string]*Table{}, seed: maphash.MakeSeed()}
+	s := &Store{budget: opts.MemoryBudget, tables: map[string]*Table{}, seed: maphash.MakeSeed(), scratch: opts.Scratch}
 	if s.budget == 0 {
 		s.budget = DefaultMemoryBudget
 	}
@@ -340,15 +346,15 @@ func (s *Store) writeChanged() {
 	s.commit(wb)
 }
 
-// Close flushes the hot tier when the directory is kept (so a clean
-// shutdown leaves Badger holding every table), closes Badger, and removes
-// the directory if Open made it.
+// Close flushes the hot tier when the directory is kept and not scratch
+// space (so a clean shutdown leaves Badger holding every table), closes
+// Badger, and removes the directory if Open made it.
 func (s *Store) Close() error {
 	if s.closed {
 		return nil
 	}
 	var err error
-	if !s.temp && s.err == nil {
+	if !s.temp && !s.scratch && s.err == nil {
 		err = s.Flush()
 	}
 	s.closed = true
