@@ -48,7 +48,9 @@ func writeShared(t *testing.T, d *Dir, parts map[string]string, reuse ...PartInf
 		}
 	}
 	p, _ := w.Part("x.meta")
-	io.WriteString(p, "meta")
+	if _, err := io.WriteString(p, "meta"); err != nil {
+		t.Fatal(err)
+	}
 	p.Close()
 	c, err := w.Commit(Meta{Job: "job.sql"})
 	if err != nil {
@@ -111,7 +113,9 @@ func TestSharedPartsAreKeptWhileListed(t *testing.T) {
 	// A checkpoint given up removes the shared files it wrote.
 	w, _ := d.Begin()
 	p, _ := w.SharedPart("a.delta.2")
-	io.WriteString(p, "x")
+	if _, err := io.WriteString(p, "x"); err != nil {
+		t.Fatal(err)
+	}
 	p.Close()
 	w.Abort()
 	if got := sharedFiles(t, d); !slices.Equal(got, want) {
@@ -128,7 +132,9 @@ func TestSharedPartsOfACrashAreCollected(t *testing.T) {
 	c1 := writeShared(t, d, map[string]string{"a.state": "base"})
 	w, _ := d.Begin()
 	p, _ := w.SharedPart("a.delta.1")
-	io.WriteString(p, "half")
+	if _, err := io.WriteString(p, "half"); err != nil {
+		t.Fatal(err)
+	}
 	// (no Close, no Commit: the process dies here)
 	d, _ = Open(state, Options{})
 	if c := latest(t, d); c.ID != c1.ID {
