@@ -11,12 +11,25 @@
 //	DIR/checkpoints/
 //	    chk-000041/          an older complete checkpoint (while retained)
 //	        MANIFEST
-//	        op3.p0.state ...
+//	        op3.p0.meta ...
 //	    chk-000042/          the latest complete checkpoint
 //	        MANIFEST
 //	        ...
 //	    chk-000043/          being written (or left by a crash): no MANIFEST
-//	        op3.p0.state
+//	        op3.p0.meta
+//	    shared/              shared parts, each written by one checkpoint
+//	        000040.op3.p0.state     and listed by it and later ones
+//	        000041.op3.p0.delta.1
+//	        000042.op3.p0.delta.2
+//
+// A shared part (Writer.SharedPart) is listed in its manifest with its
+// file under shared/; a later checkpoint lists it again, unchanged
+// (Writer.Reuse), to refer to state it did not rewrite (incremental
+// checkpoints). After each commit, the shared files that no complete
+// checkpoint on disk lists are removed (those of removed checkpoints, or
+// of ones a crash left incomplete): the manifests are the reference counts,
+// as Flink's SharedStateRegistry keeps them for incremental RocksDB
+// checkpoints. Nothing is removed when a manifest cannot be read.
 //
 // # Writing one
 //

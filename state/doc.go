@@ -115,8 +115,9 @@
 // a checkpoint. Between Flushes, spills keep writing newer versions of the
 // keys they evict, so after a crash the directory holds a mix of the last
 // Flush and later spills, not a consistent snapshot. Close flushes when the
-// directory was given (a clean shutdown keeps everything) and deletes it
-// when Open made it. Reopening a directory finds every table cold: Len
+// directory was given (a clean shutdown keeps everything) unless it is
+// scratch space (Options.Scratch: the state's durable copy is in
+// checkpoints), and deletes it when Open made it. Reopening a directory finds every table cold: Len
 // and the sequence numbers are restored by a scan of the table's keys.
 //
 // Snapshots (snapshot.go): Store.Snapshot, at a checkpoint barrier, writes
@@ -135,6 +136,20 @@
 // its tables straight from the snapshot's sorted keys; from several, with
 // a WriteBatch, the records getting new sequence numbers (seq*parts+part),
 // unique in the store and in each key's order.
+//
+// Incremental snapshots: from its first snapshot on, a store keeps what
+// changed since its last one — a flag on each changed hot key (listed),
+// and a set of the other changed keys (deleted, evicted after a change,
+// changed in Badger by a cold expiry). Store.SnapshotChanges freezes the
+// listed keys and writes, for every changed key, its value at the barrier
+// (the hot tier's, or Badger's in the read view) or a delete: the data
+// entries only, sorted. Restore applies a chain (a whole snapshot and its
+// deltas, SnapshotPart.Deltas) in one merge: a key a delta names takes its
+// last delta's value, the base's index entries of such a key are dropped
+// and the index entries of the delta's value derived from it. A table
+// dropped whole (the cold expiry's DropPrefix) makes the next snapshot a
+// whole one; so must the caller's after a snapshot it never wrote (its
+// changes are gone from the store's sets).
 //
 // I/O and decoding errors are sticky: Store.Err returns the first, and an
 // operator checks it once per batch.
