@@ -265,6 +265,13 @@ func (c *Catalog) check(t *Table, ct *ast.CreateTable, l *diag.List) {
 				cfg.Spec.Name, cfg.Format.Name).
 				WithHint("to keep the latest row per key use 'connector' = 'upsert-kafka' with 'key.format' and 'value.format'; for a changelog use 'format' = 'debezium-json'; otherwise drop the PRIMARY KEY")
 		}
+		if cfg.Spec.CheckColumns != nil {
+			cols := make([]connectors.TableColumn, len(t.Columns))
+			for i, col := range t.Columns {
+				cols[i] = connectors.TableColumn{Name: col.Name, Type: col.Type, Physical: col.Kind == ast.PhysicalColumn, Computed: col.Kind == ast.ComputedColumn}
+			}
+			cfg.Spec.CheckColumns(cfg, cols, l)
+		}
 		c.metadataKeys(t, cfg.Spec.Name, l)
 		c.partitions(t, ct, cfg.Spec.Name, l)
 	}

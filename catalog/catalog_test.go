@@ -114,3 +114,42 @@ func TestDropAndRecreate(t *testing.T) {
 		t.Fatalf("DROP of an unknown table: %v", l.Err())
 	}
 }
+
+// TestFakerColumnOptions: flink-faker's rules about its 'fields.<col>.'
+// options, checked where the columns are known. An option naming a computed
+// column is ignored with a warning (flink-faker generates physical columns
+// only, and the cookbook's tables give their PROCTIME() column one).
+func TestFakerColumnOptions(t *testing.T) {
+	const head = `CREATE TABLE t (name STRING, spells ARRAY<STRING>, ages MAP<STRING, INT>, n INT, at AS PROCTIME()) WITH ('connector' = 'faker', `
+	const ok = `'fields.name.expression' = '#{harry_potter.character}', 'fields.spells.expression' = '#{harry_potter.spell}', ` +
+		`'fields.ages.key.expression' = '#{Name.firstName}', 'fields.ages.value.expression' = '#{number.numberBetween ''1'',''99''}', ` +
+		`'fields.n.expression' = '#{number.numberBetween ''1'',''9''}'`
+	for _, tc := range []struct{ name, opts, want string }{
+		{"computed column", ok + `, 'fields.at.expression' = '#{date.past ''15'',''SECONDS''}'`,
+			"warning: option 'fields.at.expression' is ignored: column at is a computed column, and faker generates only the physical columns"},
+		{"no such column", ok + `, 'fields.nmae.null-rate' = '0.1'`,
+			"error: option 'fields.nmae.null-rate' names no column of the table [SQL204]"},
+		{"length of a scalar", ok + `, 'fields.n.length' = '3'`,
+			"error: 'fields.n.length' is for ARRAY and MAP columns; column n is INT [SQL205]"},
+		{"length below 1", ok + `, 'fields.spells.length' = '0'`, "[SQL205]"},
+		{"map needs key and value", `'fields.name.expression' = 'x', 'fields.spells.expression' = 'y', 'fields.ages.expression' = 'z', 'fields.n.expression' = '1'`,
+			"needs option 'fields.ages.key.expression'"},
+		{"missing expression", `'fields.name.expression' = 'x', 'fields.spells.expression' = 'y', 'fields.ages.key.expression' = 'z', 'fields.ages.value.expression' = '1'`,
+			"needs option 'fields.n.expression'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, l := session(t, head+tc.opts+`);`)
+			var got []string
+			for _, d := range l.Items {
+				got = append(got, d.Error())
+			}
+			if !strings.Contains(strings.Join(got, "\n"), tc.want) {
+				t.Fatalf("diagnostics %q, want one containing %q", got, tc.want)
+			}
+		})
+	}
+	_, l := session(t, head+ok+`, 'fields.spells.length' = '3', 'fields.ages.length' = '2', 'fields.n.length' = '1');`)
+	if len(l.Items) != 0 {
+		t.Fatalf("a valid faker table gave %v", l.Items)
+	}
+}

@@ -2,12 +2,14 @@ package connectors
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/connectors/faker"
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/types"
 )
 
 func init() {
@@ -216,11 +218,96 @@ var fakerSpec = &ConnectorSpec{
 		{Key: "fields.#.expression", Example: "#{Name.firstName}",
 			Doc: "The column's value: text with Java Faker calls #{Provider.method 'arg', ...} (the supported ones are listed in connectors.md)."},
 		{Key: "fields.#.null-rate", Validate: fraction, Default: "0", Doc: "Share of NULL values, between 0 and 1."},
+		{Key: "fields.#.length", Validate: wholeNumber(1), Default: "1",
+			Doc: "The number of elements of an ARRAY column, or of entries of a MAP column (whose entries are " +
+				"'fields.<col>.key.expression' and 'fields.<col>.value.expression'), each generated anew."},
 	}, scanOptions()),
-	Source:      true,
-	SourceEmits: InsertOnly,
-	Bounded:     func(c *Config) bool { return c.Has("number-of-rows") },
-	Check:       checkFaker,
+	Source:       true,
+	SourceEmits:  InsertOnly,
+	Bounded:      func(c *Config) bool { return c.Has("number-of-rows") },
+	Check:        checkFaker,
+	CheckColumns: checkFakerColumns,
+}
+
+// checkFakerColumns applies flink-faker's rules about columns: every
+// physical column has an expression (a MAP column one for its keys and one
+// for its values), 'length' is for ARRAY and MAP columns only, and every
+// 'fields.<col>.' option names a column. An option naming a computed or
+// metadata column is ignored with a warning: flink-faker generates the
+// physical columns only, and the cookbook gives its PROCTIME() columns an
+// expression all the same.
+func checkFakerColumns(c *Config, cols []TableColumn, l *diag.List) {
+	names := make([]string, 0, len(cols))
+	for _, col := range cols {
+		names = append(names, col.Name)
+	}
+	for _, k := range c.Keys() {
+		rest, ok := strings.CutPrefix(k, "fields.")
+		if !ok || c.Spec.option(k) == nil {
+			continue // an unknown option, reported by Validate
+		}
+		// The column is the longest name that rest starts with, then a dot
+		// (column names may hold dots when quoted).
+		var col *TableColumn
+		for i := range cols {
+			if strings.HasPrefix(rest, cols[i].Name+".") && (col == nil || len(cols[i].Name) > len(col.Name)) {
+				col = &cols[i]
+			}
+		}
+		switch {
+		case col == nil:
+			d := l.Errorf(diag.UnknownOption, c.Option(k).Key.Span(), "option '%s' names no column of the table", k)
+			name := rest
+			if i := strings.LastIndexByte(rest, '.'); i > 0 {
+				name = rest[:i]
+			}
+			if sg := diag.Suggest(name, names); sg != "" {
+				d.WithHint("did you mean '%s'?", "fields."+sg+"."+rest[len(name)+1:])
+			} else {
+				d.WithHint("columns: %s", strings.Join(names, ", "))
+			}
+		case !col.Physical:
+			what, hint := "a computed column", "remove the option; the column's value is its expression in CREATE TABLE"
+			if !col.Computed {
+				what, hint = "a metadata column", "remove the option"
+			}
+			ineffective(c, l, k, "option '%s' is ignored: column %s is %s, and faker generates only the physical columns, as flink-faker does", k, col.Name, what).
+				WithHint("%s", hint)
+		default:
+			suffix := rest[len(col.Name)+1:]
+			allowed := []string{"expression", "null-rate", "length"}
+			if col.Type.Kind == types.Map {
+				allowed = []string{"key.expression", "value.expression", "null-rate", "length"}
+			}
+			if !slices.Contains(allowed, suffix) {
+				d := l.Errorf(diag.UnknownOption, c.Option(k).Key.Span(), "unknown option '%s' for column %s of connector 'faker'", k, col.Name)
+				var cands []string
+				for _, a := range allowed {
+					cands = append(cands, "fields."+col.Name+"."+a)
+				}
+				d.WithHint("options of column %s: %s", col.Name, strings.Join(cands, ", "))
+				continue
+			}
+			if suffix == "length" && col.Type.Kind != types.Array && col.Type.Kind != types.Map && c.Get(k) != "1" {
+				invalid(c, l, k, "'%s' is for ARRAY and MAP columns; column %s is %s", k, col.Name, col.Type)
+			}
+		}
+	}
+	for _, col := range cols {
+		if !col.Physical {
+			continue
+		}
+		need := []string{"expression"}
+		if col.Type.Kind == types.Map {
+			need = []string{"key.expression", "value.expression"}
+		}
+		for _, n := range need {
+			key := "fields." + col.Name + "." + n
+			if !c.Has(key) {
+				missing(c, l, key, "connector 'faker' needs option '"+key+"': every physical column is generated from an expression", "#{Name.firstName}")
+			}
+		}
+	}
 }
 
 // checkFaker parses every expression: an unknown provider is SQL221, with

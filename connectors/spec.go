@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/diag"
+	"github.com/streamsql/streamsql/types"
 )
 
 // Changelog modes, by name. A source emits, and a sink accepts, one of them.
@@ -126,6 +127,21 @@ type ConnectorSpec struct {
 	// and Config.ValidateSink once it knows how a table is used. Either may
 	// be nil.
 	CheckSource, CheckSink func(c *Config, l *diag.List)
+	// CheckColumns applies the rules that need the table's columns (faker:
+	// every 'fields.<col>.' option names a column, and every physical
+	// column has an expression). The catalog runs it after Validate, with
+	// the columns in declaration order. It may be nil.
+	CheckColumns func(c *Config, cols []TableColumn, l *diag.List)
+}
+
+// TableColumn is a column of the table whose options are checked, as
+// CheckColumns sees it.
+type TableColumn struct {
+	Name string
+	Type types.T
+	// Physical is false for computed and metadata columns; Computed is
+	// set for computed ones.
+	Physical, Computed bool
 }
 
 // option returns the spec that covers key, or nil. Exact keys win over

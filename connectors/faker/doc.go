@@ -4,6 +4,12 @@
 //
 // Every column has 'fields.<column>.expression': literal text and calls
 // #{Provider.method 'arg', ...} (expr.go: Parse, the providers, Supported).
+// Providers that are lists of names (harry_potter.characters, Space.star)
+// read lists.txt, a data file of our own, by Java method or YAML key
+// (lists.go). An ARRAY column has 'fields.<column>.length' elements, a MAP
+// column that many entries from its key and value expressions. Options
+// naming a computed column are the catalog's to warn about
+// (connectors.checkFakerColumns); the source sees physical columns only.
 // A call of an unknown provider is an *UnknownError, which `check` reports
 // as SQL221 with the supported list (connectors.checkFaker); a call with
 // wrong arguments is a plain error (SQL205). A value becomes the column's

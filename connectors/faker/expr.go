@@ -209,6 +209,7 @@ func init() {
 		return nil
 	}, func(g *gen, a []string) result { return result{s: g.f.Regex(a[0])} })
 	reg("Options.option", "'a', 'b', ...", 1, -1, nil, func(g *gen, a []string) result { return result{s: a[g.r.IntN(len(a))]} })
+	registerLists()
 }
 
 // hasUnbounded reports whether re repeats something without an upper

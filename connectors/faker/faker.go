@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,11 +51,14 @@ type Source struct {
 }
 
 type field struct {
-	idx      int
-	name     string
-	t        types.T
-	e        *Expr
+	idx  int
+	name string
+	t    types.T
+	// e is the expression; of a MAP column, the keys' and the values'.
+	e        []*Expr
 	nullRate float64
+	// length is the elements of an ARRAY, the entries of a MAP.
+	length int
 }
 
 // NewSource returns a faker source for spec, using clock.
@@ -80,21 +82,26 @@ func NewSource(spec connector.Spec, clock Clock) (*Source, error) {
 	}
 	s.pcg = mrand.NewPCG(s.seed, 0)
 	s.g = gen{f: gofakeit.NewFaker(s.pcg, false), r: mrand.New(s.pcg)}
-	columns := make([]string, 0, len(spec.Schema))
 	for i, col := range spec.Schema {
 		if col.MetadataKey != "" {
 			return nil, fail("faker has no metadata, but column %s reads '%s'", col.Name, col.MetadataKey)
 		}
-		columns = append(columns, col.Name)
 		p := "fields." + col.Name + "."
-		if !c.Has(p + "expression") {
-			return nil, fail("column %s has no '%sexpression' (every column needs one, as in flink-faker)", col.Name, p)
+		f := field{idx: i, name: col.Name, t: col.Type, length: 1}
+		exprs := []string{"expression"}
+		if col.Type.Kind == types.Map {
+			exprs = []string{"key.expression", "value.expression"}
 		}
-		e, err := Parse(c.Get(p + "expression"))
-		if err != nil {
-			return nil, fail("column %s: %w", col.Name, err)
+		for _, x := range exprs {
+			if !c.Has(p + x) {
+				return nil, fail("column %s has no '%s%s' (every column needs one, as in flink-faker)", col.Name, p, x)
+			}
+			e, err := Parse(c.Get(p + x))
+			if err != nil {
+				return nil, fail("column %s: %w", col.Name, err)
+			}
+			f.e = append(f.e, e)
 		}
-		f := field{idx: i, name: col.Name, t: col.Type, e: e}
 		if v := c.Get(p + "null-rate"); v != "" {
 			r, err := strconv.ParseFloat(v, 64)
 			if err != nil || r < 0 || r > 1 {
@@ -102,20 +109,32 @@ func NewSource(spec connector.Spec, clock Clock) (*Source, error) {
 			}
 			f.nullRate = r
 		}
+		scalar := func(t types.T) bool {
+			k := t.Kind
+			return k.IsString() || k.IsNumeric() || k.IsTemporal() || k == types.Boolean
+		}
 		switch k := col.Type.Kind; {
-		case k.IsString(), k.IsNumeric(), k.IsTemporal(), k == types.Boolean:
+		case k == types.Array && scalar(col.Type.Elem()):
+		case k == types.Map && scalar(col.Type.Key()) && scalar(col.Type.Value()):
+		case scalar(col.Type):
 		default:
 			return nil, fail("column %s: faker cannot generate %s values", col.Name, col.Type)
 		}
+		if v := c.Get(p + "length"); v != "" {
+			n, err := strconv.Atoi(v)
+			switch {
+			case err != nil || n < 1:
+				return nil, fail("'%slength' must be a whole number of at least 1", p)
+			case n != 1 && col.Type.Kind != types.Array && col.Type.Kind != types.Map:
+				return nil, fail("'%slength' is for ARRAY and MAP columns; column %s is %s", p, col.Name, col.Type)
+			}
+			f.length = n
+		}
 		s.fields = append(s.fields, f)
 	}
-	for _, k := range c.Keys() {
-		rest, ok := strings.CutPrefix(k, "fields.")
-		i := strings.LastIndexByte(rest, '.')
-		if ok && i > 0 && !slices.Contains(columns, rest[:i]) {
-			return nil, fail("option '%s' names no column (columns: %s)", k, strings.Join(columns, ", "))
-		}
-	}
+	// Options naming no column, or a computed one, are not read here: the
+	// catalog refuses the first and warns about the second
+	// (connectors.checkFakerColumns).
 	bounded := false
 	if c.Has("number-of-rows") {
 		n, err := strconv.ParseInt(c.Get("number-of-rows"), 10, 64)
@@ -203,14 +222,54 @@ func (s *Source) generate(k int64, vals []row.Value) error {
 		if f.nullRate > 0 && s.g.r.Float64() < f.nullRate {
 			continue
 		}
-		r := f.e.eval(&s.g)
-		v, err := convert(r, f.t)
+		v, err := s.value(f)
 		if err != nil {
-			return fmt.Errorf("faker: table %s, column %s: %s gave %w", s.table, f.name, f.e.Text, err)
+			return err
 		}
 		vals[f.idx] = v
 	}
 	return nil
+}
+
+// value generates the value of field f.
+func (s *Source) value(f *field) (row.Value, error) {
+	one := func(e *Expr, t types.T) (row.Value, error) {
+		v, err := convert(e.eval(&s.g), t)
+		if err != nil {
+			return row.NullValue, fmt.Errorf("faker: table %s, column %s: %s gave %w", s.table, f.name, e.Text, err)
+		}
+		return v, nil
+	}
+	switch f.t.Kind {
+	case types.Array:
+		elems := make([]row.Value, f.length)
+		for i := range elems {
+			v, err := one(f.e[0], f.t.Elem())
+			if err != nil {
+				return row.NullValue, err
+			}
+			elems[i] = v
+		}
+		return row.ListValue(elems), nil
+	case types.Map:
+		keys, vals := make([]row.Value, f.length), make([]row.Value, f.length)
+		for i := range keys {
+			k, err := one(f.e[0], f.t.Key())
+			if err != nil {
+				return row.NullValue, err
+			}
+			v, err := one(f.e[1], f.t.Value())
+			if err != nil {
+				return row.NullValue, err
+			}
+			keys[i], vals[i] = k, v
+		}
+		// Entries with the same key are one, the last kept, as in
+		// flink-faker's HashMap.
+		return row.MapValue(keys, vals), nil
+	default:
+		return one(f.e[0], f.t)
+	}
 }
 
 // convert gives a result the column's type: a time as a TIMESTAMP, DATE or

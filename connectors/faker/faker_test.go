@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	mrand "math/rand/v2"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,7 +215,7 @@ func sameRow(a, b row.Row) bool {
 
 func TestParseErrors(t *testing.T) {
 	for src, want := range map[string]string{
-		"#{harry_potter.spell}":               "not a supported faker expression",
+		"#{harry_potter.wand}":                "not a supported faker expression",
 		"#{number.numberBetween '1'}":         "takes 2 arguments",
 		"#{number.numberBetween 'a','b'}":     "not a whole number",
 		"#{date.past '10','WEEKS'}":           "none of MILLISECONDS",
@@ -231,7 +233,7 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 	var u *UnknownError
-	if _, err := Parse("x #{Space.star} y"); !errors.As(err, &u) || u.Call != "#{Space.star}" {
+	if _, err := Parse("x #{Space.warpDrive} y"); !errors.As(err, &u) || u.Call != "#{Space.warpDrive}" {
 		t.Errorf("Parse of an unknown provider = %v", err)
 	}
 }
@@ -243,4 +245,158 @@ func TestTextThatDoesNotFitStopsTheJob(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "column n") || !strings.Contains(err.Error(), "not a INT") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// TestLists: every list provider resolves by its Java method and by its
+// YAML key, in the spellings the cookbook uses, and gives an element of
+// its list; superhero.name's patterns give prefix, descriptor and suffix
+// words.
+func TestLists(t *testing.T) {
+	lists, err := parseLists(listsText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gen{r: mrand.New(mrand.NewPCG(1, 2))}
+	in := func(key, v string) bool { return slices.Contains(lists[key], v) }
+	for src, key := range map[string]string{
+		"#{harry_potter.character}":                "harry_potter.characters",
+		"#{harry_potter.characters}":               "harry_potter.characters",
+		"#{harry_potter.spell}":                    "harry_potter.spells",
+		"#{harry_potter.spells}":                   "harry_potter.spells",
+		"#{HarryPotter.house}":                     "harry_potter.houses",
+		"#{RickAndMorty.character}":                "rick_and_morty.characters",
+		"#{RickAndMorty.location}":                 "rick_and_morty.locations",
+		"#{rick_and_morty.locations}":              "rick_and_morty.locations",
+		"#{Space.nasaSpaceCraft}":                  "space.nasa_space_craft",
+		"#{space.nasa_space_craft}":                "space.nasa_space_craft",
+		"#{Space.star}":                            "space.star",
+		"#{Space.agencyAbbreviation}":              "space.agency_abv",
+		"#{dr_who.the_doctors}":                    "dr_who.the_doctors",
+		"#{DrWho.theDoctor}":                       "dr_who.the_doctors",
+		"#{superhero.power}":                       "superhero.power",
+		"#{HitchhikersGuideToTheGalaxy.character}": "hitchhikers_guide_to_the_galaxy.characters",
+		"#{HitchhikersGuideToTheGalaxy.starship}":  "hitchhikers_guide_to_the_galaxy.starships",
+	} {
+		e, err := Parse(src)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", src, err)
+			continue
+		}
+		seen := map[string]bool{}
+		for range 200 {
+			v := e.eval(g).s
+			if !in(key, v) {
+				t.Fatalf("%s gave %q, which is not in [%s]", src, v, key)
+			}
+			seen[v] = true
+		}
+		if len(seen) < min(3, len(lists[key])) {
+			t.Errorf("%s gave only %v in 200 draws", src, seen)
+		}
+	}
+	for method, key := range listMethods {
+		if _, err := Parse("#{" + method + "}"); err != nil || len(lists[key]) == 0 {
+			t.Errorf("%s -> [%s]: %v, %d values", method, key, err, len(lists[key]))
+		}
+	}
+	e, err := Parse("#{superhero.name}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]bool{}
+	for _, k := range []string{"superhero.prefix", "superhero.descriptor", "superhero.suffix"} {
+		for _, v := range lists[k] {
+			for _, w := range strings.Fields(v) {
+				words[w] = true
+			}
+		}
+	}
+	for range 200 {
+		v := e.eval(g).s
+		if strings.Contains(v, "#{") || v == "" {
+			t.Fatalf("superhero.name gave %q", v)
+		}
+		for _, w := range strings.Fields(v) {
+			if !words[w] {
+				t.Fatalf("superhero.name gave %q: %q is no prefix, descriptor or suffix word", v, w)
+			}
+		}
+	}
+}
+
+// TestCollections: 'fields.<col>.length' elements in an ARRAY column, each
+// generated anew; entries of a MAP from its key and value expressions.
+func TestCollections(t *testing.T) {
+	lists, _ := parseLists(listsText)
+	cols := []connector.Column{
+		{Name: "spells", Type: types.ArrayOf(types.StringType())},
+		{Name: "ages", Type: types.MapOf(types.StringType(), types.New(types.Int))},
+		{Name: "one", Type: types.ArrayOf(types.New(types.Int))},
+	}
+	rows := readAll(t, newSource(t, cols, opts{
+		"seed": "7", "number-of-rows": "50", "rows-per-second": "10000",
+		"fields.spells.expression": "#{harry_potter.spell}", "fields.spells.length": "3",
+		"fields.ages.key.expression":   "#{regexify '(a|b|c|d|e|f|g|h){1}'}",
+		"fields.ages.value.expression": "#{number.numberBetween '10','100'}",
+		"fields.ages.length":           "2",
+		"fields.one.expression":        "#{number.numberBetween '1','4'}",
+	}))
+	if len(rows) != 50 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	differ := 0
+	for _, r := range rows {
+		spells := list(t, r.Vals[0], 1)
+		if len(spells) != 3 {
+			t.Fatalf("spells %v: %d elements, want 3", spells, len(spells))
+		}
+		for _, s := range spells {
+			if !slices.Contains(lists["harry_potter.spells"], s.Str()) {
+				t.Fatalf("spell %q", s.Str())
+			}
+		}
+		if !spells[0].Equal(spells[1]) || !spells[1].Equal(spells[2]) {
+			differ++
+		}
+		entries := list(t, r.Vals[1], 2)
+		// 2 draws of 8 keys: one or two entries (the same key twice is one).
+		if n := len(entries) / 2; n < 1 || n > 2 || len(entries)%2 != 0 {
+			t.Fatalf("map %v", entries)
+		}
+		for i := 0; i < len(entries); i += 2 {
+			if k, v := entries[i].Str(), entries[i+1].Int(); len(k) != 1 || k < "a" || k > "h" || v < 10 || v >= 100 {
+				t.Fatalf("map entry %q -> %d", k, v)
+			}
+		}
+		if one := list(t, r.Vals[2], 1); len(one) != 1 || one[0].Int() < 1 || one[0].Int() > 3 {
+			t.Fatalf("length 1 (the default) gave %v", one)
+		}
+	}
+	if differ < 40 {
+		t.Errorf("only %d of 50 arrays have elements that differ: elements must be generated anew", differ)
+	}
+	_, err := NewSource(connector.Spec{Table: "t", Schema: cols[2:], Options: opts{
+		"fields.one.expression": "1", "fields.one.length": "0", "rows-per-second": "1"}}, &fixedClock{t: now})
+	if err == nil || !strings.Contains(err.Error(), "at least 1") {
+		t.Errorf("length 0: %v", err)
+	}
+}
+
+// list reads a nested value: per is 1 for an ARRAY, 2 for a MAP (key,
+// value).
+func list(t *testing.T, v row.Value, per int) []row.Value {
+	t.Helper()
+	r, n, err := row.NewListReader(v.Str())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []row.Value
+	for range n * per {
+		x, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, x)
+	}
+	return out
 }
