@@ -171,6 +171,9 @@ func formatKeyPrefix(fk string) string {
 // Validate checks the options of a WITH clause and reports, with positions,
 // everything wrong with them:
 //
+//   - Flink's legacy (pre-1.11) keys, 'connector.type' and the like (a
+//     warning, diag.DeprecatedOption, at each; see translateLegacy), which
+//     are then checked as the current keys they stand for;
 //   - a missing 'connector' (diag.MissingOption at with), an unknown one
 //     (diag.UnknownConnector at its value, with a suggestion);
 //   - an option given twice (diag.DuplicateOption at the second key);
@@ -188,6 +191,7 @@ func formatKeyPrefix(fk string) string {
 // that have no effect, do not count as errors.
 func Validate(opts []*ast.Option, with diag.Span, l *diag.List) (*Config, bool) {
 	errs := l.Errors()
+	opts = translateLegacy(opts, l)
 	byKey := map[string]*ast.Option{}
 	for _, o := range opts {
 		k := o.Key.Value

@@ -70,6 +70,7 @@ var (
 	UnresolvedReference   = def("SQL219", "environment variable or secret file that cannot be read")
 	InsecureOption        = def("SQL220", "connection setting that weakens security")
 	FakerExpression       = def("SQL221", "faker expression that is not supported")
+	DeprecatedOption      = def("SQL222", "Flink's legacy (pre-1.11) option")
 )
 
 // Binding and types.

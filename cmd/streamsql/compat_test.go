@@ -173,10 +173,10 @@ GROUP BY bidder, SESSION(dateTime, INTERVAL '10' SECOND);`},
 SELECT bidder, COUNT(*) AS bid_count, window_start, window_end
 FROM TABLE(TUMBLE(TABLE bp, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
 GROUP BY bidder, window_start, window_end;`},
-	{suite: "Nexmark", name: "q13", shape: "processing-time lookup join against a file; a column named key", mark: "runs",
+	{suite: "Nexmark", name: "q13", shape: "processing-time lookup join against a file in Flink's legacy options ('connector.type'); a column named key", mark: "runs",
 		files: map[string]string{"side.csv": "1,one\n2,two\n"},
 		sql: nexmarkTables("bid") + "CREATE TABLE side_input (key BIGINT, `value` STRING)\n" +
-			`WITH ('connector' = 'filesystem', 'path' = 'side.csv', 'format' = 'csv');
+			`WITH ('connector.type' = 'filesystem', 'connector.path' = 'side.csv', 'format.type' = 'csv');
 SELECT B.auction, B.bidder, B.price, B.dateTime, S.` + "`value`" + `
 FROM (SELECT *, PROCTIME() AS p_time FROM bid) B
 JOIN side_input FOR SYSTEM_TIME AS OF B.p_time AS S ON MOD(B.auction, 10000) = S.key;`},
