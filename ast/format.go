@@ -781,6 +781,14 @@ func (p *printer) expr(e Expr) {
 		}
 		p.operand(e.Pattern, precCompare+1)
 	case *FuncCall:
+		if (e.Name.Name == "FLOOR" || e.Name.Name == "CEIL") && len(e.Args) == 2 {
+			if u, ok := e.Args[1].(*Literal); ok && u.Kind == SymbolLit {
+				p.w(e.Name.Name, "(")
+				p.expr(e.Args[0])
+				p.w(" TO ", u.Raw, ")")
+				return
+			}
+		}
 		if e.Name.Name == "EXTRACT" && len(e.Args) == 2 {
 			p.w("EXTRACT(")
 			p.expr(e.Args[0])

@@ -447,6 +447,9 @@ func absFunc(_ *compiler, e *expr.Call, args []node) (Func, error) {
 
 func floorCeil(ceil bool) builtin {
 	return func(_ *compiler, e *expr.Call, args []node) (Func, error) {
+		if len(args) == 2 {
+			return floorCeilTo(ceil, e, args)
+		}
 		if len(args) != 1 {
 			return nil, fmt.Errorf("eval: %s takes 1 argument", e.Fn)
 		}

@@ -619,6 +619,9 @@ func (b *Binder) call(e *ast.FuncCall) Expr {
 	if name == "EXTRACT" || name == "TIMESTAMPDIFF" {
 		return b.unitCall(name, e, f)
 	}
+	if (name == "FLOOR" || name == "CEIL") && len(e.Args) == 2 {
+		return b.floorCeilTo(name, e, f)
+	}
 	args := make([]Expr, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = b.bind(a)
@@ -651,6 +654,46 @@ func (b *Binder) unitCall(name string, e *ast.FuncCall, f *fn) Expr {
 		t = types.New(types.Int)
 	}
 	return &Call{Fn: name, Args: args, T: t, S: e.S}
+}
+
+// floorCeilUnits are the units of FLOOR(t TO unit) and CEIL(t TO unit),
+// shortest first: Flink's (Calcite's TimeUnitRange) that round a time.
+var floorCeilUnits = []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "DECADE", "CENTURY", "MILLENNIUM"}
+
+// floorCeilTo binds FLOOR(t TO unit) and CEIL(t TO unit): t a DATE, TIME,
+// TIMESTAMP or TIMESTAMP_LTZ, rounded down (up) to a whole unit; the result
+// has t's type. A DATE takes DAY and longer units, a TIME HOUR and shorter
+// ones.
+func (b *Binder) floorCeilTo(name string, e *ast.FuncCall, f *fn) Expr {
+	lit, ok := e.Args[1].(*ast.Literal)
+	if !ok || lit.Kind != ast.SymbolLit {
+		b.L.Errorf(diag.WrongArguments, e.S, "%s takes one number, or a time and a unit as in %s(ts TO HOUR)", name, name).WithHint("usage: %s", f.usage)
+		return nullConst(e.S)
+	}
+	unit := strings.ToUpper(lit.Raw)
+	i := slices.Index(floorCeilUnits, unit)
+	if i < 0 {
+		b.L.Errorf(diag.WrongArguments, lit.S, "%s(... TO %s): unknown unit %s", name, lit.Raw, lit.Raw).
+			WithHint("use one of %s", strings.Join(floorCeilUnits, ", "))
+		return nullConst(e.S)
+	}
+	x := b.bind(e.Args[0])
+	t := x.Type()
+	switch {
+	case isNull(x):
+		t = types.TimestampOf(3)
+	case !t.Kind.IsTemporal():
+		b.L.Errorf(diag.WrongArguments, e.Args[0].Span(), "%s(... TO %s) needs a DATE, TIME or TIMESTAMP, but %s is %s", name, unit, ast.Format(e.Args[0]), t)
+		return nullConst(e.S)
+	case t.Kind == types.Date && i < slices.Index(floorCeilUnits, "DAY"):
+		b.L.Errorf(diag.WrongArguments, lit.S, "%s of a DATE takes DAY or a longer unit, not %s", name, unit).
+			WithHint("cast the DATE to a TIMESTAMP first: %s(CAST(%s AS TIMESTAMP(3)) TO %s)", name, ast.Format(e.Args[0]), unit)
+		return nullConst(e.S)
+	case t.Kind == types.Time && i > slices.Index(floorCeilUnits, "HOUR"):
+		b.L.Errorf(diag.WrongArguments, lit.S, "%s of a TIME takes HOUR or a shorter unit, not %s", name, unit)
+		return nullConst(e.S)
+	}
+	return &Call{Fn: name, Args: []Expr{x, &Const{V: unit, T: types.StringType().NotNull(), S: lit.S}}, T: t, S: e.S}
 }
 
 // timestampAddUnits are the units of TIMESTAMPADD, Flink's (Calcite's)

@@ -174,6 +174,12 @@ func Format(e Expr, col func(*Column) string) string {
 			return args[0] + " " + strings.ReplaceAll(e.Fn, "_", " ")
 		case e.Fn == "CAST" || e.Fn == "TRY_CAST":
 			return e.Fn + "(" + args[0] + " AS " + e.T.String() + ")"
+		case (e.Fn == "FLOOR" || e.Fn == "CEIL") && len(args) == 2:
+			if u, ok := e.Args[1].(*Const); ok {
+				if s, ok := u.V.(string); ok {
+					return e.Fn + "(" + args[0] + " TO " + s + ")"
+				}
+			}
 		case e.Fn == "IN":
 			return args[0] + " IN (" + strings.Join(args[1:], ", ") + ")"
 		case e.Fn == "FIELD" && len(args) == 2:

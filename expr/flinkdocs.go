@@ -81,8 +81,8 @@ var functionDocs = []FunctionDoc{
 	{"IS_DIGIT", "string", "not supported"},
 	// numeric
 	{"ABS", "numeric", "same"},
-	{"FLOOR", "numeric", "differs: FLOOR(ts TO unit) is not supported"},
-	{"CEIL", "numeric", "differs: CEIL(ts TO unit) is not supported"},
+	{"FLOOR", "numeric", "same"},
+	{"CEIL", "numeric", "differs: CEIL(t TO WEEK, MONTH, QUARTER or YEAR) of a TIMESTAMP after a boundary is the next boundary (Flink's ignores the time of day, and takes the first day of a quarter to the next quarter)"},
 	{"ROUND", "numeric", "same"},
 	{"MOD", "numeric", "same"},
 	{"POWER", "numeric", "same"},

@@ -37,6 +37,7 @@ type rewriter struct {
 	hidden []bool
 
 	intervals []*ast.IntervalLit
+	units     []*ast.Literal      // FLOOR(x TO unit), CEIL(x TO unit): @_u<i>
 	groupings []*ast.GroupingSets // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
 	typedLits []*ast.Literal
 	tvfs      []*ast.WindowTVF
@@ -260,6 +261,14 @@ func (rw *rewriter) scan() {
 		case (t.is("CARDINALITY") || t.is("ELEMENT")) && k+1 < len(toks) && toks[k+1].isOp("("):
 			// Words TiDB's grammar keeps for itself.
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
+		case t.is("TO") && k+2 < len(toks) && toks[k+1].kind == tIdent && toks[k+2].isOp(")") && rw.floorCeilAt(k+2):
+			// FLOOR(x TO HOUR), CEIL(x TO DAY): TiDB reads FLOOR(x, @_u0),
+			// and the converter the unit, a keyword argument.
+			u := &ast.Literal{Kind: ast.SymbolLit, Raw: strings.ToUpper(toks[k+1].val)}
+			u.S = toks[k+1].span()
+			rw.units = append(rw.units, u)
+			rw.replace(k, k+2, ", @_u"+strconv.Itoa(len(rw.units)-1))
+			k++
 		case t.isOp("["):
 			rw.bracket(k)
 		case t.is("ROW") && k+1 < len(toks) && toks[k+1].isOp("("):
@@ -332,6 +341,24 @@ func (rw *rewriter) scan() {
 		}
 		return a.to-a.from < b.to-b.from
 	})
+}
+
+// floorCeilAt reports whether the ')' at k closes a call of FLOOR, CEIL
+// or CEILING.
+func (rw *rewriter) floorCeilAt(k int) bool {
+	depth := 0
+	for j := k; j >= 0; j-- {
+		switch {
+		case rw.toks[j].isOp(")"):
+			depth++
+		case rw.toks[j].isOp("("):
+			depth--
+			if depth == 0 {
+				return j > 0 && (rw.toks[j-1].is("FLOOR") || rw.toks[j-1].is("CEIL") || rw.toks[j-1].is("CEILING"))
+			}
+		}
+	}
+	return false
 }
 
 // bracket rewrites the '[' at k and its ']': ARRAY[a, b] and MAP[k, v]

@@ -887,6 +887,12 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 				return c.rw.intervals[i]
 			}
 		}
+		if strings.HasPrefix(e.Name, "_u") && !e.IsSystem {
+			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.units) {
+				c.skipTo(c.rw.units[i].S.End)
+				return c.rw.units[i]
+			}
+		}
 		if strings.HasPrefix(e.Name, "_t") && !e.IsSystem {
 			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.typedLits) {
 				c.skipTo(c.rw.typedLits[i].S.End)
