@@ -23,15 +23,19 @@ import (
 // already been joined is late: counted, written to the dead-letter file
 // when there is one, and not joined. The output is insert-only.
 //
-// With allowed lateness (an inner join only; the planner refuses outer
-// ones, whose padded rows a late partner would have to retract), a
-// window's rows move at its firing from the side's table to its fired
-// table, where they stay until the horizon, window_end - 1 + lateness;
-// a row that comes in between joins the other side's fired rows of its
-// window at once (each pair is emitted once: at the firing when both
-// came before it, else when the later of the two comes), and stays for
-// the partners that come later still. The output watermark is held back
-// by the lateness, so the late pairs are not late for the next operator.
+// With allowed lateness a window's rows move at its firing from the
+// side's table to its fired table, where they stay until the horizon,
+// window_end - 1 + lateness; a row that comes in between joins the other
+// side's fired rows of its window at once (each pair is emitted once: at
+// the firing when both came before it, else when the later of the two
+// comes), and stays for the partners that come later still. On an outer
+// side a fired row remembers whether it met a partner (flagMatched): one
+// that did not was emitted padded with NULLs, and the first late partner
+// retracts that row (-D) before its pair (+I); a late row of an outer
+// side that meets no partner is emitted padded at once, as the firing
+// would have. So an outer window join with lateness emits [+I,-D]. The
+// output watermark is held back by the lateness, so the late pairs are
+// not late for the next operator.
 type windowJoinOp struct {
 	noLifecycle
 	name   string
@@ -67,10 +71,11 @@ type wjSide struct {
 
 // firedRow is a left row of a window being joined.
 type firedRow struct {
-	key  []byte
-	vals []row.Value
-	null bool
-	last int64 // window_end - 1
+	key     []byte
+	vals    []row.Value
+	null    bool
+	last    int64 // window_end - 1
+	matched bool
 }
 
 // horizon is the last watermark at which a window whose last millisecond
@@ -93,17 +98,12 @@ func (o *windowJoinOp) outputWatermark(w int64) int64 {
 	return w - o.lateness
 }
 
-// pair emits l joined with r when the rest of the condition holds.
-func (o *windowJoinOp) pair(l, r []row.Value) (bool, error) {
-	out := concat(l, o.nl, r, o.nr)
-	if o.cond != nil {
-		ok, err := o.cond(out)
-		if err != nil || !ok {
-			return false, err
-		}
+// padded is a row of side port joined with NULLs for the other side.
+func (o *windowJoinOp) padded(port int, vals []row.Value) []row.Value {
+	if port == 0 {
+		return concat(vals, o.nl, nil, o.nr)
 	}
-	o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: out})
-	return true, nil
+	return concat(nil, o.nl, vals, o.nr)
 }
 
 // flagNoKey marks a row whose join key has a NULL: it meets nothing.
@@ -150,30 +150,52 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 			return err
 		}
 		if last <= wm {
-			// Within the lateness (an inner join): it meets the other
-			// side's rows of its fired window now, and waits for later
-			// ones.
+			// Within the lateness: it meets the other side's rows of its
+			// fired window now, and waits for later ones.
 			o.c.LateUpdates.Add(1)
 			if null {
+				if me.outer {
+					o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: o.padded(port, r.Vals)})
+				}
 				continue
 			}
-			other := o.side[1-port].fired
-			other.Scan(key, func(m *state.Record) (keep, stop bool) {
+			other := o.side[1-port]
+			matched := false
+			other.fired.Scan(key, func(m *state.Record) (keep, stop bool) {
 				l, rt := r.Vals, m.Vals
 				if port == 1 {
 					l, rt = m.Vals, r.Vals
 				}
-				if _, err := o.pair(l, rt); err != nil {
-					o.err = err
-					return true, true
+				out := concat(l, o.nl, rt, o.nr)
+				if o.cond != nil {
+					ok, err := o.cond(out)
+					if err != nil {
+						o.err = err
+						return true, true
+					}
+					if !ok {
+						return true, false
+					}
 				}
+				if other.outer && m.Flags&flagMatched == 0 {
+					// It was emitted padded: that row is wrong now.
+					o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: o.padded(1-port, m.Vals)})
+					m.Flags |= flagMatched
+				}
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: out})
+				matched = true
 				return true, false
 			})
 			if o.err != nil {
 				return o.err
 			}
-			h := o.horizon(last)
-			me.fired.Append(key, state.Record{Vals: r.Vals, Time: last, Expiry: h})
+			rec := state.Record{Vals: r.Vals, Time: last, Expiry: o.horizon(last)}
+			if matched {
+				rec.Flags = flagMatched
+			} else if me.outer {
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: o.padded(port, r.Vals)})
+			}
+			me.fired.Append(key, rec)
 			continue
 		}
 		rec := state.Record{Vals: r.Vals, Time: last, Expiry: last}
@@ -216,7 +238,8 @@ func (o *windowJoinOp) advance(w int64) error {
 	left.table.Expire(w, func(key []byte, r *state.Record) {
 		o.fired = append(o.fired, firedRow{key: slices.Clone(key), vals: r.Vals, null: r.Flags&flagNoKey != 0, last: r.Time})
 	})
-	for _, f := range o.fired {
+	for i := range o.fired {
+		f := &o.fired[i]
 		matched := false
 		if !f.null {
 			right.table.Scan(f.key, func(m *state.Record) (keep, stop bool) {
@@ -248,6 +271,7 @@ func (o *windowJoinOp) advance(w int64) error {
 		if !matched && left.outer {
 			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: concat(f.vals, o.nl, nil, o.nr)})
 		}
+		f.matched = matched
 	}
 	right.table.Expire(w, func(key []byte, r *state.Record) {
 		if right.outer && r.Flags&flagMatched == 0 {
@@ -256,7 +280,7 @@ func (o *windowJoinOp) advance(w int64) error {
 		if o.lateness > 0 && r.Flags&flagNoKey == 0 {
 			// Kept for the late left rows (moved after Expire: no table
 			// is written from inside another's callback).
-			o.moved = append(o.moved, state.Record{Vals: r.Vals, Time: r.Time, Expiry: o.horizon(r.Time)})
+			o.moved = append(o.moved, state.Record{Vals: r.Vals, Time: r.Time, Expiry: o.horizon(r.Time), Flags: r.Flags & flagMatched})
 			o.movedKeys = append(o.movedKeys, slices.Clone(key))
 		}
 	})
@@ -268,7 +292,11 @@ func (o *windowJoinOp) advance(w int64) error {
 		}
 		for _, f := range o.fired {
 			if !f.null {
-				left.fired.Append(f.key, state.Record{Vals: f.vals, Time: f.last, Expiry: o.horizon(f.last)})
+				rec := state.Record{Vals: f.vals, Time: f.last, Expiry: o.horizon(f.last)}
+				if f.matched {
+					rec.Flags = flagMatched
+				}
+				left.fired.Append(f.key, rec)
 			}
 		}
 		clear(o.moved)

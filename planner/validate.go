@@ -215,8 +215,12 @@ func (d *deriver) walk(n logical.Node) {
 		}
 		p.State = []string{"both sides: each window's rows until watermark >= window_end - 1ms, then joined once and freed"}
 		s := d.settings
-		if s.AllowLateness > 0 && x.Kind == ast.InnerJoin {
-			p.State = []string{fmt.Sprintf("both sides: each window's rows until watermark >= window_end - 1ms + %s (table.exec.emit.allow-lateness): joined when watermark >= window_end - 1ms, then a late row joins the other side's rows of its window as it comes; the output watermark is held back by %s", s.AllowLatenessText, s.AllowLatenessText)}
+		if s.AllowLateness > 0 {
+			outer := ""
+			if x.Kind != ast.InnerJoin {
+				outer = " (a row emitted padded with NULLs is retracted, -D, when its first late partner comes; a late row that meets none is emitted padded at once)"
+			}
+			p.State = []string{fmt.Sprintf("both sides: each window's rows until watermark >= window_end - 1ms + %s (table.exec.emit.allow-lateness): joined when watermark >= window_end - 1ms, then a late row joins the other side's rows of its window as it comes%s; the output watermark is held back by %s", s.AllowLatenessText, outer, s.AllowLatenessText)}
 		}
 		lw, _, _ := windowOf(x.Left)
 		rw, _, _ := windowOf(x.Right)
@@ -225,11 +229,6 @@ func (d *deriver) walk(n logical.Node) {
 		case s.EarlyFire || s.LateFire:
 			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "early and late firing do not apply to a window join: it emits each pair once (they are emit strategies of window aggregates)").
 				WithHint("SET 'table.exec.emit.early-fire.enabled' = 'false' and 'table.exec.emit.late-fire.enabled' = 'false' before this statement: the settings apply to the statements after them")
-		case s.AllowLateness > 0 && x.Kind != ast.InnerJoin:
-			// Its late rows would be dropped while the job says they are
-			// allowed.
-			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(x), "allowed lateness is not supported for a %s window join yet: a late row could meet a row already emitted padded with NULLs, which would need a retraction (-D) of it; an INNER window join takes late rows", x.Kind).
-				WithHint("SET 'table.exec.emit.allow-lateness' = '0' before this statement: the settings apply to the statements after them")
 		}
 	case *logical.TemporalJoin:
 		lt := x.Cols[x.LeftTime].Name
@@ -583,6 +582,8 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 		diagn.WithHint("or aggregate over a window (GROUP BY window_start, window_end over TABLE(TUMBLE(...))): each window is emitted once")
 	case *logical.Rank:
 		diagn.WithHint("or rank within windows (PARTITION BY window_start, window_end, ... over TABLE(TUMBLE(...))): a window Top-N emits each window's top rows once, when it ends (append-only)")
+	case *logical.WindowJoin:
+		diagn.WithHint("or SET 'table.exec.emit.allow-lateness' = '0' before this statement: the window join then emits each row once, when its window ends (append-only), and counts the rows after that late")
 	case *logical.WindowAggregate:
 		if d.settings.EarlyFire {
 			diagn.WithHint("or SET 'table.exec.emit.early-fire.enabled' = 'false': without preliminary results (and without allowed lateness) each window is emitted once")
