@@ -29,6 +29,12 @@ type rankEntry struct {
 type rankList struct {
 	next    int64 // the next arrival number
 	entries []rankEntry
+	// A window Top-N's: its window's end; with allowed lateness, whether
+	// the window fired, and the rows it emitted (with their numbers), in
+	// rank order.
+	end   int64
+	fired bool
+	shown [][]row.Value
 }
 
 // ranker orders a partition's rows.
@@ -91,6 +97,20 @@ func (rankCodec) Append(dst []byte, l *rankList) []byte {
 		dst = state.AppendValues(dst, e.keys)
 		dst = state.AppendValues(dst, e.vals)
 	}
+	if l.end != 0 || l.fired {
+		// A window Top-N's, after the rows: a list written before it
+		// decodes as one without.
+		flags := int64(0)
+		if l.fired {
+			flags = 1
+		}
+		dst = putVarint(dst, flags)
+		dst = putVarint(dst, l.end)
+		dst = putVarint(dst, int64(len(l.shown)))
+		for _, r := range l.shown {
+			dst = state.AppendValues(dst, r)
+		}
+	}
 	return dst
 }
 
@@ -121,12 +141,38 @@ func (rankCodec) Decode(b []byte) (*rankList, error) {
 			return nil, err
 		}
 	}
+	if len(b) == 0 {
+		return l, nil
+	}
+	var flags int64
+	if flags, b, err = getVarint(b); err != nil {
+		return nil, err
+	}
+	l.fired = flags&1 != 0
+	if l.end, b, err = getVarint(b); err != nil {
+		return nil, err
+	}
+	if n, b, err = getVarint(b); err != nil {
+		return nil, err
+	}
+	if n < 0 || n > int64(len(b)) {
+		return nil, errShort
+	}
+	l.shown = make([][]row.Value, n)
+	for i := range l.shown {
+		if l.shown[i], b, err = getValues(b); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
 // Size estimates l's memory.
 func (rankCodec) Size(l *rankList) int64 {
-	n := int64(48)
+	n := int64(72 + 24*len(l.shown))
+	for _, r := range l.shown {
+		n += int64(len(r)) * 24
+	}
 	for _, e := range l.entries {
 		n += 40 + int64(len(e.keys)+len(e.vals))*24
 		for _, v := range e.vals {
@@ -384,6 +430,17 @@ func (o *dedupOp) counters() *Counters { return o.c }
 // partition holds the window — until the watermark passes window_end,
 // then emits rows Start..End once, insert-only, in rank order. A row whose
 // window has already fired is late: counted and dead-lettered.
+//
+// With allowed lateness ('table.exec.emit.allow-lateness') a fired
+// window's rows stay until its horizon, window_end - 1 + lateness, with
+// the rows it emitted; a row that comes in between (a late update,
+// counted) takes its place among them, and at the end of the batch each
+// partition it changed emits the difference: with the row number, -U the
+// row that was at a number and +U the one there now (+I where a number
+// fills); without it, -D each row pushed out of Start..End and +I each
+// row that entered. Only a row after the horizon is late. Final-only
+// emits each window once, at its horizon. The output watermark is held
+// back by the lateness.
 type windowRankOp struct {
 	noLifecycle
 	name       string
@@ -401,6 +458,47 @@ type windowRankOp struct {
 	late       *lateWriter
 	lateCols   []connector.Column
 	buf        row.Batch
+	lateness   int64
+	finalOnly  bool
+	// kept holds the fired lists that stay until their horizon (advance);
+	// dirty the fired partitions this batch changed, in order.
+	kept       map[string]*rankList
+	dirty      map[string]bool
+	dirtyOrder []string
+}
+
+// horizon is the last watermark at which the window ending at end still
+// takes rows.
+func (o *windowRankOp) horizon(end int64) int64 {
+	h := end - 1 + o.lateness
+	if h < end-1 {
+		return state.NoExpiry - 1
+	}
+	return min(h, state.NoExpiry-1)
+}
+
+// updating reports whether a window's rows are updated after it fired.
+func (o *windowRankOp) updating() bool { return o.lateness > 0 && !o.finalOnly }
+
+// expiry is when the watermark next has something to do with l: its
+// firing, or once fired (or final-only) its horizon.
+func (o *windowRankOp) expiry(l *rankList) int64 {
+	if l.fired || !o.updating() {
+		return o.horizon(l.end)
+	}
+	return l.end - 1
+}
+
+// outputWatermark holds the output watermark back by the allowed lateness
+// (see windowAggOp.outputWatermark).
+func (o *windowRankOp) outputWatermark(w int64) int64 {
+	if o.lateness <= 0 || w == MaxWatermark {
+		return w
+	}
+	if w < MinWatermark+o.lateness {
+		return MinWatermark
+	}
+	return w - o.lateness
 }
 
 func (o *windowRankOp) process(_ int, b row.Batch) error {
@@ -415,12 +513,15 @@ func (o *windowRankOp) process(_ int, b row.Batch) error {
 			continue
 		}
 		end := ev.Int()
-		if end-1 <= o.wm {
+		if o.horizon(end) <= o.wm {
 			o.c.Late.Add(1)
 			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {
 				return err
 			}
 			continue
+		}
+		if end-1 <= o.wm {
+			o.c.LateUpdates.Add(1) // within the lateness
 		}
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
@@ -428,7 +529,7 @@ func (o *windowRankOp) process(_ int, b row.Batch) error {
 		}
 		l, ok := o.lists.Get(kb)
 		if !ok {
-			l = &rankList{}
+			l = &rankList{end: end}
 		}
 		e, err := o.rk.entry(l, r.Vals)
 		if err != nil {
@@ -438,32 +539,111 @@ func (o *windowRankOp) process(_ int, b row.Batch) error {
 		if int64(len(l.entries)) > o.end {
 			l.entries = l.entries[:o.end]
 		}
-		o.lists.Put(kb, l, end-1)
+		if end-1 <= o.wm && o.updating() && !o.dirty[string(kb)] {
+			if o.dirty == nil {
+				o.dirty = map[string]bool{}
+			}
+			o.dirty[string(kb)] = true
+			o.dirtyOrder = append(o.dirtyOrder, string(kb))
+		}
+		o.lists.Put(kb, l, o.expiry(l))
 	}
+	o.buf = o.buf[:0]
+	for _, k := range o.dirtyOrder {
+		l, ok := o.lists.Get([]byte(k))
+		if !ok {
+			continue
+		}
+		// A partition whose first row came late has not fired: it
+		// emits all its rows now (+I), as its firing would have.
+		now := o.rows(l)
+		o.diff(l.shown, now)
+		l.shown, l.fired = now, true
+		o.lists.Put([]byte(k), l, o.expiry(l))
+	}
+	clear(o.dirty)
+	o.dirtyOrder = o.dirtyOrder[:0]
 	if err := o.store.Err(); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setState(o.lists.Len())
 	o.c.setStore(o.store)
-	return nil
+	return o.pushFired()
 }
 
-// advance fires the windows whose last millisecond wm has reached.
+// rows are the rows Start..End of l as they are emitted.
+func (o *windowRankOp) rows(l *rankList) [][]row.Value {
+	var out [][]row.Value
+	for i := o.start - 1; i < min(o.end, int64(len(l.entries))); i++ {
+		n := i + 1
+		if !o.rankCol {
+			n = 0
+		}
+		out = append(out, withNumber(l.entries[i].vals, n))
+	}
+	return out
+}
+
+// diff adds to o.buf what turns the rows emitted, old, into now: by
+// number (-U/+U, +I where a number fills, -D where one empties) when the
+// number is output, else as sets (-D the rows that left, +I those that
+// came).
+func (o *windowRankOp) diff(old, now [][]row.Value) {
+	if o.rankCol {
+		for i := 0; i < max(len(old), len(now)); i++ {
+			switch {
+			case i >= len(old):
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: now[i]})
+			case i >= len(now):
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: old[i]})
+			case !valuesEqual(old[i], now[i]):
+				o.buf = append(o.buf, row.Row{Kind: changelogmode.UpdateBefore, Vals: old[i]},
+					row.Row{Kind: changelogmode.UpdateAfter, Vals: now[i]})
+			}
+		}
+		return
+	}
+	used := make([]bool, len(now))
+	for _, r := range old {
+		found := false
+		for j, n := range now {
+			if !used[j] && valuesEqual(r, n) {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: r})
+		}
+	}
+	for j, n := range now {
+		if !used[j] {
+			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: n})
+		}
+	}
+}
+
+// advance fires the windows whose last millisecond wm has reached (with
+// final-only, whose horizon it has), and drops those past their horizon.
 func (o *windowRankOp) advance(wm int64) error {
 	o.wm = wm
 	o.buf = o.buf[:0]
+	if o.kept == nil {
+		o.kept = map[string]*rankList{}
+	}
 	var perr error
-	o.lists.Expire(wm, func(_ []byte, l *rankList) {
+	o.lists.Expire(wm, func(k []byte, l *rankList) {
 		if perr != nil {
 			return
 		}
-		for i := o.start - 1; i < min(o.end, int64(len(l.entries))); i++ {
-			n := i + 1
-			if !o.rankCol {
-				n = 0
+		if !l.fired {
+			now := o.rows(l)
+			o.diff(nil, now)
+			if o.updating() && o.horizon(l.end) > wm {
+				// Kept for late rows until the horizon.
+				l.fired, l.shown = true, now
+				o.kept[string(k)] = l
 			}
-			vals := withNumber(l.entries[i].vals, n)
-			o.buf = append(o.buf, row.Row{Kind: changelogmode.Insert, Vals: vals})
 		}
 		if len(o.buf) >= fireBatch {
 			perr = o.pushFired()
@@ -471,6 +651,10 @@ func (o *windowRankOp) advance(wm int64) error {
 	})
 	if perr != nil {
 		return perr
+	}
+	for k, l := range o.kept {
+		o.lists.Put([]byte(k), l, o.expiry(l))
+		delete(o.kept, k)
 	}
 	if err := o.store.Err(); err != nil {
 		return fmt.Errorf("state: %w", err)
@@ -511,7 +695,7 @@ func (b *builder) rank(x *physical.Rank, out collector) (operator, error) {
 	case physical.WindowRank:
 		op := &windowRankOp{name: x.Name, key: k, rk: rk, start: x.Start, end: x.End, rankCol: x.RankCol,
 			endCol: x.EndCol, timeCol: x.TimeCol, store: st, wm: MinWatermark, out: out, c: c,
-			late: b.lateFor(x.Late), lateCols: columns(x.InCols)}
+			late: b.lateFor(x.Late), lateCols: columns(x.InCols), lateness: x.Lateness, finalOnly: x.FinalOnly}
 		op.lists = state.NewMap(st, "windows", rankCodec{}, state.TableOptions{})
 		return op, nil
 	case physical.TopN:
@@ -529,4 +713,9 @@ func sortExprs(keys []physical.SortKey) []expr.Expr {
 		out[i] = k.Expr
 	}
 	return out
+}
+
+// valuesEqual reports whether two rows hold the same values.
+func valuesEqual(a, b []row.Value) bool {
+	return slices.EqualFunc(a, b, row.Value.Equal)
 }

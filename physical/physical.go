@@ -449,6 +449,13 @@ type Rank struct {
 	TimeCol      int
 	Late         *LateRows
 	InCols       []Column
+	// Lateness and FinalOnly are a WindowRank's allowed lateness (ms) and
+	// 'table.exec.emit.final-only', over a window TVF only: a fired
+	// window's rows stay until window_end - 1 + Lateness, and a late row
+	// that changes its rows Start..End updates them (FinalOnly: emitted
+	// once, then).
+	Lateness  int64
+	FinalOnly bool
 }
 
 // Inputs implements Node.

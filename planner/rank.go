@@ -275,6 +275,16 @@ func (d *deriver) rankProps(r *logical.Rank, in *Props, p *Props) {
 		}
 	case logical.WindowTopN:
 		p.Produced = changelogmode.InsertOnly
+		if w, _, _ := windowOf(r.Input); w != nil && d.settings.AllowLateness > 0 && !d.settings.FinalOnly {
+			s := d.settings
+			if r.RankCol {
+				p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.UpdateBefore, changelogmode.UpdateAfter, changelogmode.Delete)
+				p.Why = fmt.Sprintf("'table.exec.emit.allow-lateness' = '%s' keeps each window's top rows that long after they are emitted: a late row that enters them renumbers the rows after it (-U old, +U new)", s.AllowLatenessText)
+			} else {
+				p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.Delete)
+				p.Why = fmt.Sprintf("'table.exec.emit.allow-lateness' = '%s' keeps each window's top rows that long after they are emitted: a late row that enters them retracts the row it pushes out (-D)", s.AllowLatenessText)
+			}
+		}
 		switch {
 		case r.RankCol && plain:
 			p.Keys = [][]int{append(slices.Clone(part), rn)}
@@ -299,12 +309,21 @@ func (d *deriver) rankState(r *logical.Rank, p *Props) {
 			d.l.Errorf(diag.OverWindow, nodeSpan(r), "a window Top-N needs a bound on %s's result, as in WHERE rn <= 3", r.Func)
 		}
 		p.State = []string{fmt.Sprintf("per window and partition: its top %s until watermark >= window_end - 1ms, then emitted once", rowsWord(r.End))}
-		if w, _, _ := windowOf(r.Input); w != nil && (d.settings.AllowLateness > 0 || d.settings.EarlyFire || d.settings.LateFire) {
-			// Its late rows would be dropped while the job says they
-			// are allowed. (After a window aggregate it is fine: the
-			// aggregate takes the late rows and holds its watermark back.)
-			d.l.Errorf(diag.UnsupportedFeature, nodeSpan(r), "allowed lateness and early or late firing are not supported for a window Top-N over a window TVF yet: a late row can displace a row already emitted as the window's top, which would need a retraction (-D) of it").
-				WithHint("SET 'table.exec.emit.allow-lateness' = '0' (and the early and late firing keys 'false') before this statement: the settings apply to the statements after them; or rank the rows of a final-only window aggregate, which takes the late rows")
+		s := d.settings
+		if w, _, _ := windowOf(r.Input); w != nil {
+			switch {
+			case s.EarlyFire || s.LateFire:
+				d.l.Errorf(diag.UnsupportedFeature, nodeSpan(r), "early and late firing do not apply to a window Top-N: they are emit strategies of window aggregates (allowed lateness applies)").
+					WithHint("SET 'table.exec.emit.early-fire.enabled' = 'false' and 'table.exec.emit.late-fire.enabled' = 'false' before this statement: the settings apply to the statements after them")
+			case s.AllowLateness > 0 && s.FinalOnly:
+				p.State = []string{fmt.Sprintf("per window and partition: its top %s until watermark >= window_end - 1ms + %s (table.exec.emit.allow-lateness), then emitted once (final-only: each window's rows wait %s of event time past its end); the output watermark is held back by %s", rowsWord(r.End), s.AllowLatenessText, s.AllowLatenessText, s.AllowLatenessText)}
+			case s.AllowLateness > 0:
+				upd := "-D a row pushed out, +I the one that entered"
+				if r.RankCol {
+					upd = "-U/+U the rows whose number changed, +I where a number fills"
+				}
+				p.State = []string{fmt.Sprintf("per window and partition: its top %s until watermark >= window_end - 1ms + %s (table.exec.emit.allow-lateness): emitted when watermark >= window_end - 1ms, then a late row that enters them updates them (%s); the output watermark is held back by %s", rowsWord(r.End), s.AllowLatenessText, upd, s.AllowLatenessText)}
+			}
 		}
 		return
 	case logical.Deduplicate:
@@ -420,6 +439,8 @@ func (l *lowerer) rank(r *logical.Rank) (physical.Node, error) {
 			return nil, fmt.Errorf("internal: window rank without window_end")
 		}
 		x.EndCol = w.end
+		// Over a window TVF the Top-N takes the late rows itself.
+		x.Lateness, x.FinalOnly = l.settings.AllowLateness.Milliseconds(), l.settings.FinalOnly
 		x.TimeCol = w.orig // late rows are reported with their own time
 		if x.TimeCol < 0 {
 			x.TimeCol = w.time
