@@ -47,6 +47,10 @@
 //     ('table.exec.emit.allow-lateness') still takes a row for a fired
 //     window until window_end - 1 + lateness, updating the result
 //     (Counters.LateUpdates); final-only emits each window once, then.
+//     Session windows (session.go) retract (-D) the sessions a late row
+//     extends or merges; outer window joins retract a padded row when a
+//     late partner comes; a window Top-N updates the top rows a late row
+//     enters. Each holds its output watermark back by the lateness.
 //     Early and late firing ('table.exec.emit.early-fire.*',
 //     '….late-fire.*') emit a group's result on a processing-time timer.
 //   - Processing-time timers (proctime.go) fire on the goroutine that
