@@ -13,20 +13,28 @@ import (
 // record whose expiry moves earlier or to another bucket gets a new entry,
 // leaving the old one stale. Stale entries (their record gone, evicted or
 // moved) are dropped when their bucket comes due, or by compaction when
-// they are more than a quarter of a bucket (a stale entry keeps its
-// evicted entry struct alive).
+// they are more than an eighth of a bucket.
+//
+// What the index counts against the budget (bytes) is what it holds: the
+// capacity of the buckets' slices, not their length; each bucket's own
+// struct, map slot and heap slot; and the entry struct that a stale entry
+// of a key that left the hot tier keeps alive (pinned). Before, only the
+// live length was counted: under spilling the hot tier held ~170 MB for an
+// estimate of 128 MB (docs/performance.md, "Where the bytes go").
 type bucketIndex struct {
-	shift uint
-	m     map[int64]*bucket
-	ids   []int64 // min-heap of the ids in m
-	n     int64   // entries
+	shift  uint
+	m      map[int64]*bucket
+	ids    []int64 // min-heap of the ids in m
+	capN   int64   // sum of cap(b.ents)
+	pinned int64   // sum of b.pinned
 }
 
 type bucket struct {
 	id     int64
 	ents   []bent
-	sorted bool // by (exp, seq)
-	stale  int
+	stale  int32 // entries known stale
+	pinned int32 // of those, entries whose key left the hot tier (an estimate)
+	sorted bool  // by (exp, seq)
 }
 
 type bent struct {
@@ -35,7 +43,15 @@ type bent struct {
 	e   *entry // stale once e left the hot tier (slot < 0)
 }
 
-const bentBytes = int64(unsafe.Sizeof(bent{}))
+const (
+	bentBytes = int64(unsafe.Sizeof(bent{}))
+	// bucketBytes is a bucket's own memory: its struct, its slot in the
+	// map (with the map's free slots) and in the heap of ids.
+	bucketBytes = int64(unsafe.Sizeof(bucket{})) + 40
+	// pinnedBytes is what a stale entry keeps alive once its key left the
+	// hot tier: the key's entry struct (cleared, but still referenced).
+	pinnedBytes = int64(unsafe.Sizeof(entry{}))
+)
 
 func cmpBent(a, b bent) int {
 	if c := cmp.Compare(a.exp, b.exp); c != 0 {
@@ -51,10 +67,22 @@ func (x *bucketIndex) init(shift uint) {
 
 func (x *bucketIndex) id(exp int64) int64 { return exp >> x.shift }
 
-func (x *bucketIndex) bytes() int64 { return x.n * bentBytes }
+// bytes is the index's share of the budget (see bucketIndex). Every change
+// to what it depends on goes through Table.bucketsChanged, which keeps the
+// store's total in step.
+func (x *bucketIndex) bytes() int64 {
+	return x.capN*bentBytes + int64(len(x.m))*bucketBytes + x.pinned*pinnedBytes
+}
+
+// bucketsChanged adds to the store's estimate what the index's bytes moved
+// by since they were before.
+func (t *Table) bucketsChanged(before int64) {
+	t.s.used += t.buckets.bytes() - before
+}
 
 func (t *Table) bucketAdd(exp int64, seq uint64, e *entry) {
 	x := &t.buckets
+	before := x.bytes()
 	id := x.id(exp)
 	b := x.m[id]
 	if b == nil {
@@ -66,20 +94,29 @@ func (t *Table) bucketAdd(exp int64, seq uint64, e *entry) {
 	if b.sorted && len(b.ents) > 0 && cmpBent(ent, b.ents[len(b.ents)-1]) < 0 {
 		b.sorted = false
 	}
+	c := cap(b.ents)
 	b.ents = append(b.ents, ent)
-	x.n++
-	t.s.used += bentBytes
+	x.capN += int64(cap(b.ents) - c)
+	t.bucketsChanged(before)
 }
 
 // bucketStale notes that the entry for a record of expiry exp no longer
-// leads to a live hot record.
-func (t *Table) bucketStale(exp int64) {
-	b := t.buckets.m[t.buckets.id(exp)]
+// leads to a live hot record; left says why: its key left the hot tier, so
+// the entry keeps the key's entry struct alive until it is dropped.
+func (t *Table) bucketStale(exp int64, left bool) {
+	x := &t.buckets
+	b := x.m[x.id(exp)]
 	if b == nil {
 		return
 	}
 	b.stale++
-	if len(b.ents) >= 32 && 4*b.stale > len(b.ents) {
+	if left {
+		before := x.bytes()
+		b.pinned++
+		x.pinned++
+		t.bucketsChanged(before)
+	}
+	if 8*int(b.stale) > len(b.ents) {
 		t.compactBucket(b)
 	}
 }
@@ -87,26 +124,32 @@ func (t *Table) bucketStale(exp int64) {
 // compactBucket keeps the entries that still lead to a live hot record of
 // this bucket.
 func (t *Table) compactBucket(b *bucket) {
+	x := &t.buckets
+	before := x.bytes()
 	kept := b.ents[:0]
 	for _, be := range b.ents {
 		if e := be.e; e.slot >= 0 {
 			if i := e.find(be.seq); i >= 0 {
 				r := &e.recs[i]
-				if !r.dead && r.expiry != NoExpiry && t.buckets.id(r.expiry) == b.id {
+				if !r.dead && r.expiry != NoExpiry && x.id(r.expiry) == b.id {
 					kept = append(kept, be)
 				}
 			}
 		}
 	}
-	gone := len(b.ents) - len(kept)
 	clear(b.ents[len(kept):])
 	b.ents = kept
-	if cap(b.ents) > 64 && cap(b.ents) > 4*len(b.ents) {
+	c := cap(b.ents)
+	switch {
+	case len(b.ents) == 0:
+		b.ents = nil
+	case c > 16 && c > 2*len(b.ents):
 		b.ents = append([]bent(nil), b.ents...)
 	}
-	b.stale = 0
-	t.buckets.n -= int64(gone)
-	t.s.used -= int64(gone) * bentBytes
+	x.capN += int64(cap(b.ents) - c)
+	x.pinned -= int64(b.pinned)
+	b.stale, b.pinned = 0, 0
+	t.bucketsChanged(before)
 }
 
 func (x *bucketIndex) push(id int64) {

@@ -55,10 +55,9 @@ func (m *Map[V]) Put(key []byte, v V, expiry int64) {
 	t.s.checkCallback()
 	e := t.lookup(key, true)
 	if len(e.recs) == 0 {
-		e.recs = append(e.recs, rec{seq: t.seq, expiry: NoExpiry})
+		t.appendRec(e, rec{seq: t.seq, expiry: NoExpiry})
 		t.seq++
 		t.rows++
-		t.grow(e, recordBytes)
 	}
 	r := &e.recs[0]
 	if old := r.expiry; old != expiry {
@@ -91,9 +90,8 @@ func (m *Map[V]) AddTimer(key []byte, expiry int64) bool {
 	}
 	r := rec{seq: t.seq, expiry: expiry}
 	t.seq++
-	e.recs = append(e.recs, r)
+	t.appendRec(e, r)
 	t.rows++
-	t.grow(e, recSize(&r))
 	if expiry != NoExpiry {
 		t.bucketAdd(expiry, r.seq, e)
 	}

@@ -366,7 +366,11 @@ func runModel(t *testing.T, seed uint64, budget int64, steps int, reopen bool) S
 		if budget > 0 && budget < 1<<20 && s.MemBytes() > budget && tab.HotKeys() > 0 && budget > 4096 {
 			t.Fatalf("step %d: hot tier %d bytes over budget %d", step, s.MemBytes(), budget)
 		}
+		if step%64 == 0 {
+			checkAccounting(t, step, s)
+		}
 	}
+	checkAccounting(t, steps, s)
 	// Everything left, key by key, through Scan.
 	for k, rs := range m.recs {
 		var got []Record
@@ -454,5 +458,40 @@ func TestTableReopenAgainstModel(t *testing.T) {
 		for seed := uint64(100); seed < 104; seed++ {
 			runModel(t, seed, budget, 1500, true)
 		}
+	}
+}
+
+// checkAccounting recomputes the hot tier's estimate from what it holds
+// (every hot entry's size, every bucket's capacity and the entries its
+// stale ones keep alive) and compares it with the counters the store kept
+// as it went.
+func checkAccounting(t *testing.T, step int, s *Store) {
+	t.Helper()
+	var total int64
+	for _, tab := range s.tlist {
+		var hot int64
+		for _, e := range tab.hot {
+			hot += entrySize(e)
+		}
+		if hot != tab.hotBytes {
+			t.Fatalf("step %d: table %s: hot entries %d bytes, counted %d", step, tab.name, hot, tab.hotBytes)
+		}
+		x := &tab.buckets
+		var capN, pinned int64
+		for _, b := range x.m {
+			capN += int64(cap(b.ents))
+			pinned += int64(b.pinned)
+			if b.pinned < 0 || b.pinned > b.stale {
+				t.Fatalf("step %d: bucket %d: pinned %d, stale %d", step, b.id, b.pinned, b.stale)
+			}
+		}
+		if capN != x.capN || pinned != x.pinned || len(x.ids) != len(x.m) {
+			t.Fatalf("step %d: table %s: buckets cap %d pinned %d ids %d, counted cap %d pinned %d, %d buckets",
+				step, tab.name, capN, pinned, len(x.ids), x.capN, x.pinned, len(x.m))
+		}
+		total += hot + x.bytes()
+	}
+	if total != s.used {
+		t.Fatalf("step %d: hot tier holds %d bytes, counted %d", step, total, s.used)
 	}
 }

@@ -133,11 +133,24 @@ type entry struct {
 // entrySize is what e counts against the budget: what newEntry, load,
 // Append, Scan, Expire and Map.Put added and removed with grow.
 func entrySize(e *entry) int64 {
-	n := entryBytes + int64(len(e.key)) + e.objSize
+	n := entryBytes + int64(len(e.key)) + e.objSize + recSlack(e)
 	for i := range e.recs {
 		n += recSize(&e.recs[i])
 	}
 	return n
+}
+
+// recSlack is the memory of the unused capacity of e's record slice
+// (appends double it; removing records leaves it): counted too, so that
+// what the hot tier holds is what it counts.
+func recSlack(e *entry) int64 { return int64(cap(e.recs)-len(e.recs)) * recordBytes }
+
+// appendRec appends r to e's records and counts it, with the slack the
+// append added.
+func (t *Table) appendRec(e *entry, r rec) {
+	c := cap(e.recs)
+	e.recs = append(e.recs, r)
+	t.grow(e, recSize(&r)+int64(cap(e.recs)-c-1)*recordBytes)
 }
 
 type coldKey struct {
@@ -469,9 +482,11 @@ func (t *Table) dropHot(e *entry) {
 	size := entrySize(e)
 	t.hotBytes -= size
 	t.s.used -= size
+	left := true // the first stale entry is counted as keeping e alive
 	for i := range e.recs {
 		if r := &e.recs[i]; !r.dead && r.expiry != NoExpiry {
-			t.bucketStale(r.expiry)
+			t.bucketStale(r.expiry, left)
+			left = false
 		}
 	}
 	// Stale bucket entries may still point at e: keep it small.
@@ -638,8 +653,7 @@ func (t *Table) Append(key []byte, rec Record) {
 	e := t.lookup(key, true)
 	r := t.newRec(&rec, t.seq)
 	t.seq++
-	e.recs = append(e.recs, r)
-	t.grow(e, recSize(&r))
+	t.appendRec(e, r)
 	if r.expiry != NoExpiry {
 		t.bucketAdd(r.expiry, r.seq, e)
 	}
@@ -712,10 +726,10 @@ func (t *Table) scan(e *entry, filter bool, match []byte, fn func(r *Record) (ke
 			stopped = stop
 			if !keep {
 				changed = true
-				t.grow(e, -recSize(r))
+				t.grow(e, recordBytes-recSize(r)) // its slot stays as slack
 				t.rows--
 				if r.expiry != NoExpiry {
-					t.bucketStale(r.expiry)
+					t.bucketStale(r.expiry, false)
 				}
 				t.unindex(r)
 				continue
@@ -755,7 +769,7 @@ func (t *Table) reindex(e *entry, seq uint64, old, now int64) {
 		if now != NoExpiry && now >= old && t.buckets.id(now) == t.buckets.id(old) {
 			return // the old entry is still a lower bound
 		}
-		t.bucketStale(old)
+		t.bucketStale(old, false)
 	}
 	if now != NoExpiry {
 		t.bucketAdd(now, seq, e)
@@ -819,11 +833,13 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 			b.sorted = true
 		}
 		rq := t.requeue[:0]
-		i := 0
+		before := x.bytes()
+		i, left := 0, int32(0)
 		for ; i < len(b.ents) && b.ents[i].exp <= upTo; i++ {
 			be := &b.ents[i]
 			e := be.e
 			if e.slot < 0 {
+				left++
 				continue
 			}
 			idx := e.find(be.seq)
@@ -854,21 +870,30 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 		rest := copy(b.ents, b.ents[i:])
 		clear(b.ents[rest:])
 		b.ents = b.ents[:rest]
-		x.n -= int64(i)
-		s.used -= int64(i) * bentBytes
-		b.stale = max(0, b.stale-i)
+		b.stale = max(0, b.stale-int32(i))
+		left = min(left, b.pinned)
+		b.pinned -= left
+		x.pinned -= int64(left)
+		if p := min(b.pinned, b.stale); p < b.pinned {
+			x.pinned -= int64(b.pinned - p)
+			b.pinned = p
+		}
+		c := cap(b.ents)
 		if len(rq) > 0 {
 			b.ents = append(b.ents, rq...)
 			b.sorted = false
-			x.n += int64(len(rq))
-			s.used += int64(len(rq)) * bentBytes
 		}
 		t.requeue = rq[:0]
 		if len(b.ents) > 0 {
+			x.capN += int64(cap(b.ents) - c)
+			t.bucketsChanged(before)
 			break // the bucket of upTo, partly due
 		}
+		x.capN -= int64(c)
+		x.pinned -= int64(b.pinned)
 		delete(x.m, b.id)
 		x.pop()
+		t.bucketsChanged(before)
 	}
 	slices.SortFunc(hot, cmpDue)
 
@@ -936,7 +961,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 		for m := range e.recs {
 			r := &e.recs[m]
 			if r.dead {
-				t.grow(e, -recSize(r))
+				t.grow(e, recordBytes-recSize(r)) // its slot stays as slack
 				t.rows--
 				t.unindex(r)
 				continue
