@@ -179,7 +179,8 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 	b.job.parallelism = max(opts.Parallelism, 1)
 	b.job.maxParallelism = b.maxP
 	if c := opts.Checkpoint; c != nil {
-		b.job.cp = &cpState{cfg: c, sinkFinished: make(chan struct{}, len(b.job.sinks)), off: b.job.CheckpointsOff()}
+		b.job.cp = &cpState{cfg: c, sinkFinished: make(chan struct{}, len(b.job.sinks)), off: b.job.CheckpointsOff(),
+			turn: make(chan struct{}, 1)}
 		if b.job.cp.off == "" {
 			for _, d := range b.job.drivers {
 				d.cp = b.job.cp

@@ -805,8 +805,14 @@ func (j *Job) TakesCheckpoints() bool { return j.cp != nil && j.cp.off == "" }
 
 // cpState is the job's checkpoint bookkeeping.
 type cpState struct {
-	mu      sync.Mutex // one checkpoint at a time: the periodic ones, CheckpointNow
-	cfg     *Checkpointing
+	// turn is held by the checkpoint being taken: one at a time, the
+	// periodic ones and CheckpointNow's, which waits for its turn no longer
+	// than its context allows.
+	turn chan struct{}
+	// stopping: CheckpointNow was called; the periodic checkpoints stop,
+	// so that none starts before the last one.
+	stopping atomic.Bool
+	cfg      *Checkpointing
 	off     string // why the job takes none ("" when it does)
 	running atomic.Pointer[cpRun]
 	// sinkFinished is signalled when a sink finishes (its input ended):
@@ -855,8 +861,8 @@ func (j *Job) coordinate(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if ctx.Err() != nil {
-			return // the tick and the end were ready together
+		if ctx.Err() != nil || j.cp.stopping.Load() {
+			return // the tick and the end were ready together; or the last one comes
 		}
 		if err := j.takeCheckpoint(ctx, false); err != nil && ctx.Err() == nil && cfg.Failed != nil {
 			cfg.Failed(cfg.Dir.NextID()-1, err)
@@ -864,13 +870,18 @@ func (j *Job) coordinate(ctx context.Context) {
 	}
 }
 
-// CheckpointNow takes a checkpoint (after the one being taken, if any) and
-// waits for it: Ctrl-C's last checkpoint. It returns nil, nil when the job
+// CheckpointNow takes the job's last checkpoint and waits for it: Ctrl-C's.
+// The sources read nothing after its barrier, and no periodic checkpoint
+// starts after it is called. A periodic checkpoint being taken is finished
+// first (its barrier has passed the sources: the last one cannot take its
+// place), which with incremental checkpoints is short: the changes of one
+// interval; both waits end when ctx does. It returns nil, nil when the job
 // takes no checkpoints.
 func (j *Job) CheckpointNow(ctx context.Context) (*checkpoint.Checkpoint, error) {
 	if j.cp == nil || j.cp.off != "" {
 		return nil, nil
 	}
+	j.cp.stopping.Store(true)
 	if err := j.takeCheckpoint(ctx, true); err != nil {
 		return nil, err
 	}
@@ -881,8 +892,15 @@ func (j *Job) CheckpointNow(ctx context.Context) (*checkpoint.Checkpoint, error)
 // completed or failed (a checkpoint given up because the job is ending is
 // neither).
 func (j *Job) takeCheckpoint(ctx context.Context, final bool) error {
-	j.cp.mu.Lock()
-	defer j.cp.mu.Unlock()
+	select {
+	case j.cp.turn <- struct{}{}:
+	case <-ctx.Done():
+		if r := j.cp.running.Load(); r != nil {
+			return fmt.Errorf("checkpoint %d was still being taken: %w", r.id, context.Cause(ctx))
+		}
+		return context.Cause(ctx)
+	}
+	defer func() { <-j.cp.turn }()
 	before := j.lastCP.Load()
 	err := j.take(ctx, final)
 	c := j.lastCP.Load()
@@ -905,7 +923,7 @@ func (j *Job) takeCheckpoint(ctx context.Context, final bool) error {
 	return err
 }
 
-// take is takeCheckpoint's work, under j.cp.mu.
+// take is takeCheckpoint's work, in its turn.
 func (j *Job) take(ctx context.Context, final bool) error {
 	cfg := j.cp.cfg
 	w, err := cfg.Dir.Begin()
