@@ -813,8 +813,8 @@ type cpState struct {
 	// so that none starts before the last one.
 	stopping atomic.Bool
 	cfg      *Checkpointing
-	off     string // why the job takes none ("" when it does)
-	running atomic.Pointer[cpRun]
+	off      string // why the job takes none ("" when it does)
+	running  atomic.Pointer[cpRun]
 	// sinkFinished is signalled when a sink finishes (its input ended):
 	// a checkpoint waiting for its acknowledgement counts it instead.
 	sinkFinished chan struct{}
