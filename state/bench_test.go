@@ -243,3 +243,121 @@ func BenchmarkRestore1M(b *testing.B) {
 	}
 	reportCPU(b, start, stopped)
 }
+
+// Restoring 1M keys from a chain at its longest by bytes: a whole snapshot
+// of 500k keys and 4 deltas that add the other 500k (and change and delete
+// some of the first), as large together as the base — the most an
+// incremental checkpoint's restore reads (exec starts a new base then).
+func BenchmarkRestore1MChain(b *testing.B) {
+	keys := benchKeys(1_000_000)
+	s, err := Open(b.TempDir(), Options{MemoryBudget: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tab := s.Table("left", TableOptions{})
+	write := func(sn *Snapshot, err error) []byte {
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := sn.WriteTo(&buf); err != nil {
+			b.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for i := range 500_000 {
+		tab.Append(keys[i], Record{Vals: benchVals(i), Time: int64(i), Expiry: int64(i) + 1000})
+	}
+	base := write(s.Snapshot())
+	var deltas [][]byte
+	var size int
+	for d := range 4 {
+		for i := 500_000 + d*125_000; i < 500_000+(d+1)*125_000; i++ {
+			tab.Append(keys[i], Record{Vals: benchVals(i), Time: int64(i), Expiry: int64(i) + 1000})
+		}
+		for i := d * 1000; i < (d+1)*1000; i++ {
+			tab.Delete(keys[i])
+		}
+		delta := write(s.SnapshotChanges())
+		deltas = append(deltas, delta)
+		size += len(delta)
+	}
+	want := tab.Len()
+	s.Close()
+	runtime.GC()
+	b.ReportMetric(float64(len(base))/(1<<20), "baseMB")
+	b.ReportMetric(float64(size)/(1<<20), "deltasMB")
+	var stopped time.Duration
+	start := cpuTime()
+	for b.Loop() {
+		b.StopTimer()
+		t0 := cpuTime()
+		dir := filepath.Join(b.TempDir(), "r")
+		p := SnapshotPart{Name: "base", R: bytes.NewReader(base)}
+		for _, d := range deltas {
+			p.Deltas = append(p.Deltas, SnapshotPart{Name: "delta", R: bytes.NewReader(d)})
+		}
+		stopped += cpuTime() - t0
+		b.StartTimer()
+		r, err := Restore(dir, Options{MemoryBudget: -1}, []SnapshotPart{p}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := r.Table("left", TableOptions{}).Len(); n != want {
+			b.Fatalf("%d records restored, want %d", n, want)
+		}
+		b.StopTimer()
+		t0 = cpuTime()
+		r.Close()
+		stopped += cpuTime() - t0
+		b.StartTimer()
+	}
+	reportCPU(b, start, stopped)
+}
+
+// A checkpoint of a 1M-key store after 10k keys changed: a whole snapshot
+// written (what every checkpoint did) against an incremental one, each
+// taken and written (the barrier and the background writer together).
+func BenchmarkSnapshotWrite1M(b *testing.B) {
+	for _, inc := range []bool{false, true} {
+		name := "whole"
+		if inc {
+			name = "incremental"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := snapshotStore(b, 1_000_000)
+			defer s.Close()
+			tab := s.Table("left", TableOptions{})
+			keys := benchKeys(1_000_000)
+			sn, err := s.Snapshot()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sn.Release()
+			var n int64
+			j := 0
+			start := cpuTime()
+			for b.Loop() {
+				b.StopTimer()
+				for range 10_000 {
+					tab.Append(keys[j%len(keys)], Record{Vals: benchVals(j), Time: int64(j), Expiry: int64(j) + 1000})
+					j += 97
+				}
+				b.StartTimer()
+				if inc {
+					sn, err = s.SnapshotChanges()
+				} else {
+					sn, err = s.Snapshot()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n, err = sn.WriteTo(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, start, 0)
+			b.ReportMetric(float64(n)/(1<<20), "MB")
+		})
+	}
+}
