@@ -96,7 +96,9 @@ func TestStopDuringCheckpoint(t *testing.T) {
 	}
 	sent := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGINT)
-	<-exited
+	if err := <-exited; err == nil {
+		t.Error("the stopped job exited 0")
+	}
 	took := time.Since(sent)
 	t.Logf("SIGINT while checkpoint %d was being written: exited after %s", flying, took.Round(time.Millisecond))
 	m := regexp.MustCompile(`checkpoint (\d+) taken: the next run`).FindStringSubmatch(stderr.String())
