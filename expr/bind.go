@@ -345,7 +345,7 @@ func (s *Scope) Resolve(ref *ast.ColumnRef, l *diag.List) int {
 	var cands []string
 	for _, c := range s.Cols {
 		if ref.Qualifier == nil || c.Qualifier == ref.Qualifier.Name {
-			if !slices.Contains(cands, c.Name) {
+			if c.Name != "" && !slices.Contains(cands, c.Name) { // "": not to be named
 				cands = append(cands, c.Name)
 			}
 		}

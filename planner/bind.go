@@ -788,11 +788,11 @@ func (b *binder) selectBody(q *ast.Select) logical.Node {
 		return b.overQuery(q, node, scope, r.tables)
 	}
 	if hasAgg {
-		q, node, scope, ok := b.legacyWindow(q, node, scope, r.tables)
+		q, node, scope, keyHook, ok := b.legacyWindow(q, node, scope, r.tables)
 		if !ok {
 			return nil
 		}
-		return b.aggregateQuery(q, node, scope, r.tables)
+		return b.aggregateQuery(q, node, scope, r.tables, keyHook)
 	}
 	return b.project(q, node, scope, r.tables, nil)
 }
@@ -978,7 +978,9 @@ func qualIdent(q string, loc ast.Loc) *ast.Ident {
 }
 
 // aggregateQuery binds SELECT ... GROUP BY / aggregates / HAVING / DISTINCT.
-func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) logical.Node {
+// keyHook, when not nil, binds GROUP BY items of its own (a legacy
+// window's TUMBLE_START(...) calls).
+func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable, keyHook expr.Hook) logical.Node {
 	agg := &logical.Aggregate{Input: node, S: q.S}
 	switch {
 	case len(q.GroupBy) > 0:
@@ -986,7 +988,7 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 	case q.Distinct:
 		agg.Origin = "SELECT DISTINCT"
 	}
-	in := &expr.Binder{Scope: scope, L: b.l, Clause: "GROUP BY"}
+	in := &expr.Binder{Scope: scope, L: b.l, Clause: "GROUP BY", Hook: keyHook}
 	var keyText []string
 	groupBy := q.GroupBy
 	var gp *groupingPlan

@@ -16,10 +16,15 @@ import (
 // HOP_START/_END/_ROWTIME and SESSION_START/_END/_ROWTIME in the select
 // list and HAVING. They are lowered onto the window TVF: the grouping call
 // becomes a logical.Window over the FROM (as TABLE(TUMBLE(...)) would
-// make) and window_start, window_end in the GROUP BY; each auxiliary
-// function becomes window_start, window_end or window_time (_ROWTIME for
-// a window over an event-time attribute, _PROCTIME for one over a
-// PROCTIME() column: window_time is a time attribute of the same kind).
+// make), grouped by its window_start and window_end; each auxiliary
+// function is the window's window_start, window_end or window_time
+// (_ROWTIME for a window over an event-time attribute, _PROCTIME for one
+// over a PROCTIME() column: window_time is a time attribute of the same
+// kind). The window's columns have no name in the query's scope, as in
+// Flink, where the legacy window adds none: the query names them by the
+// auxiliary calls only, so an input's own window_start (a view made by
+// another legacy window) is never shadowed or ambiguous, and messages show
+// the calls as written.
 // The window rule then makes the aggregate a WindowAggregate, as for the
 // TVF.
 
@@ -45,34 +50,35 @@ func legacyWindowCall(q *ast.Select) (int, *ast.FuncCall) {
 }
 
 // legacyWindow rewrites a query grouped by a legacy window call onto a
-// window TVF over node: it returns the query grouped by window_start,
-// window_end instead, and the Window node with its scope. ok is false
-// after an error was reported.
-func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) (*ast.Select, logical.Node, *expr.Scope, bool) {
+// window TVF over node: it returns the query grouped by the window's
+// columns instead (named by the calls TUMBLE_START(...), TUMBLE_END(...)),
+// the Window node with its scope, and the hook that binds those calls in
+// the GROUP BY. ok is false after an error was reported.
+func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable) (*ast.Select, logical.Node, *expr.Scope, expr.Hook, bool) {
 	at, call := legacyWindowCall(q)
 	if call == nil {
-		return q, node, scope, true
+		return q, node, scope, nil, true
 	}
 	fn := strings.ToUpper(call.Name.Name)
 	names := legacyWindowFuncs[fn]
 	if len(call.Args) != 1+len(names) {
 		b.errorf(diag.WrongArguments, call.S, "%s takes a time attribute and %s, as in %s", fn, strings.Join(names, " and "), legacyExample(fn))
-		return nil, nil, nil, false
+		return nil, nil, nil, nil, false
 	}
 	for i, g := range q.GroupBy {
 		if fc, ok := g.(*ast.FuncCall); ok && i != at && legacyWindowFuncs[strings.ToUpper(fc.Name.Name)] != nil {
 			b.errorf(diag.UnsupportedFeature, fc.S, "a query can group by one window only")
-			return nil, nil, nil, false
+			return nil, nil, nil, nil, false
 		}
 	}
 	ref, ok := call.Args[0].(*ast.ColumnRef)
 	if !ok {
 		b.errorf(diag.TimeAttribute, call.Args[0].Span(), "%s needs a time attribute column as its first argument, as in %s", fn, legacyExample(fn))
-		return nil, nil, nil, false
+		return nil, nil, nil, nil, false
 	}
 	idx := scope.Resolve(ref, b.l)
 	if idx < 0 {
-		return nil, nil, nil, false
+		return nil, nil, nil, nil, false
 	}
 	cols := node.Columns()
 	tc := cols[idx]
@@ -80,7 +86,7 @@ func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scop
 	case expr.NoTime:
 		b.errorf(diag.TimeAttribute, ref.S, "%s(%s, ...): %s is not a time attribute", fn, ast.Format(ref), ast.Format(ref)).
 			WithHint("declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND on the table", tc.Name, tc.Name)
-		return nil, nil, nil, false
+		return nil, nil, nil, nil, false
 	case expr.ProcTime, expr.RowTime:
 	}
 	win := &logical.Window{Input: node, Func: fn, TimeCol: idx, S: call.S}
@@ -88,7 +94,7 @@ func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scop
 		iv, ok := a.(*ast.IntervalLit)
 		if !ok || iv.YearMonth || iv.Millis <= 0 {
 			b.errorf(diag.InvalidInterval, a.Span(), "the %s of %s must be a positive day-time interval such as INTERVAL '10' MINUTE", names[i], fn)
-			return nil, nil, nil, false
+			return nil, nil, nil, nil, false
 		}
 		switch {
 		case fn == "HOP" && i == 0:
@@ -99,22 +105,41 @@ func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scop
 	}
 	if fn == "HOP" && win.Size%win.Slide != 0 {
 		b.errorf(diag.InvalidInterval, call.Args[2].Span(), "HOP size %s must be a whole multiple of the slide %s", expr.FormatMillis(win.Size), expr.FormatMillis(win.Slide))
-		return nil, nil, nil, false
+		return nil, nil, nil, nil, false
 	}
 	win.Cols = append(append([]logical.Column(nil), cols...), windowColumnsOf(tc, "")...)
-	// The query, grouped by the window's columns instead of the call, and
-	// its auxiliary calls turned into those columns.
+	// The window's columns are not in the query's scope by name: the
+	// query names them only by the auxiliary calls, so the input's own
+	// columns (a view's window_start, say) keep their names. The GROUP BY
+	// holds the calls TUMBLE_START(...) and TUMBLE_END(...) (and
+	// TUMBLE_ROWTIME(...)); keys maps their text to the columns, for the
+	// GROUP BY's binder, and the aggregate binds the select list's calls
+	// as grouped expressions of the same text.
+	timeSuffix := "_ROWTIME"
+	if tc.Time == expr.ProcTime {
+		timeSuffix = "_PROCTIME"
+	}
+	auxCall := func(suffix string, s diag.Span) *ast.FuncCall {
+		return &ast.FuncCall{Loc: ast.Loc{S: s}, Name: &ast.Ident{Loc: ast.Loc{S: s}, Name: fn + suffix}, Args: call.Args}
+	}
+	k := len(win.Cols)
+	keys := map[string]int{
+		ast.Format(auxCall("_START", call.S)):   k - 3,
+		ast.Format(auxCall("_END", call.S)):     k - 2,
+		ast.Format(auxCall(timeSuffix, call.S)): k - 1,
+	}
 	out := *q
 	out.GroupBy = nil
 	for i, g := range q.GroupBy {
 		if i == at {
-			out.GroupBy = append(out.GroupBy, windowRef("window_start", call.S), windowRef("window_end", call.S))
+			out.GroupBy = append(out.GroupBy, auxCall("_START", call.S), auxCall("_END", call.S))
 			continue
 		}
 		out.GroupBy = append(out.GroupBy, g)
 	}
 	rowtime := false // a _ROWTIME call: window_time is grouped by too
 	failed := false
+	made := map[ast.Expr]bool{}
 	aux := func(e ast.Expr) ast.Expr {
 		fc, ok := e.(*ast.FuncCall)
 		if !ok || fc.Over != nil {
@@ -148,18 +173,19 @@ func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scop
 			return e
 		}
 		rowtime = rowtime || col == "window_time"
-		return windowRef(col, fc.S)
+		// The call as the GROUP BY holds it (upper case, its arguments).
+		c := auxCall(strings.TrimPrefix(name, fn), fc.S)
+		made[c] = true
+		return c
 	}
 	out.Fields = make([]*ast.SelectItem, len(q.Fields))
 	for i, f := range q.Fields {
 		nf := *f
 		if f.Expr != nil {
 			nf.Expr = ast.Rewrite(f.Expr, aux)
-			if nf.Alias == nil && nf.Expr != f.Expr {
-				if _, isRef := nf.Expr.(*ast.ColumnRef); isRef {
-					// Named as the call would be, not window_start.
-					nf.Alias = &ast.Ident{Loc: f.Loc, Name: fmt.Sprintf("EXPR$%d", i)}
-				}
+			if nf.Alias == nil && made[nf.Expr] {
+				// Named as Flink names an expression, not window_start.
+				nf.Alias = &ast.Ident{Loc: f.Loc, Name: fmt.Sprintf("EXPR$%d", i)}
 			}
 		}
 		out.Fields[i] = &nf
@@ -168,17 +194,29 @@ func (b *binder) legacyWindow(q *ast.Select, node logical.Node, scope *expr.Scop
 		out.Having = ast.Rewrite(q.Having, aux)
 	}
 	if failed {
-		return nil, nil, nil, false
+		return nil, nil, nil, nil, false
 	}
 	if rowtime {
 		// window_time is window_end - 1ms: the same groups.
-		out.GroupBy = append(out.GroupBy, windowRef("window_time", call.S))
+		out.GroupBy = append(out.GroupBy, auxCall(timeSuffix, call.S))
 	}
-	return &out, win, scopeOf(win.Cols, tables), true
-}
-
-func windowRef(name string, s diag.Span) *ast.ColumnRef {
-	return &ast.ColumnRef{Loc: ast.Loc{S: s}, Name: &ast.Ident{Loc: ast.Loc{S: s}, Name: name}}
+	sc := scopeOf(win.Cols, tables)
+	for i := k - 3; i < k; i++ {
+		sc.Cols[i].Name = "" // not to be named; see above
+	}
+	hook := func(e ast.Expr) (expr.Expr, bool) {
+		fc, ok := e.(*ast.FuncCall)
+		if !ok {
+			return nil, false
+		}
+		i, ok := keys[ast.Format(fc)]
+		if !ok {
+			return nil, false
+		}
+		c := win.Cols[i]
+		return &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: fc.S}, true
+	}
+	return &out, win, sc, hook, true
 }
 
 func legacyExample(fn string) string {

@@ -325,7 +325,12 @@ WHERE rownum = 1;`},
 SELECT TUMBLE_START(log_time, INTERVAL '1' MINUTE) AS window_start, TUMBLE_ROWTIME(log_time, INTERVAL '1' MINUTE) AS window_end,
        SUM(size) AS total_size, COUNT(*) AS num_requests
 FROM server_logs GROUP BY TUMBLE(log_time, INTERVAL '1' MINUTE);
-SELECT window_start, window_end, total_size / num_requests FROM w1m;`},
+CREATE TEMPORARY VIEW w5m AS
+SELECT TUMBLE_START(window_end, INTERVAL '5' MINUTE) AS window_start, TUMBLE_ROWTIME(window_end, INTERVAL '5' MINUTE) AS window_end,
+       SUM(total_size) AS total_size, SUM(num_requests) AS num_requests
+FROM w1m GROUP BY TUMBLE(window_end, INTERVAL '5' MINUTE);
+SELECT window_start, window_end, total_size / num_requests FROM w1m;
+SELECT window_start, window_end, total_size / num_requests FROM w5m;`},
 	{suite: "Cookbook", name: "aggregations/07 chained windows (TVF)", shape: "a TUMBLE TVF over a window aggregate's window_time", mark: "runs",
 		note: "the same recipe written with window TVFs",
 		sql: serverLogs + `CREATE VIEW w1m AS
