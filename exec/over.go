@@ -129,6 +129,11 @@ func (c overCodec) Size(p *overPartition) int64 {
 // A row whose time is at or below the watermark when it comes is late:
 // counted and dead-lettered, as Flink drops it.
 //
+// As a temporal sort (ORDER BY a time attribute, then maybe more keys: no
+// partition, no aggregates, ROWS 0 PRECEDING) it emits every row once, when
+// the watermark passes its time, the rows of one time sorted by the other
+// keys (sortPeers); a row leaves the state as it is emitted.
+//
 // Ordered by a processing-time attribute (procTime), a row is emitted as
 // it comes, after the rows that came before it in its partition (Flink's
 // ProcTimeUnboundedPrecedingFunction and ProcTimeRowsBoundedPrecedingFunction);
@@ -151,6 +156,10 @@ type overAggOp struct {
 	lateCols  []connector.Column
 	buf       row.Batch
 	due       []dueOver
+	// sortKey and sortDesc are a temporal sort's keys after the time
+	// (sortDesc nil: none).
+	sortKey  keyer
+	sortDesc []bool
 }
 
 type dueOver struct {
@@ -250,6 +259,11 @@ func (o *overAggOp) emit(p *overPartition, wm int64) error {
 		n++
 	}
 	ready := p.pending[:n]
+	if o.sortDesc != nil {
+		if err := o.sortPeers(ready); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < len(ready); {
 		// The rows of one time: each alone (ROWS), or together (RANGE).
 		j := i + 1
@@ -264,6 +278,47 @@ func (o *overAggOp) emit(p *overPartition, wm int64) error {
 		i = j
 	}
 	p.pending = append(p.pending[:0:0], p.pending[n:]...)
+	return nil
+}
+
+// sortPeers orders the rows of each time of ready (which is in time, then
+// arrival order) by the ORDER BY keys after the time attribute, NULL first
+// ascending and last descending; rows that tie keep their arrival order.
+func (o *overAggOp) sortPeers(ready []overRow) error {
+	for i := 0; i < len(ready); {
+		j := i + 1
+		for j < len(ready) && ready[j].t == ready[i].t {
+			j++
+		}
+		if j-i > 1 {
+			keys := make([][]row.Value, j-i)
+			idx := make([]int, j-i)
+			for k := range keys {
+				v, err := o.sortKey.values(ready[i+k].vals)
+				if err != nil {
+					return err
+				}
+				keys[k], idx[k] = v, k
+			}
+			slices.SortStableFunc(idx, func(a, b int) int {
+				for c, desc := range o.sortDesc {
+					x := keys[a][c].Compare(keys[b][c])
+					if desc {
+						x = -x
+					}
+					if x != 0 {
+						return x
+					}
+				}
+				return 0
+			})
+			peers := slices.Clone(ready[i:j])
+			for k, from := range idx {
+				ready[i+k] = peers[from]
+			}
+		}
+		i = j
+	}
 	return nil
 }
 
@@ -358,6 +413,14 @@ func (b *builder) overAgg(x *physical.OverAggregate, out collector) (operator, e
 	}
 	op := &overAggOp{name: x.Name, key: k, specs: specs, timeCol: x.TimeCol, rows: x.Rows, preceding: x.Preceding,
 		procTime: x.ProcTime, wm: MinWatermark, out: out, lateCols: columns(x.InCols)}
+	if len(x.SortKeys) > 0 {
+		if op.sortKey, err = b.keyer(sortExprs(x.SortKeys)); err != nil {
+			return nil, err
+		}
+		for _, k := range x.SortKeys {
+			op.sortDesc = append(op.sortDesc, k.Desc)
+		}
+	}
 	op.c = b.counters(op.name, &b.job.Operators)
 	op.late = b.lateFor(x.Late)
 	st, err := b.openState()

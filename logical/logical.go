@@ -307,8 +307,10 @@ type Rank struct {
 //
 // With Sort set it is ORDER BY a time attribute (Flink's TemporalSort):
 // no partition, no aggregates, ROWS 0 PRECEDING: every row leaves once,
-// when the watermark passes its time, in time order (arrival order among
-// equal times).
+// when the watermark passes its time, in time order; the rows of one time
+// in the order of SortKeys (the ORDER BY items after the time attribute,
+// NULL first ascending and last descending, as Flink orders NULLs), then
+// in arrival order.
 type OverAggregate struct {
 	Input     Node
 	Partition []expr.Expr
@@ -318,6 +320,7 @@ type OverAggregate struct {
 	Aggs      []*AggCall
 	ProcTime  bool
 	Sort      bool
+	SortKeys  []SortKey
 	Cols      []Column
 	S         diag.Span
 }

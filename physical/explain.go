@@ -425,7 +425,15 @@ func detail(n Node) string {
 		return rankDetail(x)
 	case *OverAggregate:
 		if x.Sort {
-			return "order=[" + x.InCols[x.TimeCol].Name + "]" + late(x.Late)
+			order := []string{x.InCols[x.TimeCol].Name}
+			for _, k := range x.SortKeys {
+				s := render(k.Expr, x.Input.Base().Cols)
+				if k.Desc {
+					s += " DESC"
+				}
+				order = append(order, s)
+			}
+			return "order=[" + strings.Join(order, ", ") + "]" + late(x.Late)
 		}
 		return overDetail(x)
 	case *Sink:

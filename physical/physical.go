@@ -479,8 +479,10 @@ type OverAggregate struct {
 	Late      *LateRows
 	InCols    []Column
 	// Sort marks ORDER BY a time attribute (Flink's TemporalSort): no
-	// partition, no aggregates, ROWS 0 PRECEDING.
-	Sort bool
+	// partition, no aggregates, ROWS 0 PRECEDING. SortKeys order the rows
+	// of one time (NULL first ascending, last descending), then arrival.
+	Sort     bool
+	SortKeys []SortKey
 	// ProcTime marks TimeCol as a processing-time attribute: each row is
 	// emitted as it comes (nothing waits for a watermark, nothing is
 	// late), with the aggregates of the rows before it; Rows, or RANGE

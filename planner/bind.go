@@ -688,9 +688,10 @@ func (b *binder) selectQuery(q *ast.Select) logical.Node {
 }
 
 // orderBy plans ORDER BY over a query's output, as Flink plans it in a
-// streaming query: by a time attribute of the output, ascending (Flink's
-// TemporalSort; the rows leave in time order as the watermark passes
-// them). Anything else is refused with what to write instead.
+// streaming query: by a time attribute of the output, ascending, then
+// optionally by more keys (Flink's TemporalSort; the rows leave in time
+// order as the watermark passes them, the rows of one time sorted by the
+// other keys). Anything else is refused with what to write instead.
 func (b *binder) orderBy(n logical.Node, items []*ast.OrderItem) logical.Node {
 	it := items[0]
 	cols := n.Columns()
@@ -713,13 +714,33 @@ func (b *binder) orderBy(n logical.Node, items []*ast.OrderItem) logical.Node {
 	case it.Desc:
 		b.errorf(diag.UnsupportedFeature, it.S, "ORDER BY %s DESC: a streaming query can sort by a time attribute ascending only (rows leave as the watermark passes them)", c.Name)
 		return nil
-	case len(items) > 1:
-		b.errorf(diag.UnsupportedFeature, items[1].S, "ORDER BY a time attribute and then more keys is not supported yet: order by %s alone (rows of the same time leave in arrival order)", c.Name)
+	}
+	var keys []logical.SortKey
+	failed := false
+	for _, k := range items[1:] {
+		if containsAgg(k.Expr) {
+			b.errorf(diag.AggregateMisuse, k.Expr.Span(), "ORDER BY sorts the query's output: name an output column instead of an aggregate")
+			failed = true
+			continue
+		}
+		x := (&expr.Binder{Scope: scopeOf(cols, nil), L: b.l, Clause: "ORDER BY"}).Bind(k.Expr)
+		if x == nil {
+			failed = true
+			continue
+		}
+		if !types.Orderable(x.Type(), x.Type()) {
+			b.errorf(diag.TypeMismatch, k.S, "cannot order by %s: %s values have no order", ast.Format(k.Expr), x.Type())
+			failed = true
+			continue
+		}
+		keys = append(keys, logical.SortKey{Expr: x, Desc: k.Desc})
+	}
+	if failed {
 		return nil
 	}
 	out := make([]logical.Column, len(cols))
 	copy(out, cols)
-	return &logical.OverAggregate{Input: n, TimeCol: c.Index, Rows: true, Sort: true, Cols: out, S: it.S}
+	return &logical.OverAggregate{Input: n, TimeCol: c.Index, Rows: true, Sort: true, SortKeys: keys, Cols: out, S: it.S}
 }
 
 func (b *binder) selectBody(q *ast.Select) logical.Node {

@@ -30,7 +30,15 @@ func overFrame(x *logical.OverAggregate) string {
 func overText(x *logical.OverAggregate) string {
 	in := x.Input.Columns()
 	if x.Sort {
-		return "TemporalSort order=[" + colName(in, x.TimeCol) + "]"
+		order := []string{colName(in, x.TimeCol)}
+		for _, k := range x.SortKeys {
+			s := render(k.Expr, in)
+			if k.Desc {
+				s += " DESC"
+			}
+			order = append(order, s)
+		}
+		return "TemporalSort order=[" + strings.Join(order, ", ") + "]"
 	}
 	var aggs []string
 	for _, a := range x.Aggs {
@@ -65,6 +73,9 @@ func (d *deriver) overState(x *logical.OverAggregate, p *Props) {
 	}
 	if x.Sort {
 		p.State = []string{"rows until watermark >= their time, then emitted in time order"}
+		if len(x.SortKeys) > 0 {
+			p.State[0] += " (the rows of one time sorted by the other keys)"
+		}
 		return
 	}
 	keep := "the running aggregates"
@@ -103,6 +114,9 @@ func (l *lowerer) over(x *logical.OverAggregate) (physical.Node, error) {
 	}
 	o := &physical.OverAggregate{Op: op("OverAggregate", x), Input: in, Partition: x.Partition, TimeCol: x.TimeCol,
 		Rows: x.Rows, Preceding: x.Preceding, Late: l.late(x.Input), InCols: physCols(x.Input.Columns()), Sort: x.Sort, ProcTime: x.ProcTime}
+	for _, k := range x.SortKeys {
+		o.SortKeys = append(o.SortKeys, physical.SortKey{Expr: k.Expr, Desc: k.Desc})
+	}
 	for _, c := range x.Aggs {
 		o.Aggs = append(o.Aggs, &physical.AggCall{Fn: c.Fn, Args: c.Args, Distinct: c.Distinct, Star: c.Star, T: c.T})
 	}
@@ -113,6 +127,13 @@ func (l *lowerer) over(x *logical.OverAggregate) (physical.Node, error) {
 	o.Name = "OverAggregate(" + strings.Join(keys, ", ") + ")"
 	if x.Sort {
 		o.Name = "TemporalSort(" + colName(x.Input.Columns(), x.TimeCol) + ")"
+		for _, k := range x.SortKeys {
+			o.Name = strings.TrimSuffix(o.Name, ")") + ", " + render(k.Expr, x.Input.Columns())
+			if k.Desc {
+				o.Name += " DESC"
+			}
+			o.Name += ")"
+		}
 	}
 	return o, nil
 }

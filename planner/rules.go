@@ -844,6 +844,9 @@ func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
 				mark(in, arg, 0)
 			}
 		}
+		for _, k := range x.SortKeys {
+			mark(in, k.Expr, 0)
+		}
 		return one(o.require(x.Input, in))
 	case *logical.Rank:
 		nIn := len(x.Input.Columns())
