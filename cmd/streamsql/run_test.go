@@ -299,6 +299,17 @@ INSERT INTO o SELECT id, pad FROM g;
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The documented exception (connectors/filesystem/doc.go): Linux may
+	// cut one write call at a page boundary when SIGKILL lands inside it.
+	// Then the file ends at a multiple of the page size, and everything
+	// before its last newline is whole lines; any other cut is a bug.
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		if page := os.Getpagesize(); len(data)%page != 0 {
+			t.Fatalf("the file ends in part of a line at %d bytes, not at a page boundary (%d): …%q", len(data), page, data[max(len(data)-60, 0):])
+		}
+		t.Logf("SIGKILL cut the last write at a page boundary (%d bytes): checking the whole lines before it", len(data))
+		data = data[:bytes.LastIndexByte(data, '\n')+1]
+	}
 	if n := sequenceLines(t, data); n == 0 {
 		t.Fatalf("no rows were written\n%s", stderr)
 	}
