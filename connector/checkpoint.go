@@ -78,3 +78,22 @@ type CheckpointRequirer interface {
 	// refused before anything is opened.
 	NeedsCheckpoints() string
 }
+
+// SinkCheckpointing is implemented by sinks that act differently when the
+// job takes checkpoints (the filesystem sink commits partitions only once
+// the checkpoint that holds their rows completes). Checkpointing is called
+// once, before Open or Resume.
+type SinkCheckpointing interface {
+	Checkpointing(on bool)
+}
+
+// SinkWatermarker is implemented by sinks that act on event time (the
+// filesystem sink's partition-time commit trigger). Watermark is called on
+// Write's goroutine when the watermark of the sink's input rises to wm:
+// every row written before it has its place, and rows after it are late if
+// their time is at or below wm. At the end of the input wm is
+// math.MaxInt64, before the sink's final Checkpoint and Flush. An error
+// stops the job.
+type SinkWatermarker interface {
+	Watermark(ctx context.Context, wm int64) error
+}

@@ -135,3 +135,24 @@ func memorySize(v string) error {
 	_, err := settings.ParseMemorySize(v)
 	return err
 }
+
+// commitPolicy accepts Flink's 'sink.partition-commit.policy.kind': a
+// comma-separated list of 'success-file', 'metastore' and 'custom' (the
+// filesystem sink decides which it can follow).
+func commitPolicy(v string) error {
+	n := 0
+	for _, k := range strings.Split(v, ",") {
+		k = strings.ToLower(strings.TrimSpace(k))
+		switch k {
+		case "success-file", "metastore", "custom":
+			n++
+		case "":
+		default:
+			return fmt.Errorf("must list 'success-file', 'metastore' or 'custom', separated by ','; '%s' is none of them", k)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("must name a policy: 'success-file'")
+	}
+	return nil
+}

@@ -463,3 +463,16 @@ func (sc *scanner) name(names []string, short bool) (int, bool) {
 
 // String returns the pattern's text, for messages.
 func (p pattern) String() string { return p.text }
+
+// TimestampParser compiles p, a java.time.format.DateTimeFormatter pattern,
+// for parsing text into a TIMESTAMP (milliseconds, UTC), as Flink's
+// partition time extractor reads 'partition.time-extractor.timestamp-formatter':
+// a pattern without time fields gives midnight. The error says what in p is
+// wrong.
+func TimestampParser(p string) (func(string) (int64, bool), error) {
+	pat, err := compilePattern(p, dtf, true)
+	if err != nil {
+		return nil, err
+	}
+	return pat.parse, nil
+}

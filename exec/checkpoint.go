@@ -1040,6 +1040,18 @@ func (j *Job) notifySinks(ctx context.Context, c *checkpoint.Checkpoint) {
 	}
 }
 
+// tellCheckpointing tells the sinks that want to know
+// (connector.SinkCheckpointing) whether the job takes checkpoints.
+func (j *Job) tellCheckpointing(on bool) {
+	for _, d := range j.drivers {
+		if so, ok := d.op.(*sinkOp); ok {
+			if c, ok := so.sink.(connector.SinkCheckpointing); ok {
+				c.Checkpointing(on)
+			}
+		}
+	}
+}
+
 // needCheckpoints says why a job that takes no checkpoints cannot run
 // ("" when it can): a sink that commits only when one completes.
 func (j *Job) needCheckpoints() string {

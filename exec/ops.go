@@ -196,8 +196,16 @@ func (o *sinkOp) open(ctx context.Context, _ inputs) error {
 	return o.sink.Open(ctx)
 }
 
-func (o *sinkOp) advance(int64) error { return nil }
-func (o *sinkOp) endInput(int) error  { return nil }
+// advance tells a sink that acts on event time (connector.SinkWatermarker)
+// the watermark of its input.
+func (o *sinkOp) advance(wm int64) error {
+	if w, ok := o.sink.(connector.SinkWatermarker); ok {
+		return w.Watermark(o.ctx, wm)
+	}
+	return nil
+}
+
+func (o *sinkOp) endInput(int) error { return nil }
 func (o *sinkOp) counters() *Counters { return o.c }
 
 // finish flushes the sink and signals the end of its input.

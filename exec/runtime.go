@@ -624,6 +624,7 @@ func (j *Job) Run(ctx context.Context) (err error) {
 	if why := j.needCheckpoints(); why != "" && !checkpoints {
 		return errors.New(why)
 	}
+	j.tellCheckpointing(checkpoints)
 	if j.cp != nil && j.cp.cfg.Restore != nil {
 		if err := j.restoreAll(); err != nil {
 			return err

@@ -40,6 +40,9 @@ func NewSink(spec connector.Spec) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := partitionOnly(spec.Options); err != nil {
+		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table, err)
+	}
 	enc, err := format.NewEncoder(set.format, spec.Schema, set.opts)
 	if err != nil {
 		return nil, fmt.Errorf("filesystem: table %s: %w", spec.Table, err)
