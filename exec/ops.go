@@ -205,7 +205,7 @@ func (o *sinkOp) advance(wm int64) error {
 	return nil
 }
 
-func (o *sinkOp) endInput(int) error { return nil }
+func (o *sinkOp) endInput(int) error  { return nil }
 func (o *sinkOp) counters() *Counters { return o.c }
 
 // finish flushes the sink and signals the end of its input.

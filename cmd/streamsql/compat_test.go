@@ -155,10 +155,13 @@ FROM (SELECT A.id, A.seller, A.category, B.bidder, B.price,
       FROM auction A, bid B
       WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires)
 WHERE rn <= 1;`},
-	{suite: "Nexmark", name: "q10", shape: "DATE_FORMAT into a PARTITIONED BY filesystem sink", mark: "runs",
+	{suite: "Nexmark", name: "q10", shape: "DATE_FORMAT into a PARTITIONED BY filesystem sink, rolled and committed by partition time with a success file", mark: "runs",
 		sql: nexmarkTables("bid") + `CREATE TABLE q10_out (auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING,
   dt STRING, hm STRING) PARTITIONED BY (dt, hm)
-WITH ('connector' = 'filesystem', 'path' = 'q10', 'format' = 'json');
+WITH ('connector' = 'filesystem', 'path' = 'q10', 'format' = 'csv',
+  'sink.partition-commit.trigger' = 'partition-time', 'sink.partition-commit.delay' = '1 min',
+  'sink.partition-commit.policy.kind' = 'success-file', 'partition.time-extractor.timestamp-pattern' = '$dt $hm:00',
+  'sink.rolling-policy.rollover-interval' = '1 min', 'sink.rolling-policy.check-interval' = '1 min');
 INSERT INTO q10_out
 SELECT auction, bidder, price, dateTime, extra, DATE_FORMAT(dateTime, 'yyyy-MM-dd'), DATE_FORMAT(dateTime, 'HH:mm')
 FROM bid;`},

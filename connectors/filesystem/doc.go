@@ -73,15 +73,60 @@
 // # Partitions
 //
 // A table with PARTITIONED BY (connector.Spec.PartitionKeys) has a
-// directory 'path' (partition.go). The sink is a PartSink: each row goes
-// to path/k1=v1/k2=v2/part-0, Flink's layout, encoded without the
-// partition columns (they are marked as metadata for the format); values
-// are their CAST to STRING, escaped as Flink's PartitionPathUtils does,
-// NULL and ” as __DEFAULT_PARTITION__. Its checkpoint state is every part
-// file's length; Resume cuts each back to it and removes the part files
-// of partitions first written after it; Open removes an earlier run's part
-// files. A source whose 'path' is a directory reads every file under it
-// (recursively, in name order, leaving out names that start with '.' or
-// '_') as one split, file after file; partition columns take their values
-// from the key=value directories; its position adds the file being read.
+// directory 'path' (partition.go, partsink.go). The sink is a PartSink:
+// each row goes to the open part file of its partition,
+// path/k1=v1/k2=v2/part-N, Flink's layout, encoded without the partition
+// columns (they are marked as metadata for the format); values are their
+// CAST to STRING, escaped as Flink's PartitionPathUtils does, NULL and ”
+// as __DEFAULT_PARTITION__. A source whose 'path' is a directory reads
+// every file under it (recursively, in name order, leaving out names that
+// start with '.' or '_') as one split, file after file; partition columns
+// take their values from the key=value directories; its position adds the
+// file being read.
+//
+// # Rolling
+//
+// A partition's part file is closed ("rolled"; the partition's next row
+// starts part-N+1) when it holds more than 'sink.rolling-policy.file-size'
+// (checked before each row, as Flink's rolling policy does: a file exceeds
+// the size by at most one row), or, checked at most every
+// 'sink.rolling-policy.check-interval' when rows, watermarks or checkpoints
+// reach the sink, when it has been open 'sink.rolling-policy.rollover-interval'
+// or idle 'sink.rolling-policy.inactivity-interval'. A part file is visible
+// (and read by a source) from its first row: rolling decides file sizes,
+// not visibility.
+//
+// # Partition commit
+//
+// With 'sink.partition-commit.policy.kind' = 'success-file' a partition is
+// committed (an empty success file, '_SUCCESS' by default, is written in
+// its directory, synced) once its trigger fires: 'partition-time' when the
+// watermark (connector.SinkWatermarker) is greater than the partition's
+// time plus 'sink.partition-commit.delay', the time read from the
+// partition values with 'partition.time-extractor.timestamp-pattern' and
+// '...timestamp-formatter' (Flink's DefaultPartTimeExtractor);
+// 'process-time' when the wall clock is past the partition's first row
+// plus the delay. At the end of the input every partition is committed.
+// A row that comes for a committed partition (late) is written into it and
+// the partition is committed again, as in Flink.
+//
+// Without checkpoints a partition is committed as soon as its trigger
+// fires, after its open file is written and synced; nothing is ever cut
+// back, so a committed partition's bytes stay as they are (a late row
+// appends). With checkpoints (connector.SinkCheckpointing) a commit waits
+// for the checkpoint: Checkpoint marks the partitions whose trigger fired
+// ready, closing their open files, and CheckpointComplete writes their
+// success files (connector.SinkCommitter). The files a commit covers are
+// then closed files that every later checkpoint holds at their length, so
+// no restore cuts them back: a committed partition's files never change. A
+// late row for it goes to a new part file, which a restore may remove
+// until the partition is committed again. The checkpoint state is every
+// partition's files and lengths, which were ready and which committed;
+// Resume cuts the files back, removes the files and success files written
+// after the checkpoint, and commits what was ready at it. At the end of the
+// input the sink writes a finish marker ('_streamsql-finished.json', its
+// final state) before the last commits: a run resumed from an earlier
+// checkpoint then keeps the complete output and drops the rows it writes
+// again (as the Kafka sink's finish marker does). Open removes an earlier
+// run's part files, success files and marker.
 package filesystem

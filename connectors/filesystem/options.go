@@ -35,6 +35,9 @@ const (
 // commit is the partition commit: when (trigger, delay) and how (the
 // success file; "" when the policy writes none).
 type commit struct {
+	// enabled is set when 'sink.partition-commit.policy.kind' is given:
+	// without a policy nothing is committed (as in Flink).
+	enabled     bool
 	trigger     string
 	delay       time.Duration
 	successFile string
@@ -103,6 +106,7 @@ func readCommit(c connector.Options, keys []string) (commit, error) {
 	}
 	m.delay = d
 	kinds := policyKinds(c.Get("sink.partition-commit.policy.kind"))
+	m.enabled = len(kinds) > 0
 	if slices.Contains(kinds, "custom") {
 		return m, fmt.Errorf("'sink.partition-commit.policy.kind' = 'custom' runs a Java class ('sink.partition-commit.policy.class'), which streamsql cannot: use 'success-file'")
 	}
@@ -139,7 +143,7 @@ func readCommit(c connector.Options, keys []string) (commit, error) {
 	if m.layout != "" {
 		parse, err := eval.TimestampParser(m.layout)
 		if err != nil {
-			return m, fmt.Errorf("'partition.time-extractor.timestamp-formatter' = '%s': %v", m.layout, err)
+			return m, fmt.Errorf("'partition.time-extractor.timestamp-formatter' = '%s': %w", m.layout, err)
 		}
 		m.parse = parse
 	} else {

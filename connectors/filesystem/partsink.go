@@ -261,13 +261,15 @@ func (s *PartSink) Write(_ context.Context, rows row.Batch) error {
 		return nil
 	}
 	s.takeCommitted()
+	if err := s.rollByTime(); err != nil {
+		return err
+	}
 	for _, r := range rows {
 		vals := s.values(r)
 		p := s.partition(s.dir(vals), vals)
 		if p.ready || p.done {
-			if err := s.rollFile(p); err != nil {
-				return err
-			}
+			// With checkpoints the files a commit covered are closed
+			// (markReady rolled them): the late row starts a new one.
 			p.gen++
 			p.ready, p.done = false, false
 		}
@@ -311,19 +313,30 @@ func (s *PartSink) Write(_ context.Context, rows row.Batch) error {
 // 'sink.rolling-policy.check-interval', and, without checkpoints, commits
 // the partitions that are ready.
 func (s *PartSink) tick() error {
-	now := s.now()
-	if now.Sub(s.check) >= s.roll.check {
-		s.check = now
-		for _, p := range s.sorted() {
-			if p.cur != nil && (now.Sub(p.opened) >= s.roll.rollover || now.Sub(p.lastWrite) >= s.roll.inactivity) {
-				if err := s.rollFile(p); err != nil {
-					return err
-				}
-			}
-		}
+	if err := s.rollByTime(); err != nil {
+		return err
 	}
 	if !s.checkpoints {
 		return s.commitReady()
+	}
+	return nil
+}
+
+// rollByTime rolls, at most every 'sink.rolling-policy.check-interval',
+// the part files open longer than 'sink.rolling-policy.rollover-interval'
+// or idle longer than 'sink.rolling-policy.inactivity-interval'.
+func (s *PartSink) rollByTime() error {
+	now := s.now()
+	if now.Sub(s.check) < s.roll.check {
+		return nil
+	}
+	s.check = now
+	for _, p := range s.sorted() {
+		if p.cur != nil && (now.Sub(p.opened) >= s.roll.rollover || now.Sub(p.lastWrite) >= s.roll.inactivity) {
+			if err := s.rollFile(p); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -373,9 +386,13 @@ func (s *PartSink) isReady(p *partition) (bool, error) {
 	}
 }
 
-// markReady rolls the open file of every partition whose trigger fired and
-// marks it ready: the files it has then are the ones its commit covers.
+// markReady marks every partition whose trigger fired ready; with
+// checkpoints it rolls the partition's open file: the files it has then
+// are the ones its commit covers, and none of them grows after it.
 func (s *PartSink) markReady() error {
+	if !s.cmt.enabled {
+		return nil
+	}
 	for _, p := range s.sorted() {
 		if p.ready || p.done {
 			continue
@@ -384,24 +401,32 @@ func (s *PartSink) markReady() error {
 		if err != nil {
 			return err
 		}
-		if ok {
+		if !ok {
+			continue
+		}
+		if s.checkpoints {
 			if err := s.rollFile(p); err != nil {
 				return err
 			}
-			p.ready = true
 		}
+		p.ready = true
 	}
 	return nil
 }
 
 // commitReady, without checkpoints, commits the partitions whose trigger
-// fired: their files are rolled (written, synced, closed) first.
+// fired: their open files are written and synced first (without
+// checkpoints nothing is ever cut back: a later row for the partition, a
+// late one, only appends, and commits it again).
 func (s *PartSink) commitReady() error {
 	if err := s.markReady(); err != nil {
 		return err
 	}
 	for _, p := range s.sorted() {
 		if p.ready && !p.done {
+			if err := s.syncPart(p); err != nil {
+				return err
+			}
 			if err := s.commitDir(p.dir); err != nil {
 				return err
 			}
@@ -529,8 +554,25 @@ func (s *PartSink) Flush(context.Context) error {
 	return s.commitAll()
 }
 
+// syncPart writes what the partition gathered and syncs its open file.
+func (s *PartSink) syncPart(p *partition) error {
+	if p.cur == nil {
+		return nil
+	}
+	if err := s.writePart(p); err != nil {
+		return err
+	}
+	if err := p.cur.Sync(); err != nil {
+		return fmt.Errorf("filesystem: syncing %s: %w", s.fileName(p), err)
+	}
+	return nil
+}
+
 // commitAll commits every partition, at the end of the input.
 func (s *PartSink) commitAll() error {
+	if !s.cmt.enabled {
+		return nil
+	}
 	for _, p := range s.sorted() {
 		if p.done {
 			continue
