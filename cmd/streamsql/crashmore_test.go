@@ -47,6 +47,11 @@ type crashScenario struct {
 	fold    bool     // debezium-json: compare the folded table
 	rescale bool     // each run at a random parallelism
 	damage  bool     // damage the latest checkpoint now and then
+	// commits: the first out is a PARTITIONED BY sink that commits
+	// partitions with success files; while the job runs, is killed and
+	// resumes, every partition seen committed must hold the clean run's
+	// rows of that partition (it is complete, and never changes after).
+	commits bool
 }
 
 var crashScenarios = []crashScenario{
@@ -86,6 +91,78 @@ CREATE TABLE pj (id INT, v INT, w INT, ts TIMESTAMP(3), p STRING) PARTITIONED BY
 INSERT INTO pj SELECT a.id, v, w, a.ts, CAST(MOD(a.id, 7) AS STRING) FROM a JOIN b
   ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND;
 `},
+	// committed: the interval join into a table partitioned by the second
+	// of its time, rolled at 4 kB and committed by partition time with a
+	// success file; a committed partition never changes.
+	{name: "committed", commits: true, outs: []string{"out/cj"}, job: `SET 'execution.checkpointing.interval' = '%s';
+CREATE TABLE a (id INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'a.json', 'format' = 'json');
+CREATE TABLE b (id INT, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'b.json', 'format' = 'json');
+CREATE TABLE cj (id INT, v INT, w INT, ts TIMESTAMP(3), dt STRING, s STRING) PARTITIONED BY (dt, s)
+  WITH ('connector' = 'filesystem', 'path' = 'out/cj', 'format' = 'json',
+    'sink.rolling-policy.file-size' = '4kb', 'sink.partition-commit.trigger' = 'partition-time',
+    'sink.partition-commit.delay' = '1 s', 'sink.partition-commit.policy.kind' = 'success-file',
+    'partition.time-extractor.timestamp-pattern' = '$dt $s');
+INSERT INTO cj SELECT a.id, v, w, a.ts, DATE_FORMAT(a.ts, 'yyyy-MM-dd'), DATE_FORMAT(a.ts, 'HH:mm:ss') FROM a JOIN b
+  ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND;
+`},
+}
+
+// watchCommits polls the partitioned sink's directory out until stop is
+// closed: every partition with a success file must hold want's rows of it
+// (dirLinesSorted's lines, "partition row"). It returns the violations
+// and how many commits it saw.
+func watchCommits(out string, want []string, stop <-chan struct{}) <-chan [2][]string {
+	byPart := map[string][]string{}
+	for _, l := range want {
+		p, _, _ := strings.Cut(l, " ")
+		byPart[p] = append(byPart[p], l)
+	}
+	res := make(chan [2][]string, 1)
+	go func() {
+		var bad []string
+		seen := map[string]bool{}
+		for {
+			select {
+			case <-stop:
+				var names []string
+				for p := range seen {
+					names = append(names, p)
+				}
+				res <- [2][]string{bad, names}
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			_ = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || d.Name() != "_SUCCESS" {
+					return nil
+				}
+				part := filepath.Dir(p)
+				rel, _ := filepath.Rel(out, part)
+				var got []string
+				entries, _ := os.ReadDir(part)
+				for _, e := range entries {
+					if strings.HasPrefix(e.Name(), "_") || e.IsDir() {
+						continue
+					}
+					b, _ := os.ReadFile(filepath.Join(part, e.Name()))
+					for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+						if l != "" {
+							got = append(got, rel+" "+l)
+						}
+					}
+				}
+				slices.Sort(got)
+				seen[rel] = true
+				if !slices.Equal(got, byPart[rel]) && len(bad) < 5 {
+					bad = append(bad, fmt.Sprintf("%s: committed with %d rows, the clean run gives it %d", rel, len(got), len(byPart[rel])))
+				}
+				return nil
+			})
+		}
+	}()
+	return res
 }
 
 func TestCrashScenarios(t *testing.T) {
@@ -133,8 +210,29 @@ func TestCrashScenarios(t *testing.T) {
 				if unmet() {
 					k = max(k, 1)
 				}
+				var stop chan struct{}
+				var watched <-chan [2][]string
+				if sc.commits {
+					out := filepath.Join(dir, sc.outs[0])
+					if err := os.RemoveAll(out); err != nil {
+						t.Fatal(err)
+					}
+					stop = make(chan struct{})
+					watched = watchCommits(out, want[0], stop)
+				}
 				c := sc.episode(t, rng, job, st, k, span)
 				total.add(c)
+				if sc.commits {
+					close(stop)
+					w := <-watched
+					if len(w[0]) > 0 {
+						t.Fatalf("episode %d (%+v): a committed partition was not the clean run's: %s", episodes, c, strings.Join(w[0], "; "))
+					}
+					if len(w[1]) == 0 {
+						t.Fatalf("episode %d: no partition was seen committed", episodes)
+					}
+					t.Logf("episode %d: %d partitions seen committed, each with the clean run's rows", episodes, len(w[1]))
+				}
 				got := sc.outputs(t, dir)
 				for i, out := range sc.outs {
 					if !slices.Equal(got[i], want[i]) {
@@ -201,6 +299,9 @@ func dirLinesSorted(t *testing.T, dir string) []string {
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if strings.HasPrefix(d.Name(), "_") {
+			return nil // success files, markers: readers leave them out
 		}
 		rel, _ := filepath.Rel(dir, filepath.Dir(p))
 		for _, l := range fileLinesSorted(t, p) {

@@ -546,7 +546,7 @@ func (s *PartSink) Flush(context.Context) error {
 	if !s.ended {
 		return nil
 	}
-	if s.checkpoints {
+	if s.checkpoints && s.cmt.enabled {
 		if err := s.writeFinishMarker(); err != nil {
 			return err
 		}
