@@ -46,13 +46,14 @@ type PartSink struct {
 	// trigger (tests set it).
 	now func() time.Time
 
-	parts map[string]*partition // by directory, relative to the path
-	last  time.Time             // when gathered rows were last written
-	check time.Time             // when the rolling policy was last checked
-	rows  int64
-	open  bool
-	wm    int64 // the watermark of the rows written so far
-	ended bool  // the input has ended (the watermark is maxWatermark)
+	parts     map[string]*partition // by directory, relative to the path
+	last      time.Time             // when gathered rows were last written
+	check     time.Time             // when the rolling policy was last checked
+	procCheck time.Time             // when the process-time trigger was last checked on a Write
+	rows      int64
+	open      bool
+	wm        int64 // the watermark of the rows written so far
+	ended     bool  // the input has ended (the watermark is maxWatermark)
 	// checkpoints is set when the job takes checkpoints: partitions are
 	// then committed when the checkpoint that found them ready completes.
 	checkpoints bool
@@ -80,6 +81,10 @@ type partition struct {
 	opened    time.Time
 	lastWrite time.Time
 	created   int64 // wall clock (ms) of the partition's first row: the process-time trigger
+	// tm is the partition's time for the partition-time trigger (read
+	// once: tmRead).
+	tm     int64
+	tmRead bool
 	// gen counts the times the partition was reopened by a row after it
 	// became ready to commit (a late row); ready says it is ready at gen;
 	// done says it is committed at gen.
@@ -306,17 +311,23 @@ func (s *PartSink) Write(_ context.Context, rows row.Batch) error {
 			return err
 		}
 	}
-	return s.tick()
+	// The partition-time trigger changes with the watermark only; the
+	// process-time one with the clock, looked at once a second here.
+	proc := s.cmt.trigger == triggerProcessTime && s.now().Sub(s.procCheck) >= time.Second
+	if proc {
+		s.procCheck = s.now()
+	}
+	return s.tick(proc)
 }
 
 // tick applies the time-based rolling policy, at most every
 // 'sink.rolling-policy.check-interval', and, without checkpoints, commits
 // the partitions that are ready.
-func (s *PartSink) tick() error {
+func (s *PartSink) tick(commit bool) error {
 	if err := s.rollByTime(); err != nil {
 		return err
 	}
-	if !s.checkpoints {
+	if commit && !s.checkpoints && s.cmt.enabled {
 		return s.commitReady()
 	}
 	return nil
@@ -366,7 +377,7 @@ func (s *PartSink) Watermark(_ context.Context, wm int64) error {
 		return nil
 	}
 	s.takeCommitted()
-	return s.tick()
+	return s.tick(true)
 }
 
 // isReady reports whether the partition's commit trigger has fired.
@@ -376,11 +387,14 @@ func (s *PartSink) isReady(p *partition) (bool, error) {
 	}
 	switch s.cmt.trigger {
 	case triggerPartitionTime:
-		t, err := s.cmt.partitionTime(s.keys, p.values)
-		if err != nil {
-			return false, fmt.Errorf("filesystem: %s: %w", filepath.Join(s.set.path, p.dir), err)
+		if !p.tmRead {
+			t, err := s.cmt.partitionTime(s.keys, p.values)
+			if err != nil {
+				return false, fmt.Errorf("filesystem: %s: %w", filepath.Join(s.set.path, p.dir), err)
+			}
+			p.tm, p.tmRead = t, true
 		}
-		return s.wm != math.MinInt64 && s.wm > t+s.cmt.delay.Milliseconds(), nil
+		return s.wm != math.MinInt64 && s.wm > p.tm+s.cmt.delay.Milliseconds(), nil
 	default:
 		return s.now().UnixMilli() > p.created+s.cmt.delay.Milliseconds(), nil
 	}
