@@ -269,6 +269,7 @@ func (s *PartSink) Write(_ context.Context, rows row.Batch) error {
 	if err := s.rollByTime(); err != nil {
 		return err
 	}
+	now := s.now()
 	for _, r := range rows {
 		vals := s.values(r)
 		p := s.partition(s.dir(vals), vals)
@@ -299,7 +300,7 @@ func (s *PartSink) Write(_ context.Context, rows row.Batch) error {
 			return fmt.Errorf("filesystem: %s: row %d: the value holds a line break, which a line of the raw format cannot: use json or csv", s.set.path, s.rows+1)
 		}
 		p.buf = append(p.buf, '\n')
-		p.lastWrite = s.now()
+		p.lastWrite = now
 		s.rows++
 	}
 	total := 0
