@@ -4,7 +4,9 @@
 // reports undecodable input with, the Column descriptors of a schema, and
 // the registry of factories by connector name; and for checkpoints the
 // optional Positioner and CheckpointNotifier (sources) and SinkCheckpointer,
-// SinkCommitter and CheckpointRequirer (sinks), see checkpoint.go; and LookupTable, a table read by key for a
+// SinkCommitter, CheckpointRequirer and SinkCheckpointing (sinks), see
+// checkpoint.go; SinkWatermarker, for sinks that act on event time (the
+// filesystem sink's partition commit); and LookupTable, a table read by key for a
 // lookup join, with its own registry (lookup.go). The model is Benthos's
 // input: connect, read a batch, close.
 //
