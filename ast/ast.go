@@ -603,6 +603,8 @@ type Like struct {
 	X, Pattern Expr
 	Not        bool
 	Similar    bool
+	// Escape is the ESCAPE character's string literal, nil without one.
+	Escape *Literal
 }
 
 // FuncCall is name([DISTINCT] args) or name(*).

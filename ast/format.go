@@ -780,6 +780,10 @@ func (p *printer) expr(e Expr) {
 			p.w(" LIKE ")
 		}
 		p.operand(e.Pattern, precCompare+1)
+		if e.Escape != nil {
+			p.w(" ESCAPE ")
+			p.expr(e.Escape)
+		}
 	case *FuncCall:
 		if (e.Name.Name == "FLOOR" || e.Name.Name == "CEIL") && len(e.Args) == 2 {
 			if u, ok := e.Args[1].(*Literal); ok && u.Kind == SymbolLit {

@@ -29,6 +29,16 @@ type likeTok struct {
 }
 
 func compileLike(p string) likePattern {
+	lp, _ := compileLikeEscape(p, '\\', false)
+	return lp
+}
+
+// compileLikeEscape compiles a LIKE pattern whose escape character is esc.
+// When strict (an explicit ESCAPE, as Flink's SqlLikeUtils reads it), esc
+// may only come before '_', '%' or itself, and not end the pattern;
+// otherwise a backslash makes any next character literal, and a final one
+// is itself.
+func compileLikeEscape(p string, esc rune, strict bool) (likePattern, error) {
 	var lp likePattern
 	var seg likeSeg
 	var lit strings.Builder
@@ -43,11 +53,16 @@ func compileLike(p string) likePattern {
 		i += w
 		lp.trailing = r == '%'
 		switch r {
-		case '\\':
+		case esc:
 			if i < len(p) {
 				r2, w2 := utf8.DecodeRuneInString(p[i:])
+				if strict && r2 != '_' && r2 != '%' && r2 != esc {
+					return lp, errorf(ErrInvalidArgument, "LIKE: invalid escape sequence in %q at character %d: the escape character %q may only come before _, %% or itself", p, utf8.RuneCountInString(p[:i]), esc)
+				}
 				i += w2
 				lit.WriteRune(r2)
+			} else if strict {
+				return lp, errorf(ErrInvalidArgument, "LIKE: the pattern %q ends with its escape character %q", p, esc)
 			} else {
 				lit.WriteRune(r)
 			}
@@ -71,7 +86,7 @@ func compileLike(p string) likePattern {
 	if len(seg) > 0 {
 		lp.segs = append(lp.segs, seg)
 	}
-	return lp
+	return lp, nil
 }
 
 // matchAt reports whether seg matches s at byte offset i, and where the
@@ -188,11 +203,23 @@ func (lp *likePattern) matcher() func(string) bool {
 }
 
 func like(args []node) (Func, error) {
+	esc, strict := '\\', false
+	if len(args) == 3 {
+		e, ok := escapeChar("LIKE", args[2])
+		if !ok {
+			return nil, errorf(ErrInvalidArgument, "LIKE: the ESCAPE must be one constant character")
+		}
+		esc, strict = e, true
+	}
+	compile := func(p string) (likePattern, error) { return compileLikeEscape(p, esc, strict) }
 	if args[1].konst {
 		if args[1].v.IsNull() {
 			return nullFunc, nil
 		}
-		lp := compileLike(args[1].v.Str())
+		lp, err := compile(args[1].v.Str())
+		if err != nil {
+			return nil, err
+		}
 		m := lp.matcher()
 		return un(args[0], func(x row.Value) (row.Value, error) { return row.BoolValue(m(x.Str())), nil }), nil
 	}
@@ -204,9 +231,22 @@ func like(args []node) (Func, error) {
 	return bin(args[0], args[1], func(x, y row.Value) (row.Value, error) {
 		c := last.Load()
 		if c == nil || c.text != y.Str() {
-			c = &cached{text: y.Str(), lp: compileLike(y.Str())}
+			lp, err := compile(y.Str())
+			if err != nil {
+				return row.NullValue, err
+			}
+			c = &cached{text: y.Str(), lp: lp}
 			last.Store(c)
 		}
 		return row.BoolValue(c.lp.match(x.Str())), nil
 	}), nil
+}
+
+// escapeChar is the character of a constant ESCAPE argument.
+func escapeChar(_ string, n node) (rune, bool) {
+	if !n.konst || n.v.Kind() != row.Str || utf8.RuneCountInString(n.v.Str()) != 1 {
+		return 0, false
+	}
+	r, _ := utf8.DecodeRuneInString(n.v.Str())
+	return r, true
 }

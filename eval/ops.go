@@ -67,8 +67,8 @@ func (c *compiler) call(e *expr.Call, args []node) (Func, error) {
 		}
 		return like(args)
 	case "SIMILAR TO":
-		if err := want(2); err != nil {
-			return nil, err
+		if len(args) < 2 || len(args) > 3 {
+			return nil, fmt.Errorf("eval: SIMILAR TO takes 2 or 3 arguments, got %d", len(args))
 		}
 		return similar(args)
 	case "CASE":

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/row"
 )
@@ -48,16 +49,37 @@ var repetition = regexp.MustCompile(`^\{[0-9]+(,[0-9]*)?\}`)
 // notLineEnd is Java's '.' (without DOTALL) in RE2's syntax.
 const notLineEnd = `[^\n\r\x{85}\x{2028}\x{2029}]`
 
-// similarRegexp translates a SIMILAR TO pattern. It returns the Java
+// similarRegexpEscape translates a SIMILAR TO pattern. It returns the Java
 // regular expression (what Flink runs, for the Java/RE2 check) and the RE2
-// one that runs here (anchored, with Java's '.'), or an error.
-func similarRegexp(p string) (java, re2 string, err error) {
+// one that runs here (anchored, with Java's '.'), or an error. With an
+// ESCAPE character esc ("" for none), esc before one of similarSpecials or
+// itself makes that character literal, anywhere; before anything else, or
+// at the end, it is an error (Calcite's invalid escape sequence).
+func similarRegexpEscape(p, esc string) (java, re2 string, err error) {
 	var j, r strings.Builder
 	both := func(s string) { j.WriteString(s); r.WriteString(s) }
 	bad := func() error {
 		return errorf(ErrInvalidArgument, "SIMILAR TO: invalid pattern %q", p)
 	}
+	// escaped reads an escape sequence at i: the literal character, quoted
+	// for both dialects, and the bytes it took.
+	escaped := func(i int) (string, int, error) {
+		n, w := utf8.DecodeRuneInString(p[i+len(esc):])
+		if i+len(esc) >= len(p) || string(n) != esc && !strings.ContainsRune(similarSpecials, n) {
+			return "", 0, errorf(ErrInvalidArgument, "SIMILAR TO: invalid escape sequence in %q: the escape character %q may only come before one of %s or itself", p, esc, similarSpecials)
+		}
+		return regexp.QuoteMeta(string(n)), len(esc) + w, nil
+	}
 	for i := 0; i < len(p); i++ {
+		if esc != "" && strings.HasPrefix(p[i:], esc) {
+			lit, n, err := escaped(i)
+			if err != nil {
+				return "", "", err
+			}
+			both(lit)
+			i += n - 1
+			continue
+		}
 		switch c := p[i]; c {
 		case '_':
 			j.WriteString(".")
@@ -85,6 +107,15 @@ func similarRegexp(p string) (java, re2 string, err error) {
 			both("[")
 			i++
 			for ; i < len(p) && p[i] != ']'; i++ {
+				if esc != "" && strings.HasPrefix(p[i:], esc) {
+					lit, n, err := escaped(i)
+					if err != nil {
+						return "", "", err
+					}
+					both(lit)
+					i += n - 1
+					continue
+				}
 				switch {
 				case strings.HasPrefix(p[i:], "[:"):
 					found := false
@@ -125,8 +156,12 @@ func similarRegexp(p string) (java, re2 string, err error) {
 }
 
 // compileSimilar checks and compiles a SIMILAR TO pattern.
-func compileSimilar(p string) (*regexp.Regexp, error) {
-	j, r, err := similarRegexp(p)
+func compileSimilar(p string) (*regexp.Regexp, error) { return compileSimilarEscape(p, "") }
+
+// compileSimilarEscape is compileSimilar with an ESCAPE character ("" for
+// none).
+func compileSimilarEscape(p, esc string) (*regexp.Regexp, error) {
+	j, r, err := similarRegexpEscape(p, esc)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +179,19 @@ func compileSimilar(p string) (*regexp.Regexp, error) {
 // error then refuses the query); one from a column per row, the last
 // cached.
 func similar(args []node) (Func, error) {
+	esc := ""
+	if len(args) == 3 {
+		e, ok := escapeChar("SIMILAR TO", args[2])
+		if !ok {
+			return nil, errorf(ErrInvalidArgument, "SIMILAR TO: the ESCAPE must be one constant character")
+		}
+		esc = string(e)
+	}
 	if args[1].konst {
 		if args[1].v.IsNull() {
 			return nullFunc, nil
 		}
-		re, err := compileSimilar(args[1].v.Str())
+		re, err := compileSimilarEscape(args[1].v.Str(), esc)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +205,7 @@ func similar(args []node) (Func, error) {
 	return bin(args[0], args[1], func(x, y row.Value) (row.Value, error) {
 		c := last.Load()
 		if c == nil || c.text != y.Str() {
-			re, err := compileSimilar(y.Str())
+			re, err := compileSimilarEscape(y.Str(), esc)
 			if err != nil {
 				return row.NullValue, err
 			}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/diag"
@@ -176,7 +177,14 @@ func (b *Binder) bind(e ast.Expr) Expr {
 				b.L.Errorf(diag.TypeMismatch, src.Span(), "%s needs strings, but %s is %s", fn, ast.Format(src), y.Type())
 			}
 		}
-		var out Expr = &Call{Fn: fn, Args: []Expr{x, p}, T: boolT, S: e.S}
+		args := []Expr{x, p}
+		if e.Escape != nil {
+			if utf8.RuneCountInString(e.Escape.Raw) != 1 {
+				b.L.Errorf(diag.WrongArguments, e.Escape.S, "the ESCAPE of %s must be one character, not '%s'", fn, e.Escape.Raw)
+			}
+			args = append(args, &Const{V: e.Escape.Raw, T: types.CharOf(1).NotNull(), S: e.Escape.S})
+		}
+		var out Expr = &Call{Fn: fn, Args: args, T: boolT, S: e.S}
 		if e.Not {
 			out = &Call{Fn: "NOT", Args: []Expr{out}, T: boolT, S: e.S}
 		}

@@ -166,6 +166,8 @@ func Format(e Expr, col func(*Column) string) string {
 		switch {
 		case infix[e.Fn] && len(args) == 2:
 			return "(" + args[0] + " " + e.Fn + " " + args[1] + ")"
+		case (e.Fn == "LIKE" || e.Fn == "SIMILAR TO") && len(args) == 3:
+			return "(" + args[0] + " " + e.Fn + " " + args[1] + " ESCAPE " + args[2] + ")"
 		case e.Fn == "NOT":
 			return "NOT " + args[0]
 		case e.Fn == "NEG":

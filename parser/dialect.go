@@ -37,8 +37,9 @@ type rewriter struct {
 	hidden []bool
 
 	intervals []*ast.IntervalLit
-	units     []*ast.Literal      // FLOOR(x TO unit), CEIL(x TO unit): @_u<i>
-	groupings []*ast.GroupingSets // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
+	units     []*ast.Literal       // FLOOR(x TO unit), CEIL(x TO unit): @_u<i>
+	escapes   map[int]*ast.Literal // ESCAPE token index -> its string (blanked)
+	groupings []*ast.GroupingSets  // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
 	typedLits []*ast.Literal
 	tvfs      []*ast.WindowTVF
 	values    []*ast.Values
@@ -123,7 +124,7 @@ type edit struct {
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
 		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}, tblHints: map[int][]*ast.Hint{},
-		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}}
+		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}}
 	rw.blankComments()
 	rw.scan()
 	return rw
@@ -268,6 +269,18 @@ func (rw *rewriter) scan() {
 			u.S = toks[k+1].span()
 			rw.units = append(rw.units, u)
 			rw.replace(k, k+2, ", @_u"+strconv.Itoa(len(rw.units)-1))
+			k++
+		case t.is("ESCAPE") && k > 0:
+			// LIKE/SIMILAR TO ... ESCAPE 'c': TiDB takes one byte only; the
+			// converter takes the string from the record.
+			if k+1 >= len(toks) || toks[k+1].kind != tString {
+				rw.errorf(diag.SyntaxError, t.span(), "ESCAPE needs a string of one character, as in LIKE 'a!_%%' ESCAPE '!'")
+				continue
+			}
+			lit := &ast.Literal{Kind: ast.StringLitKind, Raw: strings.ReplaceAll(toks[k+1].val, "''", "'")}
+			lit.S = toks[k+1].span()
+			rw.escapes[k] = lit
+			rw.blank(k, k+2)
 			k++
 		case t.isOp("["):
 			rw.bracket(k)

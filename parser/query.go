@@ -991,8 +991,13 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		pat := c.expr(e.Pattern)
 		lk := &ast.Like{X: x, Pattern: pat, Not: e.Not, Similar: op >= 0 && c.toks[op].is("SIMILAR")}
 		lk.S = x.Span().Join(pat.Span())
-		if c.peekIs(func(t token) bool { return t.is("ESCAPE") }) {
-			c.failf(diag.UnsupportedSyntax, c.here(), "LIKE ... ESCAPE and SIMILAR TO ... ESCAPE are not supported yet")
+		for j := c.pos; j < len(c.toks) && j < c.pos+3; j++ {
+			if esc, ok := c.rw.escapes[j]; ok {
+				lk.Escape = esc
+				lk.S = lk.S.Join(esc.S)
+				c.pos = j + 2
+				break
+			}
 		}
 		return lk
 	case *tast.FuncCallExpr:
