@@ -793,6 +793,41 @@ func (p *printer) expr(e Expr) {
 				return
 			}
 		}
+		if e.Name.Name == "TRIM" && len(e.Args) >= 2 {
+			if side, ok := e.Args[0].(*Literal); ok && side.Kind == SymbolLit {
+				p.w("TRIM(", side.Raw, " ")
+				if len(e.Args) == 3 {
+					p.expr(e.Args[1])
+					p.w(" ")
+				}
+				p.w("FROM ")
+				p.expr(e.Args[len(e.Args)-1])
+				p.w(")")
+				return
+			}
+		}
+		if e.Name.Name == "OVERLAY" && (len(e.Args) == 3 || len(e.Args) == 4) {
+			p.w("OVERLAY(")
+			p.expr(e.Args[0])
+			p.w(" PLACING ")
+			p.expr(e.Args[1])
+			p.w(" FROM ")
+			p.expr(e.Args[2])
+			if len(e.Args) == 4 {
+				p.w(" FOR ")
+				p.expr(e.Args[3])
+			}
+			p.w(")")
+			return
+		}
+		if e.Name.Name == "POSITION" && len(e.Args) == 2 {
+			p.w("POSITION(")
+			p.expr(e.Args[0])
+			p.w(" IN ")
+			p.expr(e.Args[1])
+			p.w(")")
+			return
+		}
 		if e.Name.Name == "EXTRACT" && len(e.Args) == 2 {
 			p.w("EXTRACT(")
 			p.expr(e.Args[0])

@@ -288,3 +288,212 @@ func TestLikeEscapeDocumented(t *testing.T) {
 		{"s LIKE 'ab' ESCAPE 1", "SQL100", "ESCAPE needs a string"},
 	})
 }
+
+// TestStringFunctionsAgainstPostgreSQL compares TRIM's forms, LTRIM and
+// RTRIM with characters, POSITION, OVERLAY (where Flink's and PostgreSQL's
+// agree: a position within the string and a positive length), TRANSLATE,
+// CHR (1 to 255: Latin-1 is Unicode's first block), FROM_BASE64, REGEXP,
+// ENCODE/DECODE round trips and TRUNCATE of exact numbers with
+// PostgreSQL's.
+func TestStringFunctionsAgainstPostgreSQL(t *testing.T) {
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	strs := []string{"", "a", "  padded  ", "xxhixx", "abcddcba", "心情开开心心", "hello world", "x-y_z", "ÄbC dEf"}
+	sets := []string{"", " ", "x", "abc", "开心", "dx", "l o"}
+	var cases []pgPair
+	for _, s := range strs {
+		for _, c := range sets {
+			cases = append(cases,
+				pgPair{fmt.Sprintf("TRIM(BOTH %s FROM %s)", q(c), q(s)), fmt.Sprintf("trim(BOTH %s FROM %s)", q(c), q(s))},
+				pgPair{fmt.Sprintf("TRIM(LEADING %s FROM %s)", q(c), q(s)), fmt.Sprintf("trim(LEADING %s FROM %s)", q(c), q(s))},
+				pgPair{fmt.Sprintf("TRIM(TRAILING %s FROM %s)", q(c), q(s)), fmt.Sprintf("trim(TRAILING %s FROM %s)", q(c), q(s))},
+				pgPair{fmt.Sprintf("TRIM(%s FROM %s)", q(c), q(s)), fmt.Sprintf("trim(%s FROM %s)", q(c), q(s))},
+				pgPair{fmt.Sprintf("LTRIM(%s, %s)", q(s), q(c)), fmt.Sprintf("ltrim(%s, %s)", q(s), q(c))},
+				pgPair{fmt.Sprintf("RTRIM(%s, %s)", q(s), q(c)), fmt.Sprintf("rtrim(%s, %s)", q(s), q(c))},
+				pgPair{fmt.Sprintf("POSITION(%s IN %s)", q(c), q(s)), fmt.Sprintf("position(%s IN %s)", q(c), q(s))},
+				pgPair{fmt.Sprintf("TRANSLATE(%s, %s, 'XY')", q(s), q(c)), fmt.Sprintf("translate(%s, %s, 'XY')", q(s), q(c))},
+			)
+		}
+		cases = append(cases,
+			pgPair{fmt.Sprintf("TRIM(LEADING FROM %s)", q(s)), fmt.Sprintf("trim(LEADING FROM %s)", q(s))},
+			pgPair{fmt.Sprintf("TRIM(TRAILING FROM %s)", q(s)), fmt.Sprintf("trim(TRAILING FROM %s)", q(s))},
+			pgPair{fmt.Sprintf("TRIM(BOTH FROM %s)", q(s)), fmt.Sprintf("trim(BOTH FROM %s)", q(s))},
+			pgPair{fmt.Sprintf("FROM_BASE64(TO_BASE64(%s))", q(s)), q(s)},
+			pgPair{fmt.Sprintf("DECODE(ENCODE(%s, 'UTF-16'), 'UTF-16')", q(s)), q(s)},
+			pgPair{fmt.Sprintf("DECODE(ENCODE(%s, 'utf-16le'), 'UTF-16LE')", q(s)), q(s)},
+			pgPair{fmt.Sprintf("DECODE(ENCODE(%s, 'UTF-8'), 'UTF-8')", q(s)), q(s)},
+			pgPair{fmt.Sprintf("TO_BASE64(DECODE(ENCODE(%s, 'UTF-8'), 'ISO-8859-1'))", q(s)),
+				fmt.Sprintf("encode(convert_to(convert_from(convert_to(%s, 'UTF8'), 'LATIN1'), 'UTF8'), 'base64')", q(s))},
+		)
+		n := len([]rune(s))
+		for pos := 1; pos <= n; pos++ {
+			for _, l := range []int{1, 2, 5, 40} {
+				cases = append(cases, pgPair{fmt.Sprintf("OVERLAY(%s PLACING 'XYZ' FROM %d FOR %d)", q(s), pos, l), fmt.Sprintf("overlay(%s PLACING 'XYZ' FROM %d FOR %d)", q(s), pos, l)})
+			}
+			cases = append(cases, pgPair{fmt.Sprintf("OVERLAY(%s PLACING 'é!' FROM %d)", q(s), pos), fmt.Sprintf("overlay(%s PLACING 'é!' FROM %d)", q(s), pos)})
+		}
+		for _, re := range []string{"l+", "^h", "d$", "[0-9]", "o w", "a|x", "(ab)+c"} {
+			cases = append(cases, pgPair{fmt.Sprintf("REGEXP(%s, %s)", q(s), q(re)), fmt.Sprintf("%s ~ %s", q(s), q(re))})
+		}
+	}
+	for n := 1; n <= 255; n += 7 {
+		cases = append(cases, pgPair{fmt.Sprintf("CHR(%d)", n), fmt.Sprintf("chr(%d)", n)}, pgPair{fmt.Sprintf("CHR(%d)", n+512), fmt.Sprintf("chr(%d)", n)})
+	}
+	for _, b := range []string{"aGVsbG8gd29ybGQ=", "", "Zg==", "Zm8=", "Zm9v", "5b+D5oOF", "w4Riw6c="} {
+		cases = append(cases, pgPair{fmt.Sprintf("FROM_BASE64('%s')", b), fmt.Sprintf("convert_from(decode('%s', 'base64'), 'UTF8')", b)})
+	}
+	for _, x := range []string{"42.324", "-42.324", "0.999", "-0.5", "12345.678", "0"} {
+		for _, d := range []int{-3, -2, -1, 0, 1, 2, 5} {
+			cases = append(cases, pgPair{fmt.Sprintf("CAST(TRUNCATE(CAST(%s AS DECIMAL(10, 3)), %d) AS STRING)", x, d), fmt.Sprintf("trunc(CAST(%s AS NUMERIC(10, 3)), %d)", x, d) + fmt.Sprintf("::numeric(20, %d)", max(min(d, 3), 0))})
+		}
+	}
+	for _, x := range []int{0, 7, -7, 1234567, -1234567} {
+		for _, d := range []int{-5, -2, 0, 2} {
+			cases = append(cases, pgPair{fmt.Sprintf("TRUNCATE(%d, %d)", x, d), fmt.Sprintf("trunc(%d::numeric, %d)::bigint", x, d)})
+		}
+	}
+	compareWithPostgreSQL(t, cases)
+}
+
+// TestMoreFunctionsDocumented checks Flink's examples (its docs and its
+// ScalarFunctionsTest), the behaviour of the Java methods Flink calls, and
+// NULL handling.
+func TestMoreFunctionsDocumented(t *testing.T) {
+	runCases(t, []evalCase{
+		// TRIM (Flink's ScalarFunctionsTest).
+		{"TRIM(BOTH 'abc' FROM 'abcddcba')", "dd"},
+		{"TRIM(BOTH '开心' FROM '心情开开心心')", "情"},
+		{"TRIM(LEADING FROM '  example  ')", "example  "},
+		{"TRIM(TRAILING 'e' FROM 'example')", "exampl"},
+		{"TRIM(BOTH 'xyz' FROM 'example')", "example"},
+		{"LTRIM('abcddcba', 'abd')", "cddcba"},
+		{"RTRIM('心情开开心心', '开心')", "心情"},
+		{"LTRIM('abcddcba', ns)", "NULL"},
+		{"TRIM(BOTH ns FROM s)", "NULL"},
+		{"TRIM(LEADING 'H' FROM s)", "ello World"},
+		// POSITION, OVERLAY.
+		{"POSITION('test' IN 'xxxtest')", "4"},
+		{"POSITION('testx' IN 'xxxtest')", "0"},
+		{"position('aa' in 'aaads')", "1"},
+		{"POSITION(ns IN s)", "NULL"},
+		{"OVERLAY('xxxxxtest' PLACING 'xxxx' FROM 6)", "xxxxxxxxx"},
+		{"OVERLAY('xxxxxtest' PLACING 'xxxx' FROM 6 FOR 2)", "xxxxxxxxxst"},
+		{"OVERLAY('123456789' PLACING 'abc' FROM 100 FOR 2)", "123456789"},
+		{"OVERLAY('123456789' PLACING 'It' FROM -1 FOR 2)", "123456789"},
+		{"OVERLAY('123456789' PLACING 'abc' FROM 2 FOR 100)", "1abc"},
+		{"OVERLAY('123456789' PLACING 'abc' FROM 2 FOR -1)", "1abc"},
+		{"OVERLAY('123456789' PLACING 'abc' FROM 100 FOR -1)", "123456789"},
+		{"OVERLAY('This is a test String.' PLACING 'IS' FROM 6 FOR 100)", "This IS"},
+		{"OVERLAY(ns PLACING 'It' FROM 1 FOR 2)", "NULL"},
+		{"OVERLAY(s PLACING 'It' FROM ni)", "NULL"},
+		// REGEXP: a match anywhere; an empty regex is FALSE.
+		{"REGEXP('foobar', 'o+b')", "TRUE"},
+		{"REGEXP('foobar', '^o')", "FALSE"},
+		{"REGEXP('foobar', '')", "FALSE"},
+		{"REGEXP(s, ns)", "NULL"},
+		{"REGEXP('x', s)", "FALSE"},
+		// CHR: modulo 256; Flink's chr(97), chr(353).
+		{"CHR(97)", "a"},
+		{"CHR(353)", "a"},
+		{"CHR(-1)", ""},
+		{"CHR(233)", "é"},
+		{"CHAR_LENGTH(CHR(256))", "1"},
+		{"ASCII(CHR(256))", "0"},
+		{"CHR(ni)", "NULL"},
+		// ENCODE, DECODE: Java's charsets.
+		{"HEX(DECODE(ENCODE('aé€', 'UTF-16'), 'ISO-8859-1'))", "C3BEC3BF006100C3A920C2AC"},
+		// Without a byte order mark, UTF-16 is big-endian: the first of
+		// these is \u6100 (0x61 0x00), as Java's.
+		{"ASCII(DECODE(ENCODE('aé€', 'UTF-16LE'), 'UTF-16'))", "24832"},
+		{"DECODE(ENCODE('aé€', 'UTF-16LE'), 'UTF-16LE')", "aé€"},
+		{"DECODE(ENCODE('aé€', 'US-ASCII'), 'US-ASCII')", "a??"},
+		{"DECODE(ENCODE('aé€', 'ISO-8859-1'), 'iso-8859-1')", "aé?"},
+		{"DECODE(ENCODE('aé', 'ISO-8859-1'), 'US-ASCII')", "a\uFFFD"},
+		{"DECODE(ENCODE('aé', 'ISO-8859-1'), 'UTF-8')", "a\uFFFD"},
+		{"DECODE(ENCODE(ns, 'UTF-8'), 'UTF-8')", "NULL"},
+		{"DECODE(ENCODE('x', 'UTF-8'), s)", "error: unsupported charset 'Hello World'"},
+		// FROM_BASE64: Flink's example; padding optional, as Java's.
+		{"FROM_BASE64('aGVsbG8gd29ybGQ=')", "hello world"},
+		{"FROM_BASE64('aGVsbG8gd29ybGQ')", "hello world"},
+		{"FROM_BASE64(ns)", "NULL"},
+		{"FROM_BASE64(s)", "error: is not base64"},
+		// PARSE_URL: Flink's examples and java.net.URL's parts.
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'HOST')", "facebook.com"},
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'QUERY', 'k1')", "v1"},
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'QUERY', 'k3')", "NULL"},
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'QUERY')", "k1=v1&k2=v2"},
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'PATH')", "/path1/p.php"},
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'FILE')", "/path1/p.php?k1=v1&k2=v2"},
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'REF')", "Ref1"},
+		{"PARSE_URL('HTTP://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'PROTOCOL')", "http"},
+		{"PARSE_URL('https://user:pw@www.example.com:8080/a?b', 'AUTHORITY')", "user:pw@www.example.com:8080"},
+		{"PARSE_URL('https://user:pw@www.example.com:8080/a?b', 'USERINFO')", "user:pw"},
+		{"PARSE_URL('https://user:pw@www.example.com:8080/a?b', 'HOST')", "www.example.com"},
+		{"PARSE_URL('https://www.example.com', 'PATH')", ""},
+		{"PARSE_URL('https://www.example.com', 'QUERY')", "NULL"},
+		{"PARSE_URL('https://www.example.com', 'USERINFO')", "NULL"},
+		{"PARSE_URL('https://[::1]:80/x', 'HOST')", "[::1]"},
+		{"PARSE_URL('www.example.com/a', 'HOST')", "NULL"},
+		{"PARSE_URL('gopher://example.com/a', 'HOST')", "NULL"},
+		{"PARSE_URL('http://example.com:8o/a', 'HOST')", "NULL"},
+		{"PARSE_URL(ns, 'HOST')", "NULL"},
+		{"PARSE_URL('http://a.b/c', s)", "NULL"},
+		// ELT.
+		{"ELT(1, 'scala-1', 'java-2')", "scala-1"},
+		{"ELT(2, 'a', ns)", "NULL"},
+		{"ELT(3, 'a', 'b')", "NULL"},
+		{"ELT(0, 'a', 'b')", "NULL"},
+		{"ELT(ni, 'a', 'b')", "NULL"},
+		// TRANSLATE.
+		{"TRANSLATE('www.apache.org', 'wapcheorg', ' APCHEcom')", "   .APACHE.com"},
+		{"TRANSLATE('abc', 'ab', 'x')", "xc"},
+		{"TRANSLATE(ns, 'a', 'b')", "NULL"},
+		{"TRANSLATE('abc', ns, 'b')", "abc"},
+		{"TRANSLATE('abc', 'b', ns)", "ac"},
+		// IS_ALPHA, IS_DIGIT, IS_DECIMAL: FALSE for NULL and ''.
+		{"IS_ALPHA('abcÄ')", "TRUE"},
+		{"IS_ALPHA('ab1')", "FALSE"},
+		{"IS_ALPHA('')", "FALSE"},
+		{"IS_ALPHA(ns)", "FALSE"},
+		{"IS_DIGIT('0123')", "TRUE"},
+		{"IS_DIGIT('١٢٣')", "TRUE"},
+		{"IS_DIGIT('-1')", "FALSE"},
+		{"IS_DIGIT(ns)", "FALSE"},
+		{"IS_DECIMAL('123')", "TRUE"},
+		{"IS_DECIMAL('-1.5e3')", "TRUE"},
+		{"IS_DECIMAL(' 1.5 ')", "TRUE"},
+		{"IS_DECIMAL('1.5d')", "TRUE"},
+		{"IS_DECIMAL('NaN')", "TRUE"},
+		{"IS_DECIMAL('0x1p3')", "TRUE"},
+		{"IS_DECIMAL('١٢٣')", "TRUE"},
+		{"IS_DECIMAL('1,5')", "FALSE"},
+		{"IS_DECIMAL('abc')", "FALSE"},
+		{"IS_DECIMAL(ns)", "FALSE"},
+		// TRUNCATE: Flink's 42.324 examples; DOUBLE as Java's BigDecimal.
+		{"TRUNCATE(42.324, 2)", "42.32"},
+		{"TRUNCATE(42.324)", "42"},
+		{"TRUNCATE(CAST(42.324 AS DOUBLE), 2)", "42.32"},
+		{"TRUNCATE(CAST(-42.329 AS DOUBLE), 2)", "-42.32"},
+		{"TRUNCATE(CAST(42.324 AS DOUBLE))", "42.0"},
+		{"TRUNCATE(CAST(1234.5 AS DOUBLE), -2)", "1200.0"},
+		{"TRUNCATE(CAST(0.1 AS DOUBLE), 5)", "0.1"},
+		{"TRUNCATE(d, ni)", "NULL"},
+		{"TRUNCATE(i, -1)", "0"},
+		{"TRUNCATE(big, -3)", "9223372036854775000"},
+		{"TRUNCATE(amount, 1)", "12.3"},
+		{"TRUNCATE(amount, ni)", "NULL"},
+		// CURRENT_ROW_TIMESTAMP: the clock (the test's).
+		{"CURRENT_ROW_TIMESTAMP()", "2026-01-01 00:00:00.000"},
+	})
+	runRefusals(t, []refusal{
+		{"ENCODE(s, 'EBCDIC')", "SQL305", "unsupported charset 'EBCDIC'"},
+		{"DECODE(s, 'UTF-8')", "SQL305", "expected bytes"},
+		{"FROM_BASE64('not base64!')", "SQL305", "is not base64 text"},
+		{"PARSE_URL(s, 'host')", "SQL305", "unknown part 'host'"},
+		{"REGEXP(s, '(?<=a)b')", "SQL305", "lookbehind"},
+		{"TRIM(s, 'x')", "SQL100", ""}, // not Flink's syntax either
+		{"TRIM(BOTH 1 FROM s)", "SQL305", "TRIM needs strings"},
+		{"TRUNCATE(s)", "SQL305", "expected a number"},
+		{"ELT(s, 'a')", "SQL305", "the index must be an integer"},
+		{"OVERLAY(s PLACING 'x' FROM 'y')", "SQL305", "expected OVERLAY"},
+	})
+}

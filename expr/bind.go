@@ -627,6 +627,13 @@ func (b *Binder) call(e *ast.FuncCall) Expr {
 	if name == "EXTRACT" || name == "TIMESTAMPDIFF" {
 		return b.unitCall(name, e, f)
 	}
+	if side, ok := firstArg(e).(*ast.Literal); ok && name == "TRIM" && side.Kind == ast.SymbolLit && len(e.Args) >= 2 {
+		return b.trimSide(e, side)
+	}
+	if name == "TRIM" && len(e.Args) > 1 {
+		b.L.Errorf(diag.WrongArguments, e.S, "TRIM takes one string, or TRIM([BOTH | LEADING | TRAILING] chars FROM s)").WithHint("usage: %s", f.usage)
+		return nullConst(e.S)
+	}
 	if (name == "FLOOR" || name == "CEIL") && len(e.Args) == 2 {
 		return b.floorCeilTo(name, e, f)
 	}
@@ -764,4 +771,12 @@ func describeTypes(args []Expr) string {
 		s[i] = a.Type().String()
 	}
 	return fmt.Sprintf("(%s)", strings.Join(s, ", "))
+}
+
+// firstArg is a call's first argument, nil without one.
+func firstArg(e *ast.FuncCall) ast.Expr {
+	if len(e.Args) == 0 {
+		return nil
+	}
+	return e.Args[0]
 }

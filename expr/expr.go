@@ -168,6 +168,16 @@ func Format(e Expr, col func(*Column) string) string {
 			return "(" + args[0] + " " + e.Fn + " " + args[1] + ")"
 		case (e.Fn == "LIKE" || e.Fn == "SIMILAR TO") && len(args) == 3:
 			return "(" + args[0] + " " + e.Fn + " " + args[1] + " ESCAPE " + args[2] + ")"
+		case e.Fn == "TRIM" && len(args) == 2:
+			return "TRIM(BOTH " + args[1] + " FROM " + args[0] + ")"
+		case e.Fn == "POSITION" && len(args) == 2:
+			return "POSITION(" + args[0] + " IN " + args[1] + ")"
+		case e.Fn == "OVERLAY" && len(args) >= 3:
+			s := "OVERLAY(" + args[0] + " PLACING " + args[1] + " FROM " + args[2]
+			if len(args) == 4 {
+				s += " FOR " + args[3]
+			}
+			return s + ")"
 		case e.Fn == "NOT":
 			return "NOT " + args[0]
 		case e.Fn == "NEG":

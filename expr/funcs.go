@@ -168,9 +168,9 @@ var functions = map[string]*fn{
 	"CONCAT_WS":        {2, -1, "CONCAT_WS(separator, s1, s2, ...)", all(isStr, "a string", fixed(str))},
 	"UPPER":            {1, 1, "UPPER(s)", all(isStr, "a string", fixed(str))},
 	"LOWER":            {1, 1, "LOWER(s)", all(isStr, "a string", fixed(str))},
-	"TRIM":             {1, 1, "TRIM(s)", all(isStr, "a string", fixed(str))},
-	"LTRIM":            {1, 1, "LTRIM(s)", all(isStr, "a string", fixed(str))},
-	"RTRIM":            {1, 1, "RTRIM(s)", all(isStr, "a string", fixed(str))},
+	"TRIM":             {1, 3, "TRIM(s), or TRIM([BOTH | LEADING | TRAILING] chars FROM s)", all(isStr, "a string", fixed(str))},
+	"LTRIM":            {1, 2, "LTRIM(s [, chars]) removes the spaces (the characters of chars) at the start of s", all(isStr, "a string", fixed(str))},
+	"RTRIM":            {1, 2, "RTRIM(s [, chars]) removes the spaces (the characters of chars) at the end of s", all(isStr, "a string", fixed(str))},
 	"CHAR_LENGTH":      {1, 1, "CHAR_LENGTH(s)", all(isStr, "a string", fixed(types.New(types.Int)))},
 	"CHARACTER_LENGTH": {1, 1, "CHARACTER_LENGTH(s)", all(isStr, "a string", fixed(types.New(types.Int)))},
 	"SUBSTRING": {2, 3, "SUBSTRING(s, start [, length])", func(args []Expr) (types.T, string) {

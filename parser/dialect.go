@@ -270,6 +270,10 @@ func (rw *rewriter) scan() {
 			rw.units = append(rw.units, u)
 			rw.replace(k, k+2, ", @_u"+strconv.Itoa(len(rw.units)-1))
 			k++
+		case t.is("TRIM") && k+1 < len(toks) && toks[k+1].isOp("("):
+			rw.trim(k)
+		case t.is("OVERLAY") && k+1 < len(toks) && toks[k+1].isOp("("):
+			rw.overlay(k)
 		case t.is("ESCAPE") && k > 0:
 			// LIKE/SIMILAR TO ... ESCAPE 'c': TiDB takes one byte only; the
 			// converter takes the string from the record.
@@ -354,6 +358,82 @@ func (rw *rewriter) scan() {
 		}
 		return a.to-a.from < b.to-b.from
 	})
+}
+
+// topLevel returns the indexes of the tokens inside the parentheses that
+// open at k (a '(') and that are at their depth, not nested deeper, and the
+// index of the closing ')' (-1 when unclosed).
+func (rw *rewriter) topLevel(k int) ([]int, int) {
+	var out []int
+	depth := 0
+	for j := k; j < len(rw.toks); j++ {
+		switch t := rw.toks[j]; {
+		case t.isOp("(") || t.isOp("["):
+			depth++
+		case t.isOp(")") || t.isOp("]"):
+			depth--
+			if depth == 0 {
+				return out, j
+			}
+		case depth == 1:
+			out = append(out, j)
+		}
+	}
+	return out, -1
+}
+
+// trim rewrites Flink's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s), at
+// the TRIM token k, into ssql_TRIM_<side>([chars ,] s); the converter makes
+// it TRIM(side, [chars,] s) again. TRIM(s) is left alone.
+func (rw *rewriter) trim(k int) {
+	toks := rw.toks
+	top, closeAt := rw.topLevel(k + 1)
+	if closeAt < 0 || len(top) == 0 {
+		return
+	}
+	from := -1
+	for _, j := range top {
+		if toks[j].is("FROM") {
+			from = j
+			break
+		}
+	}
+	side := "BOTH"
+	first := toks[top[0]]
+	hasSide := first.is("BOTH") || first.is("LEADING") || first.is("TRAILING")
+	if hasSide {
+		side = strings.ToUpper(first.val)
+	}
+	if from < 0 {
+		if hasSide {
+			rw.errorf(diag.SyntaxError, first.span(), "TRIM(%s ...) needs FROM, as in TRIM(%s 'x' FROM s)", side, side)
+		}
+		return
+	}
+	rw.edits = append(rw.edits, edit{int(toks[k].start), int(toks[k].end), renamedPrefix + "TRIM_" + side})
+	chars := from > top[0]+1 || !hasSide && from > top[0]
+	if hasSide {
+		rw.blank(top[0], top[0]+1)
+	}
+	if chars {
+		rw.replace(from, from+1, ",")
+	} else {
+		rw.blank(from, from+1)
+	}
+}
+
+// overlay rewrites OVERLAY(s PLACING r FROM pos [FOR len]), at the OVERLAY
+// token k, into OVERLAY(s , r , pos [, len]).
+func (rw *rewriter) overlay(k int) {
+	top, closeAt := rw.topLevel(k + 1)
+	if closeAt < 0 {
+		return
+	}
+	for _, j := range top {
+		if t := rw.toks[j]; t.is("PLACING") || t.is("FROM") || t.is("FOR") {
+			rw.replace(j, j+1, ",")
+		}
+	}
 }
 
 // floorCeilAt reports whether the ')' at k closes a call of FLOOR, CEIL

@@ -1004,9 +1004,6 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		if e.Schema.O != "" {
 			c.failf(diag.UnsupportedSyntax, c.here(), "a function name qualified by a database (%s.%s) is not supported; call %s(...)", e.Schema.O, e.FnName.O, e.FnName.O)
 		}
-		if strings.EqualFold(e.FnName.O, "trim") && len(e.Args) > 1 {
-			c.failf(diag.UnsupportedSyntax, c.here(), "TRIM(BOTH|LEADING|TRAILING ... FROM s) is not supported yet; use TRIM(s), LTRIM(s) or RTRIM(s)")
-		}
 		if n := c.nestedCall(e); n != nil {
 			return n
 		}
@@ -1347,6 +1344,21 @@ func (c *conv) nestedCall(e *tast.FuncCallExpr) ast.Expr {
 		ix := &ast.Index{X: x, Index: i}
 		ix.S = diag.Span{Start: x.Span().Start, End: c.spanOf(closeAt).End}
 		return ix
+	case "TRIM_BOTH", "TRIM_LEADING", "TRIM_TRAILING":
+		// TRIM(side [chars] FROM s) (rewriter.trim): TRIM(side, [chars,] s).
+		k := c.findWord("TRIM")
+		open := c.findOp("(")
+		side := &ast.Literal{Kind: ast.SymbolLit, Raw: strings.TrimPrefix(kind, "TRIM_")}
+		side.S = c.spanOf(k)
+		if j := open + 1; j > 0 && j < len(c.toks) && c.toks[j].is(side.Raw) {
+			side.S = c.toks[j].span()
+		}
+		fc := &ast.FuncCall{Args: append([]ast.Expr{side}, c.exprs(e.Args)...)}
+		fc.Name = &ast.Ident{Name: "TRIM"}
+		fc.Name.S = c.spanOf(k)
+		closeAt := c.findOp(")")
+		fc.S = diag.Span{Start: fc.Name.S.Start, End: c.spanOf(closeAt).End}
+		return fc
 	case "ARRAY", "MAP", "ROW":
 		k := c.findWord(kind)
 		open, closer := "[", "]"
