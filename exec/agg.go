@@ -98,6 +98,8 @@ func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec,
 	case "WINDOW_FINALITY", "WINDOW_VERSION":
 		// Filled in by the window aggregate as it emits (windowAggOp.result).
 		s.new = func() accumulator { return metaAcc{} }
+	case "ARRAY_AGG":
+		s.new = func() accumulator { return &arrayAgg{} }
 	case "LISTAGG":
 		sep := ","
 		if len(call.Args) > 1 {
@@ -517,6 +519,45 @@ func (a *listAgg) result() row.Value {
 		return row.NullValue
 	}
 	return row.StrValue(strings.Join(a.parts, a.sep))
+}
+
+// arrayAgg is ARRAY_AGG, Flink's ArrayAggFunction: the values in arrival
+// order, NULLs kept; a retraction takes back the first equal value (one
+// that was never added is ignored); no values give NULL.
+type arrayAgg struct {
+	vals []row.Value
+}
+
+func (a *arrayAgg) add(v row.Value, retract bool) error {
+	if !retract {
+		a.vals = append(a.vals, v)
+		return nil
+	}
+	for i, x := range a.vals {
+		if x.Equal(v) {
+			a.vals = append(a.vals[:i], a.vals[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+func (a *arrayAgg) result() row.Value {
+	if len(a.vals) == 0 {
+		return row.NullValue
+	}
+	return row.ListValue(a.vals)
+}
+
+func (a *arrayAgg) appendState(dst []byte) []byte { return state.AppendValues(dst, a.vals) }
+
+func (a *arrayAgg) decodeState(b []byte) ([]byte, error) {
+	vals, rest, err := getValues(b)
+	if err != nil {
+		return nil, err
+	}
+	a.vals = vals
+	return rest, nil
 }
 
 // group is the state of one group.

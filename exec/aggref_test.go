@@ -24,12 +24,14 @@ import (
 // FIRST_VALUE, LAST_VALUE and LISTAGG depend on order. Their model is
 // Flink's (FirstValueWithRetractAggFunction, LastValueWithRetractAggFunction,
 // ListAggWithRetractAggFunction): a group's non-NULL values in arrival
-// order, a retraction taking out the oldest equal value.
+// order, a retraction taking out the oldest equal value. ARRAY_AGG's
+// (ArrayAggFunction) is the same with the NULLs kept.
 func TestGroupAggregateRetractionMatchesReference(t *testing.T) {
 	const query = "SELECT g, COUNT(*), COUNT(v), COUNT(DISTINCT v), SUM(v), SUM(DISTINCT v), AVG(v), AVG(DISTINCT v), " +
 		"MIN(v), MAX(v), MAX(DISTINCT v), FIRST_VALUE(v), LAST_VALUE(v), MIN(s), MAX(s), FIRST_VALUE(s), LAST_VALUE(s), " +
 		"LISTAGG(s), LISTAGG(s, '|'), SUM(d), AVG(d), MIN(d), MAX(d), SUM(c), AVG(c), MIN(c), SUM(DISTINCT c), " +
-		"VAR_POP(v), VAR_SAMP(v), STDDEV_POP(v), STDDEV_SAMP(v), VAR_POP(d), STDDEV_SAMP(d) FROM t GROUP BY g;\n"
+		"VAR_POP(v), VAR_SAMP(v), STDDEV_POP(v), STDDEV_SAMP(v), VAR_POP(d), STDDEV_SAMP(d), ARRAY_AGG(v), ARRAY_AGG(s) " +
+		"FROM t GROUP BY g;\n"
 	for _, mode := range []string{"memory", "spill", "parallel"} {
 		for seed := int64(1); seed <= 60; seed++ {
 			if mode != "memory" && seed > 15 {
@@ -194,10 +196,11 @@ func fmtDouble(f float64) string {
 // order-free aggregates are recomputed from the surviving rows.
 type aggModel struct {
 	vs, ss map[string][]string // FIRST_VALUE/LAST_VALUE(v), and of s (also LISTAGG)
+	av, as map[string][]string // ARRAY_AGG(v), ARRAY_AGG(s): NULLs kept
 }
 
 func newAggModel() *aggModel {
-	return &aggModel{vs: map[string][]string{}, ss: map[string][]string{}}
+	return &aggModel{vs: map[string][]string{}, ss: map[string][]string{}, av: map[string][]string{}, as: map[string][]string{}}
 }
 
 func (m *aggModel) apply(c aggChange) {
@@ -218,6 +221,15 @@ func (m *aggModel) apply(c aggChange) {
 	if c.row.s != nil {
 		upd(m.ss, *c.row.s)
 	}
+	v, s := "NULL", "NULL"
+	if c.row.v != nil {
+		v = strconv.FormatInt(*c.row.v, 10)
+	}
+	if c.row.s != nil {
+		s = *c.row.s
+	}
+	upd(m.av, v)
+	upd(m.as, s)
 }
 
 // table is the query's result over the surviving rows, sorted.
@@ -355,6 +367,8 @@ func (m *aggModel) table(live []aggTRow) []string {
 			intsIf(len(vs) > 1, vs, func(xs []int64) int64 { return int64(math.Sqrt(float64(flinkVar(xs, true)))) }),
 			dbl(func(xs []float64) float64 { return floatVar(xs, false) }),
 			dblIf(len(ds) > 1, func() float64 { return math.Sqrt(floatVar(ds, true)) }),
+			strs(m.av[g], func(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }),
+			strs(m.as[g], func(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }),
 		}
 		out = append(out, "["+strings.Join(cells, ", ")+"]")
 	}

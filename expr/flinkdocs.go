@@ -166,7 +166,7 @@ var functionDocs = []FunctionDoc{
 	{"VAR_POP", "aggregate", "differs: as STDDEV_POP; VARIANCE is VAR_SAMP"},
 	{"VAR_SAMP", "aggregate", "differs: as STDDEV_POP"},
 	{"COLLECT", "aggregate", "not supported"},
-	{"ARRAY_AGG", "aggregate", "not supported"},
+	{"ARRAY_AGG", "aggregate", "differs: NULLs are kept (RESPECT NULLS); IGNORE NULLS and ORDER BY are not supported"},
 	{"JSON_OBJECTAGG", "aggregate", "not supported"},
 	{"JSON_ARRAYAGG", "aggregate", "not supported"},
 }

@@ -287,6 +287,18 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 	// IsWindowMeta).
 	"WINDOW_FINALITY": noArgs("WINDOW_FINALITY", types.StringType().NotNull()),
 	"WINDOW_VERSION":  noArgs("WINDOW_VERSION", types.New(types.BigInt).NotNull()),
+	// ARRAY_AGG(x): the values in arrival order, NULLs kept (Flink's
+	// default, RESPECT NULLS); NULL for no rows.
+	"ARRAY_AGG": func(a []Expr) (types.T, string) {
+		if len(a) != 1 {
+			return types.T{}, "ARRAY_AGG takes one argument"
+		}
+		el := a[0].Type()
+		if el.Kind == types.Null {
+			return types.T{}, "ARRAY_AGG cannot take an untyped NULL (CAST it)"
+		}
+		return types.ArrayOf(el.WithNullable(true)).WithNullable(true), ""
+	},
 	"LISTAGG": func(a []Expr) (types.T, string) {
 		if len(a) < 1 || len(a) > 2 {
 			return types.T{}, "LISTAGG takes an expression and an optional separator"

@@ -39,6 +39,7 @@ type rewriter struct {
 	intervals []*ast.IntervalLit
 	units     []*ast.Literal       // FLOOR(x TO unit), CEIL(x TO unit): @_u<i>
 	escapes   map[int]*ast.Literal // ESCAPE token index -> its string (blanked)
+	distinct  map[int]bool         // index of the ( of ARRAY_AGG(DISTINCT x), DISTINCT blanked
 	groupings []*ast.GroupingSets  // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
 	typedLits []*ast.Literal
 	tvfs      []*ast.WindowTVF
@@ -124,7 +125,7 @@ type edit struct {
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
 		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}, tblHints: map[int][]*ast.Hint{},
-		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}}
+		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}, distinct: map[int]bool{}}
 	rw.blankComments()
 	rw.scan()
 	return rw
@@ -274,6 +275,11 @@ func (rw *rewriter) scan() {
 			rw.trim(k)
 		case t.is("OVERLAY") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.overlay(k)
+		case t.is("ARRAY_AGG") && k+2 < len(toks) && toks[k+1].isOp("(") && toks[k+2].is("DISTINCT"):
+			// TiDB takes DISTINCT in the aggregates it knows only.
+			rw.distinct[k+1] = true
+			rw.blank(k+2, k+3)
+			k += 2
 		case t.is("ESCAPE") && k > 0:
 			// LIKE/SIMILAR TO ... ESCAPE 'c': TiDB takes one byte only; the
 			// converter takes the string from the record.

@@ -1300,7 +1300,9 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 		fc.S = fc.Name.S
 		return fc
 	}
-	c.findOp("(")
+	if open := c.findOp("("); open >= 0 && c.rw.distinct[open] {
+		fc.Distinct = true
+	}
 	if distinct {
 		c.findWord("DISTINCT")
 	}
