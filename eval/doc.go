@@ -67,16 +67,21 @@
 //     theirs), NULL before its first; it does not compile elsewhere.
 //   - TO_TIMESTAMP_LTZ(n, 0) reads seconds, (n, 3) milliseconds; DECIMAL
 //     and DOUBLE inputs keep their millisecond fraction.
-//   - LIKE: % and _ with backslash as the escape; a constant pattern is
-//     compiled once into a prefix, suffix, infix or general matcher.
+//   - LIKE: % and _ with backslash as the escape (with ESCAPE 'c', c before
+//     _, % or itself only, as Flink's); a constant pattern is compiled once
+//     into a prefix, suffix, infix or general matcher.
+//   - FLOOR/CEIL(t TO unit) round in UTC; weeks start on Sunday; CEIL is the
+//     first boundary at or after t (Flink's ignores the time of day for
+//     weeks and longer units).
 //   - TIMESTAMPADD by months, quarters and years clamps the day to the end
 //     of a shorter month; TIMESTAMPDIFF counts months with Flink's
 //     DateTimeUtils.subtractMonths (2026-01-31 to 2026-02-28 is one month),
 //     other units truncated toward zero. YEAR ... DAYOFWEEK are EXTRACT's.
 //   - HASH_CODE is Java's hashCode for numbers, booleans and strings
 //     (String.hashCode over UTF-16), not Flink's internal binary hash.
-//   - PROCTIME(), NOW() and CURRENT_TIMESTAMP read Options.Now on every
-//     row; they are never folded, nor are LOCALTIMESTAMP, LOCALTIME,
+//   - PROCTIME(), NOW(), CURRENT_TIMESTAMP and CURRENT_ROW_TIMESTAMP() read
+//     Options.Now on every row; they are never folded, nor are
+//     LOCALTIMESTAMP, LOCALTIME,
 //     CURRENT_DATE, CURRENT_TIME (the session time zone is UTC), RAND,
 //     RAND_INTEGER and UUID.
 //   - RAND(seed) and RAND_INTEGER(seed, bound) draw java.util.Random's

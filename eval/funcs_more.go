@@ -40,6 +40,7 @@ func init() {
 		}
 		functions[name] = f
 	}
+	volatile["CURRENT_ROW_TIMESTAMP"] = true
 }
 
 // trimChars is TRIM, LTRIM and RTRIM: of spaces, or with a second argument

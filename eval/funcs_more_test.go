@@ -497,3 +497,18 @@ func TestMoreFunctionsDocumented(t *testing.T) {
 		{"OVERLAY(s PLACING 'x' FROM 'y')", "SQL305", "expected OVERLAY"},
 	})
 }
+
+// TestCurrentRowTimestampPerRow: CURRENT_ROW_TIMESTAMP() reads the clock
+// on every row, never folded into a constant.
+func TestCurrentRowTimestampPerRow(t *testing.T) {
+	now := int64(1000)
+	f, err := CompileWith(bind(t, "CURRENT_ROW_TIMESTAMP()"), Options{Now: func() int64 { now++; return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := f(testRow())
+	b, _ := f(testRow())
+	if a.Int() == b.Int() {
+		t.Errorf("two rows got the same CURRENT_ROW_TIMESTAMP() %d: it was folded", a.Int())
+	}
+}
