@@ -29,6 +29,7 @@ func init() {
 		"PARSE_URL":             parseURL,
 		"ELT":                   elt,
 		"TRANSLATE":             translate,
+		"SPLIT":                 splitFunc,
 		"IS_ALPHA":              isTest1(isAlpha),
 		"IS_DIGIT":              isTest1(isDigits),
 		"IS_DECIMAL":            isTest1(isJavaNumber),
@@ -486,6 +487,29 @@ func translate(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 		}
 		return row.StrValue(b.String()), nil
 	}, nil
+}
+
+// splitFunc is SPLIT(s, delimiter), Flink's SplitFunction: the pieces of s at
+// every whole delimiter, empty ones kept (” gives an empty array); an
+// empty delimiter gives each character.
+func splitFunc(_ *compiler, _ *expr.Call, args []node) (Func, error) {
+	return strict(args, func(xs []row.Value) (row.Value, error) {
+		s, sep := xs[0].Str(), xs[1].Str()
+		var parts []string
+		switch {
+		case sep == "":
+			for _, r := range s {
+				parts = append(parts, string(r))
+			}
+		case s != "":
+			parts = strings.Split(s, sep)
+		}
+		vals := make([]row.Value, len(parts))
+		for i, p := range parts {
+			vals[i] = row.StrValue(p)
+		}
+		return row.ListValue(vals), nil
+	}), nil
 }
 
 // isTest1 is IS_ALPHA, IS_DIGIT and IS_DECIMAL: FALSE for NULL, as

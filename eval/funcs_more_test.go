@@ -512,3 +512,34 @@ func TestCurrentRowTimestampPerRow(t *testing.T) {
 		t.Errorf("two rows got the same CURRENT_ROW_TIMESTAMP() %d: it was folded", a.Int())
 	}
 }
+
+func TestUnsupportedFlinkBuiltinRefused(t *testing.T) {
+	runRefusals(t, []refusal{
+		{"COLLECT(s)", "SQL315", "COLLECT is a built-in function of Flink's that streamsql does not support yet"},
+		{"NO_SUCH_FUNCTION(s)", "SQL304", "unknown function NO_SUCH_FUNCTION"},
+	})
+}
+
+func TestSplitAgainstPostgreSQL(t *testing.T) {
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	var cases []pgPair
+	for _, s := range []string{"", "a", "a,b", "a,,b", ",a,", ",", "a::b::", "心,情", "abc"} {
+		for _, sep := range []string{",", "::", "b", "x"} {
+			cases = append(cases, pgPair{fmt.Sprintf("CARDINALITY(SPLIT(%s, %s))", q(s), q(sep)), fmt.Sprintf("cardinality(string_to_array(%s, %s))", q(s), q(sep))})
+			for i := 1; i <= 3; i++ {
+				cases = append(cases, pgPair{fmt.Sprintf("SPLIT(%s, %s)[%d]", q(s), q(sep), i), fmt.Sprintf("(string_to_array(%s, %s))[%d]", q(s), q(sep), i)})
+			}
+		}
+	}
+	compareWithPostgreSQL(t, cases)
+	runCases(t, []evalCase{
+		// Flink's documented behaviour.
+		{"SPLIT('a,b,c', ',')", "[a, b, c]"},
+		{"SPLIT('abc', '')", "[a, b, c]"},
+		{"SPLIT('abc', 'x')", "[abc]"},
+		{"SPLIT(',a,,b,', ',')", "[, a, , b, ]"},
+		{"CARDINALITY(SPLIT('', ','))", "0"},
+		{"SPLIT(ns, ',')", "NULL"},
+		{"SPLIT(s, ns)", "NULL"},
+	})
+}

@@ -606,6 +606,13 @@ func (b *Binder) call(e *ast.FuncCall) Expr {
 		return nullConst(e.S)
 	}
 	f, ok := functions[name]
+	if !ok && flinkUnsupported(name) {
+		d := b.L.Errorf(diag.UnsupportedFeature, e.Name.S, "%s is a built-in function of Flink's that streamsql does not support yet", name)
+		if alt := unsupportedAdvice[name]; alt != "" {
+			d.WithHint("%s", alt)
+		}
+		return nullConst(e.S)
+	}
 	if !ok {
 		d := b.L.Errorf(diag.UnknownFunction, e.Name.S, "unknown function %s", name)
 		if sg := diag.Suggest(name, FunctionNames()); sg != "" {

@@ -66,7 +66,7 @@ var functionDocs = []FunctionDoc{
 	{"ENCODE", "string", "differs: as DECODE"},
 	{"FROM_BASE64", "string", "same"},
 	{"PARSE_URL", "string", "differs: reads http, https, ftp and file URLs as java.net.URL does (jar and mailto: all after the protocol is the path, other protocols NULL); a constant unknown part is refused"},
-	{"SPLIT", "string", "not supported"},
+	{"SPLIT", "string", "same"},
 	{"STR_TO_MAP", "string", "not supported"},
 	{"ELT", "string", "same"},
 	{"TRANSLATE", "string", "same"},

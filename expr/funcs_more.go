@@ -105,6 +105,12 @@ var moreFunctions = map[string]*fn{
 		}
 		return t.WithNullable(true), ""
 	}},
+	"SPLIT": {2, 2, "SPLIT(s, delimiter) is the ARRAY of the pieces of s between delimiters (empty ones kept); an empty delimiter splits every character", func(args []Expr) (types.T, string) {
+		if !kindOK(args[0], isStr) || !kindOK(args[1], isStr) {
+			return types.T{}, "expected two strings, got " + describeTypes(args)
+		}
+		return types.ArrayOf(str), ""
+	}},
 	"TRANSLATE":  {3, 3, "TRANSLATE(s, from, to) replaces each character of s found in from by the one at the same place in to, or drops it when to is shorter", all(isStr, "a string", fixed(str))},
 	"IS_ALPHA":   {1, 1, "IS_ALPHA(s) is whether s is not empty and all letters (FALSE for NULL)", all(isStr, "a string", fixed(boolType.NotNull()))},
 	"IS_DECIMAL": {1, 1, "IS_DECIMAL(s) is whether s is a number as Java reads one (FALSE for NULL)", all(isStr, "a string", fixed(boolType.NotNull()))},
@@ -116,6 +122,23 @@ var moreFunctions = map[string]*fn{
 		return roundType(args), ""
 	}},
 	"CURRENT_ROW_TIMESTAMP": {0, 0, "CURRENT_ROW_TIMESTAMP() is the wall-clock time of each row, a TIMESTAMP_LTZ(3)", func([]Expr) (types.T, string) { return types.TimestampLTZOf(3).NotNull(), "" }},
+}
+
+// flinkUnsupported reports whether name is a Flink built-in that the
+// function table marks "not supported": calling one is refused as
+// unsupported (SQL315), not as an unknown function.
+func flinkUnsupported(name string) bool {
+	for _, d := range functionDocs {
+		if d.Name == name {
+			return d.Flink == "not supported"
+		}
+	}
+	return false
+}
+
+// unsupportedAdvice says what to use instead of an unsupported built-in.
+var unsupportedAdvice = map[string]string{
+	"COLLECT": "streamsql has no MULTISET: ARRAY_AGG(x) collects the values into an ARRAY",
 }
 
 // urlParts are the parts of PARSE_URL.

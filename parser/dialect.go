@@ -260,7 +260,7 @@ func (rw *rewriter) scan() {
 			rw.edits = append(rw.edits, edit{int(t.start), int(toks[k+1].end), "LIKE" + strings.Repeat(" ", int(toks[k+1].end-t.start)-4)})
 			rw.hidden[k+1] = true
 			k++
-		case (t.is("CARDINALITY") || t.is("ELEMENT")) && k+1 < len(toks) && toks[k+1].isOp("("):
+		case (t.is("CARDINALITY") || t.is("ELEMENT") || t.is("SPLIT")) && k+1 < len(toks) && toks[k+1].isOp("("):
 			// Words TiDB's grammar keeps for itself.
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
 		case t.is("TO") && k+2 < len(toks) && toks[k+1].kind == tIdent && toks[k+2].isOp(")") && rw.floorCeilAt(k+2):
