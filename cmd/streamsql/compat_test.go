@@ -430,7 +430,7 @@ SELECT * FROM airports /*+ OPTIONS('csv.ignore-parse-errors'='true') */ WHERE LA
 	{suite: "Cookbook", name: "functions/05 expanding arrays", shape: "ARRAY<STRING>, CROSS JOIN UNNEST, lookup join", mark: "refused: SQL100 (UNNEST)",
 		sql: "CREATE TABLE HarryPotter (`character` STRING, spells ARRAY<STRING>) WITH ('connector' = 'datagen', 'number-of-rows' = '5');\n" +
 			"SELECT HarryPotter.`character`, SpellsTable.spell FROM HarryPotter CROSS JOIN UNNEST(HarryPotter.spells) AS SpellsTable (spell);"},
-	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "refused: SQL304 (STR_TO_MAP, MAP)",
+	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "refused: SQL315 (STR_TO_MAP, MAP)",
 		sql: `CREATE TABLE customers (identifier STRING, postal_address STRING, residential_address STRING)
 WITH ('connector' = 'datagen', 'number-of-rows' = '5');
 SELECT identifier, STR_TO_MAP('postal_address:' || postal_address || ';residential_address:' || residential_address, ';', ':')
