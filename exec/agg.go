@@ -100,6 +100,8 @@ func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec,
 		s.new = func() accumulator { return metaAcc{} }
 	case "ARRAY_AGG":
 		s.new = func() accumulator { return &arrayAgg{} }
+	case expr.ArrayAggFiltered:
+		s.new = func() accumulator { return &arrayAgg{unwrap: true} }
 	case "LISTAGG":
 		sep := ","
 		if len(call.Args) > 1 {
@@ -526,9 +528,22 @@ func (a *listAgg) result() row.Value {
 // that was never added is ignored); no values give NULL.
 type arrayAgg struct {
 	vals []row.Value
+	// unwrap is ARRAY_AGG ... FILTER (expr.ArrayAggFiltered): a NULL is a
+	// row the filter left out, a ROW holds the value.
+	unwrap bool
 }
 
 func (a *arrayAgg) add(v row.Value, retract bool) error {
+	if a.unwrap {
+		if v.IsNull() {
+			return nil
+		}
+		x, _, err := row.ListAt(v.Str(), 0)
+		if err != nil {
+			return err
+		}
+		v = x
+	}
 	if !retract {
 		a.vals = append(a.vals, v)
 		return nil

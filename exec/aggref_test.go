@@ -30,7 +30,8 @@ func TestGroupAggregateRetractionMatchesReference(t *testing.T) {
 	const query = "SELECT g, COUNT(*), COUNT(v), COUNT(DISTINCT v), SUM(v), SUM(DISTINCT v), AVG(v), AVG(DISTINCT v), " +
 		"MIN(v), MAX(v), MAX(DISTINCT v), FIRST_VALUE(v), LAST_VALUE(v), MIN(s), MAX(s), FIRST_VALUE(s), LAST_VALUE(s), " +
 		"LISTAGG(s), LISTAGG(s, '|'), SUM(d), AVG(d), MIN(d), MAX(d), SUM(c), AVG(c), MIN(c), SUM(DISTINCT c), " +
-		"VAR_POP(v), VAR_SAMP(v), STDDEV_POP(v), STDDEV_SAMP(v), VAR_POP(d), STDDEV_SAMP(d), ARRAY_AGG(v), ARRAY_AGG(s) " +
+		"VAR_POP(v), VAR_SAMP(v), STDDEV_POP(v), STDDEV_SAMP(v), VAR_POP(d), STDDEV_SAMP(d), ARRAY_AGG(v), ARRAY_AGG(s), " +
+		"ARRAY_AGG(s) FILTER (WHERE v > 0) " +
 		"FROM t GROUP BY g;\n"
 	for _, mode := range []string{"memory", "spill", "parallel"} {
 		for seed := int64(1); seed <= 60; seed++ {
@@ -197,10 +198,11 @@ func fmtDouble(f float64) string {
 type aggModel struct {
 	vs, ss map[string][]string // FIRST_VALUE/LAST_VALUE(v), and of s (also LISTAGG)
 	av, as map[string][]string // ARRAY_AGG(v), ARRAY_AGG(s): NULLs kept
+	af     map[string][]string // ARRAY_AGG(s) FILTER (WHERE v > 0)
 }
 
 func newAggModel() *aggModel {
-	return &aggModel{vs: map[string][]string{}, ss: map[string][]string{}, av: map[string][]string{}, as: map[string][]string{}}
+	return &aggModel{vs: map[string][]string{}, ss: map[string][]string{}, av: map[string][]string{}, as: map[string][]string{}, af: map[string][]string{}}
 }
 
 func (m *aggModel) apply(c aggChange) {
@@ -230,6 +232,9 @@ func (m *aggModel) apply(c aggChange) {
 	}
 	upd(m.av, v)
 	upd(m.as, s)
+	if c.row.v != nil && *c.row.v > 0 {
+		upd(m.af, s)
+	}
 }
 
 // table is the query's result over the surviving rows, sorted.
@@ -369,6 +374,7 @@ func (m *aggModel) table(live []aggTRow) []string {
 			dblIf(len(ds) > 1, func() float64 { return math.Sqrt(floatVar(ds, true)) }),
 			strs(m.av[g], func(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }),
 			strs(m.as[g], func(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }),
+			strs(m.af[g], func(xs []string) string { return "[" + strings.Join(xs, ", ") + "]" }),
 		}
 		out = append(out, "["+strings.Join(cells, ", ")+"]")
 	}

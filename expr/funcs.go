@@ -299,6 +299,15 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 		}
 		return types.ArrayOf(el.WithNullable(true)).WithNullable(true), ""
 	},
+	// ArrayAggFiltered is ARRAY_AGG(x) FILTER (WHERE c), which the planner
+	// gives as this over CASE WHEN c THEN ROW(x) END: a NULL (a row c
+	// leaves out) is skipped, a ROW gives its field, NULL or not.
+	ArrayAggFiltered: func(a []Expr) (types.T, string) {
+		if len(a) != 1 || a[0].Type().Kind != types.Row || a[0].Type().NumFields() != 1 {
+			return types.T{}, "internal: " + ArrayAggFiltered + " takes a ROW of one field"
+		}
+		return types.ArrayOf(a[0].Type().Fields()[0].Type.WithNullable(true)).WithNullable(true), ""
+	},
 	"LISTAGG": func(a []Expr) (types.T, string) {
 		if len(a) < 1 || len(a) > 2 {
 			return types.T{}, "LISTAGG takes an expression and an optional separator"
@@ -362,6 +371,10 @@ func noArgs(name string, t types.T) func([]Expr) (types.T, string) {
 // 1, 2, ... per window and group key), not a fold of the rows.
 func IsWindowMeta(name string) bool { return name == "WINDOW_FINALITY" || name == "WINDOW_VERSION" }
 
+// ArrayAggFiltered is the internal aggregate of ARRAY_AGG(x) FILTER (WHERE
+// c); its name has a space, so that no query can call it.
+const ArrayAggFiltered = "ARRAY_AGG FILTERED"
+
 // IsAggregate reports whether name (upper case) is an aggregate function.
 func IsAggregate(name string) bool { _, ok := aggregates[name]; return ok }
 
@@ -382,7 +395,9 @@ func FunctionNames() []string {
 		out = append(out, n)
 	}
 	for n := range aggregates {
-		out = append(out, n)
+		if n != ArrayAggFiltered { // internal: no one can call it by name
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out

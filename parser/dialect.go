@@ -275,11 +275,8 @@ func (rw *rewriter) scan() {
 			rw.trim(k)
 		case t.is("OVERLAY") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.overlay(k)
-		case t.is("ARRAY_AGG") && k+2 < len(toks) && toks[k+1].isOp("(") && toks[k+2].is("DISTINCT"):
-			// TiDB takes DISTINCT in the aggregates it knows only.
-			rw.distinct[k+1] = true
-			rw.blank(k+2, k+3)
-			k += 2
+		case t.is("ARRAY_AGG") && k+1 < len(toks) && toks[k+1].isOp("("):
+			rw.arrayAgg(k)
 		case t.is("ESCAPE") && k > 0:
 			// LIKE/SIMILAR TO ... ESCAPE 'c': TiDB takes one byte only; the
 			// converter takes the string from the record.
@@ -425,6 +422,31 @@ func (rw *rewriter) trim(k int) {
 		rw.replace(from, from+1, ",")
 	} else {
 		rw.blank(from, from+1)
+	}
+}
+
+// arrayAgg reads ARRAY_AGG([DISTINCT] x [RESPECT NULLS | IGNORE NULLS]) at
+// the ARRAY_AGG token k: TiDB takes DISTINCT in the aggregates it knows
+// only, so it is blanked and recorded; RESPECT NULLS, the default, is
+// blanked; IGNORE NULLS is refused with the FILTER that does the same.
+func (rw *rewriter) arrayAgg(k int) {
+	toks := rw.toks
+	top, closeAt := rw.topLevel(k + 1)
+	if closeAt < 0 || len(top) == 0 {
+		return
+	}
+	if toks[top[0]].is("DISTINCT") {
+		rw.distinct[k+1] = true
+		rw.blank(top[0], top[0]+1)
+	}
+	if n := len(top); n >= 2 && toks[top[n-1]].is("NULLS") && top[n-1] == closeAt-1 {
+		switch w := toks[top[n-2]]; {
+		case w.is("RESPECT"):
+			rw.blank(top[n-2], top[n-1]+1)
+		case w.is("IGNORE"):
+			rw.errorf(diag.UnsupportedSyntax, diag.Span{Start: w.start, End: toks[top[n-1]].end},
+				"ARRAY_AGG(... IGNORE NULLS) is not supported yet; write ARRAY_AGG(x) FILTER (WHERE x IS NOT NULL)")
+		}
 	}
 }
 

@@ -911,6 +911,15 @@ func filteredArgs(e *ast.FuncCall) []ast.Expr {
 		return []ast.Expr{when(one)}
 	}
 	out := slices.Clone(e.Args)
+	if len(out) > 0 && e.Name.Name == "ARRAY_AGG" {
+		// ARRAY_AGG keeps NULLs: it runs as expr.ArrayAggFiltered over
+		// CASE WHEN c THEN ROW(x) END, which skips the NULLs of the rows c
+		// leaves out and keeps x's own.
+		r := &ast.Constructor{Kind: "ROW", Args: []ast.Expr{out[0]}}
+		r.S = out[0].Span()
+		out[0] = when(r)
+		return out
+	}
 	if len(out) > 0 {
 		out[0] = when(out[0])
 	}
@@ -1136,6 +1145,9 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 				}
 				args = filteredArgs(e)
 				call.Star = false
+				if name == "ARRAY_AGG" {
+					call.Fn = expr.ArrayAggFiltered
+				}
 			}
 			for _, a := range args {
 				x := argB.Bind(a)
@@ -1154,7 +1166,7 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 				failed = true
 				return &expr.Const{T: types.New(types.Null), S: e.S}, true
 			}
-			t, msg := expr.AggregateType(name, call.Args)
+			t, msg := expr.AggregateType(call.Fn, call.Args)
 			if msg != "" {
 				b.errorf(diag.WrongArguments, e.S, "%s", msg)
 				failed = true
