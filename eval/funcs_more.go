@@ -328,9 +328,10 @@ func parseJavaURL(spec string) (javaURL, bool) {
 		u.ref, rest = &ref, rest[:i]
 	}
 	if u.protocol == "jar" || u.protocol == "mailto" {
-		// Their own parsers: the whole rest is the path.
+		// Their own parsers: the whole rest is the path (a jar URL needs
+		// its "!/").
 		u.path = rest
-		return u, true
+		return u, u.protocol == "mailto" || strings.Contains(rest, "!/")
 	}
 	if i := strings.IndexByte(rest, '?'); i >= 0 {
 		q := rest[i+1:]

@@ -436,6 +436,9 @@ func TestMoreFunctionsDocumented(t *testing.T) {
 		{"PARSE_URL('gopher://example.com/a', 'HOST')", "NULL"},
 		{"PARSE_URL('http://example.com:8o/a', 'HOST')", "NULL"},
 		{"PARSE_URL(ns, 'HOST')", "NULL"},
+		{"PARSE_URL('mailto:someone@example.com', 'PATH')", "someone@example.com"},
+		{"PARSE_URL('jar:file:/a.jar!/x/y.class', 'PATH')", "file:/a.jar!/x/y.class"},
+		{"PARSE_URL('jar:file:/a.jar', 'PATH')", "NULL"},
 		{"PARSE_URL('http://a.b/c', s)", "NULL"},
 		// ELT.
 		{"ELT(1, 'scala-1', 'java-2')", "scala-1"},
