@@ -70,9 +70,9 @@ var scalarCases = map[string][]fnCase{
 	"CONCAT_WS":        {{"CONCAT_WS('-', 'a', CAST(NULL AS STRING), s)", "STRING", "a-Hello World"}},
 	"UPPER":            {{"UPPER(s)", "STRING", "HELLO WORLD"}},
 	"LOWER":            {{"LOWER(s)", "STRING", "hello world"}},
-	"TRIM":             {{"TRIM('  a b  ')", "STRING", "a b"}},
-	"LTRIM":            {{"LTRIM('  a ')", "STRING", "a "}},
-	"RTRIM":            {{"RTRIM(' a  ')", "STRING", " a"}},
+	"TRIM":             {{"TRIM('  a b  ')", "STRING", "a b"}, {"TRIM(BOTH 'dH' FROM s)", "STRING", "ello Worl"}, {"TRIM(LEADING FROM ' a ')", "STRING", "a "}},
+	"LTRIM":            {{"LTRIM('  a ')", "STRING", "a "}, {"LTRIM(s, 'eHl')", "STRING", "o World"}},
+	"RTRIM":            {{"RTRIM(' a  ')", "STRING", " a"}, {"RTRIM(s, 'dlr')", "STRING", "Hello Wo"}},
 	"CHAR_LENGTH":      {{"CHAR_LENGTH(s)", "INT", "11"}},
 	"CARDINALITY":      {{"CARDINALITY(ARRAY[s, s])", "INT", "2"}},
 	"ELEMENT":          {{"ELEMENT(ARRAY[s])", "STRING", "Hello World"}},
@@ -88,8 +88,8 @@ var scalarCases = map[string][]fnCase{
 		{"SPLIT_INDEX(s, ' ', 2)", "STRING", "null"}},
 	"MD5":   {{"MD5('a')", "STRING", "0cc175b9c0f1b6a831c399e269772661"}},
 	"ABS":   {{"ABS(n)", "INT", "7"}},
-	"FLOOR": {{"FLOOR(f)", "DOUBLE", "2"}, {"FLOOR(d)", "DECIMAL(10, 0)", "12"}},
-	"CEIL":  {{"CEIL(f)", "DOUBLE", "3"}},
+	"FLOOR": {{"FLOOR(f)", "DOUBLE", "2"}, {"FLOOR(d)", "DECIMAL(10, 0)", "12"}, {"FLOOR(ts TO HOUR)", "TIMESTAMP(3)", "2026-03-15 08:00:00.000"}},
+	"CEIL":  {{"CEIL(f)", "DOUBLE", "3"}, {"CEIL(ts TO DAY)", "TIMESTAMP(3)", "2026-03-16 00:00:00.000"}},
 	// HALF_UP, as Java's BigDecimal does in Flink.
 	"ROUND": {{"ROUND(f, 0)", "DOUBLE", "3"}, {"ROUND(d, 1)", "DECIMAL(10, 1)", "12.4"}},
 	// Java's %: the sign of the dividend.
@@ -186,6 +186,25 @@ var scalarCases = map[string][]fnCase{
 	"LOCALTIMESTAMP": {{"EXTRACT(YEAR FROM LOCALTIMESTAMP) >= 2026", "BOOLEAN", "true"}},
 	"CONVERT_TZ": {{"CONVERT_TZ('1970-01-01 00:00:00', 'UTC', 'America/Los_Angeles')", "STRING", "1969-12-31 16:00:00"},
 		{"CONVERT_TZ(CAST(ts AS STRING), 'UTC', 'Asia/Tokyo')", "STRING", "2026-03-15 17:05:09"}},
+	// The functions of expr/funcs_more.go (and the keyword forms of
+	// FLOOR, CEIL, TRIM, LTRIM, RTRIM above).
+	"POSITION":    {{"POSITION('World' IN s)", "INT", "7"}},
+	"OVERLAY":     {{"OVERLAY(s PLACING 'J' FROM 1 FOR 1)", "STRING", "Jello World"}, {"OVERLAY(s PLACING 'ey' FROM 2)", "STRING", "Heylo World"}},
+	"REGEXP":      {{"REGEXP(s, 'W.r')", "BOOLEAN", "true"}, {"REGEXP(s, '^W')", "BOOLEAN", "false"}},
+	"CHR":         {{"CHR(n + 104)", "STRING", "a"}, {"CHR(353)", "STRING", "a"}},
+	"ENCODE":      {{"CHAR_LENGTH(DECODE(ENCODE(s, 'UTF-16'), 'ISO-8859-1'))", "INT", "24"}},
+	"DECODE":      {{"DECODE(ENCODE(s, 'UTF-16LE'), 'UTF-16LE')", "STRING", "Hello World"}},
+	"FROM_BASE64": {{"FROM_BASE64('aGVsbG8gd29ybGQ=')", "STRING", "hello world"}, {"FROM_BASE64(TO_BASE64(s))", "STRING", "Hello World"}},
+	"PARSE_URL": {{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'HOST')", "STRING", "facebook.com"},
+		{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'QUERY', 'k1')", "STRING", "v1"}},
+	"ELT":                   {{"ELT(2, s, 'x')", "STRING", "x"}},
+	"TRANSLATE":             {{"TRANSLATE(s, 'lo', '01')", "STRING", "He001 W1r0d"}},
+	"IS_ALPHA":              {{"IS_ALPHA(s)", "BOOLEAN", "false"}, {"IS_ALPHA('Hello')", "BOOLEAN", "true"}},
+	"IS_DIGIT":              {{"IS_DIGIT(CAST(b AS STRING))", "BOOLEAN", "true"}},
+	"IS_DECIMAL":            {{"IS_DECIMAL(CAST(d AS STRING))", "BOOLEAN", "true"}, {"IS_DECIMAL(s)", "BOOLEAN", "false"}},
+	"TRUNCATE":              {{"TRUNCATE(d, 1)", "DECIMAL(10, 1)", "12.3"}, {"TRUNCATE(n, -1)", "INT", "0"}},
+	"CURRENT_ROW_TIMESTAMP": {{"EXTRACT(YEAR FROM CURRENT_ROW_TIMESTAMP()) >= 2026", "BOOLEAN", "true"}},
+	"SPLIT":                 {{"SPLIT(s, ' ')[2]", "STRING", "World"}, {"CARDINALITY(SPLIT(s, 'o'))", "INT", "3"}},
 }
 
 // aggCases has at least one case per aggregate, over both rows in file
@@ -199,6 +218,7 @@ var aggCases = map[string][]fnCase{
 	"FIRST_VALUE": {{"FIRST_VALUE(s)", "STRING", "Hello World"}},
 	"LAST_VALUE":  {{"LAST_VALUE(s)", "STRING", "Bye"}},
 	"LISTAGG":     {{"LISTAGG(s)", "STRING", "Hello World,Bye"}, {"LISTAGG(s, ';')", "STRING", "Hello World;Bye"}},
+	"ARRAY_AGG":   {{"ARRAY_AGG(s)", "ARRAY<STRING>", "[Hello World, Bye]"}, {"ARRAY_AGG(n) FILTER (WHERE n > 0)", "ARRAY<INT>", "[3]"}},
 	// f is 2.5 and 0.5, n -7 and 3: Flink's rewrite, integer division for INT.
 	"STDDEV_POP":  {{"STDDEV_POP(f)", "DOUBLE", "1"}},
 	"STDDEV_SAMP": {{"STDDEV_SAMP(f)", "DOUBLE", "1.4142135623730951"}, {"STDDEV(n)", "INT", "7"}},
