@@ -218,7 +218,7 @@ func (rw *rewriter) scan() {
 			// Flink's legacy GROUP BY SESSION(ts, gap): SESSION is a
 			// keyword to TiDB.
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
-		case (t.is("FIRST_VALUE") || t.is("LAST_VALUE")) && k+1 < len(toks) && toks[k+1].isOp("("):
+		case (t.is("FIRST_VALUE") || t.is("LAST_VALUE")) && k+1 < len(toks) && toks[k+1].isOp("(") && !rw.overAfter(k+1):
 			// TiDB knows these only as window functions (with OVER); Flink
 			// also has them as aggregates. Rename them for TiDB's sake.
 			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), renamedPrefix + t.val})
@@ -462,6 +462,14 @@ func (rw *rewriter) overlay(k int) {
 			rw.replace(j, j+1, ",")
 		}
 	}
+}
+
+// overAfter reports whether OVER follows the parentheses that open at k:
+// name(...) OVER (...) is a window function call, which TiDB reads for the
+// names it knows as window functions.
+func (rw *rewriter) overAfter(k int) bool {
+	j := matchParen(rw.toks, k)
+	return j >= 0 && j+1 < len(rw.toks) && rw.toks[j+1].is("OVER")
 }
 
 // floorCeilAt reports whether the ')' at k closes a call of FLOOR, CEIL
