@@ -435,6 +435,11 @@ func (rw *rewriter) arrayAgg(k int) {
 	if closeAt < 0 || len(top) == 0 {
 		return
 	}
+	if rw.overAfter(k + 1) {
+		// ARRAY_AGG(x) OVER (...): TiDB takes OVER after the aggregates it
+		// knows; it reads JSON_ARRAYAGG, the converter ARRAY_AGG again.
+		rw.edits = append(rw.edits, edit{int(toks[k].start), int(toks[k].end), "JSON_ARRAYAGG"})
+	}
 	if toks[top[0]].is("DISTINCT") {
 		rw.distinct[k+1] = true
 		rw.blank(top[0], top[0]+1)

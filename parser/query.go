@@ -1268,7 +1268,15 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 			c.pos = save
 		}
 	}
-	k := c.find(func(t token) bool { return t.kind == tIdent && strings.EqualFold(t.val, name) })
+	k := -1
+	if upper == "JSON_ARRAYAGG" && c.peekIs(func(t token) bool { return t.is("ARRAY_AGG") }) {
+		// ARRAY_AGG(x) OVER (...), which TiDB read as JSON_ARRAYAGG
+		// (rewriter.arrayAgg).
+		k, upper = c.findWord("ARRAY_AGG"), "ARRAY_AGG"
+	}
+	if k < 0 {
+		k = c.find(func(t token) bool { return t.kind == tIdent && strings.EqualFold(t.val, name) })
+	}
 	if k < 0 {
 		// TiDB renames a few functions; find the user's spelling.
 		for _, alias := range tidbRenames[upper] {
