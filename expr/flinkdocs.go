@@ -81,7 +81,7 @@ var functionDocs = []FunctionDoc{
 	{"IS_DIGIT", "string", "same"},
 	// numeric
 	{"ABS", "numeric", "same"},
-	{"FLOOR", "numeric", "same"},
+	{"FLOOR", "numeric", "differs: FLOOR(t TO WEEK or longer) of a TIMESTAMP before 1970 rounds down from t's own day (Flink's truncated day number starts from the next day)"},
 	{"CEIL", "numeric", "differs: CEIL(t TO WEEK, MONTH, QUARTER or YEAR) of a TIMESTAMP after a boundary is the next boundary (Flink's ignores the time of day, and takes the first day of a quarter to the next quarter)"},
 	{"ROUND", "numeric", "same"},
 	{"MOD", "numeric", "same"},
