@@ -38,9 +38,12 @@
 //
 // # Tiers and the budget
 //
-// Every hot key costs an estimate of its memory (entry, key, records,
-// their encoded values, and the expiry bucket entries); the sum over a store's
-// tables is MemBytes. The budget comes from Options.MemoryBudget — the
+// Every hot key costs an estimate of its memory (entry, key, records with
+// the unused capacity of their slice, their encoded values), and the expiry
+// buckets cost what they hold (their slices' capacity, each bucket's own
+// memory, and the entry struct a stale bucket entry keeps alive after its
+// key left the hot tier); the sum over a store's tables is MemBytes, and
+// the model test checks it against a recount of what the tier holds. The budget comes from Options.MemoryBudget — the
 // setting 'state.memory-budget', parsed by package settings ('256mb' is
 // 256 MiB, Flink's units) — and defaults to 256 MiB. When MemBytes exceeds it, a
 // clock (second-chance LRU) over all hot keys evicts the coldest down to
