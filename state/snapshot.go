@@ -30,6 +30,7 @@ package state
 
 import (
 	"bufio"
+	"cmp"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -141,41 +142,116 @@ type cow struct {
 	// Under mu: the encoded entries, their bytes in chunks (chunkSize,
 	// pooled: a snapshot's worth is garbage once written).
 	kvs     []cowKV
-	chunk   []byte
 	chunks  []*[]byte
+	cur     int // 1 + the index in chunks of the chunk being filled; 0: none
 	val     []byte
 	scratch []byte
 	blob    []byte
 }
 
-type cowKV struct{ k, v []byte }
+// cowKV is an encoded entry: its key and value in the cow's chunks (no
+// pointer: a snapshot's million entries cost the collector nothing to
+// scan), and what sorts it fast: its group (table and kind: tab*2, +1 for
+// the index; its rank in Badger's order once sorted) and the 8 bytes of
+// its key after the group's prefix.
+type cowKV struct {
+	pre     uint64
+	grp     uint32
+	ci, off uint32
+	kl, vl  uint32
+	del     bool // a delete (incremental snapshots)
+	look    bool // read from Badger's view (writeDelta), not encoded
+}
+
+// kvPair is a key and a value.
+type kvPair struct{ k, v []byte }
+
+func (c *cow) key(kv *cowKV) []byte {
+	b := *c.chunks[kv.ci]
+	return b[kv.off : kv.off+kv.kl]
+}
+
+// value is kv's value (nil: a delete).
+func (c *cow) value(kv *cowKV) []byte {
+	if kv.del {
+		return nil
+	}
+	b := *c.chunks[kv.ci]
+	o := kv.off + kv.kl
+	return b[o : o+kv.vl]
+}
+
+// sort sorts the entries in Badger's order: by group, ranked by its
+// prefix's bytes, then by the next 8 bytes, then by the whole key; an
+// encoded entry before one read from Badger of the same key.
+func (c *cow) sort() {
+	type group struct {
+		id  uint32
+		pre []byte
+	}
+	gs := make([]group, 0, 2*len(c.tabs))
+	for i, t := range c.tabs {
+		gs = append(gs, group{uint32(2 * i), t.dpre}, group{uint32(2*i + 1), t.xpre})
+	}
+	slices.SortFunc(gs, func(a, b group) int { return bytes.Compare(a.pre, b.pre) })
+	rank := make([]uint32, len(gs))
+	for r, g := range gs {
+		rank[g.id] = uint32(r)
+	}
+	for i := range c.kvs {
+		c.kvs[i].grp = rank[c.kvs[i].grp]
+	}
+	slices.SortFunc(c.kvs, func(a, b cowKV) int {
+		if a.grp != b.grp {
+			return cmp.Compare(a.grp, b.grp)
+		}
+		if a.pre != b.pre {
+			return cmp.Compare(a.pre, b.pre)
+		}
+		if r := bytes.Compare(c.key(&a), c.key(&b)); r != 0 {
+			return r
+		}
+		switch {
+		case a.look == b.look:
+			return 0
+		case b.look:
+			return -1
+		}
+		return 1
+	})
+}
 
 const chunkSize = 1 << 20
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
 
-// alloc returns n bytes from the current chunk (a new one when it is full).
-func (c *cow) alloc(n int) []byte {
-	if len(c.chunk)+n > cap(c.chunk) {
-		if n > chunkSize {
-			return make([]byte, n)
-		}
-		p := chunkPool.Get().(*[]byte)
-		c.chunks = append(c.chunks, p)
-		c.chunk = (*p)[:0]
+// alloc returns n bytes from the current chunk (a new one when it is full;
+// one of its own for more than a chunk), and where they are.
+func (c *cow) alloc(n int) (ci, off uint32, b []byte) {
+	if n > chunkSize {
+		p := make([]byte, n)
+		c.chunks = append(c.chunks, &p)
+		return uint32(len(c.chunks) - 1), 0, p
 	}
-	at := len(c.chunk)
-	c.chunk = c.chunk[:at+n]
-	return c.chunk[at : at+n : at+n]
+	if c.cur == 0 || len(*c.chunks[c.cur-1])+n > chunkSize {
+		c.chunks = append(c.chunks, chunkPool.Get().(*[]byte))
+		c.cur = len(c.chunks)
+	}
+	p := c.chunks[c.cur-1]
+	at := len(*p)
+	*p = (*p)[:at+n]
+	return uint32(c.cur - 1), uint32(at), (*p)[at : at+n : at+n]
 }
 
 // free gives the chunks back to the pool, once written.
 func (c *cow) free() {
 	for _, p := range c.chunks {
-		*p = (*p)[:0]
-		chunkPool.Put(p)
+		if cap(*p) == chunkSize {
+			*p = (*p)[:0]
+			chunkPool.Put(p)
+		}
 	}
-	c.chunks, c.chunk, c.kvs = nil, nil, nil
+	c.chunks, c.cur, c.kvs = nil, 0, nil
 }
 
 // thaw encodes e for the snapshot being written when it is still frozen:
@@ -207,13 +283,12 @@ func (c *cow) encode(e *entry) {
 	}
 	if n == 0 {
 		if c.delta {
-			c.put(t.dpre, e.key, nil, nil)
-			c.kvs[len(c.kvs)-1].v = nil // deleted
+			c.put(2*uint32(e.tab), t.dpre, e.key, nil, nil, true)
 		}
 		return
 	}
 	c.val = appendEntry(c.val[:0], e.recs, t.codec, e.obj, &c.scratch)
-	c.put(t.dpre, e.key, nil, c.val)
+	c.put(2*uint32(e.tab), t.dpre, e.key, nil, c.val, false)
 	if c.delta {
 		return // the index is derived from the data entries on restore
 	}
@@ -228,19 +303,23 @@ func (c *cow) encode(e *entry) {
 		}
 		binary.BigEndian.PutUint64(ix[:], uint64(r.expiry)^(1<<63))
 		binary.BigEndian.PutUint64(ix[8:], r.seq)
-		c.put(t.xpre, "", ix[:], c.blob)
+		c.put(2*uint32(e.tab)+1, t.xpre, "", ix[:], c.blob, false)
 	}
 }
 
-func (c *cow) put(pre []byte, key string, k2, v []byte) {
+// put adds the entry pre+key+k2 (in group grp), v (or a delete).
+func (c *cow) put(grp uint32, pre []byte, key string, k2, v []byte, del bool) {
 	kl := len(pre) + len(key) + len(k2)
-	b := c.alloc(kl + len(v))
+	ci, off, b := c.alloc(kl + len(v))
 	copy(b[copy(b[copy(b, pre):], key)+len(pre):], k2)
 	copy(b[kl:], v)
+	var p [8]byte
+	copy(p[:], b[len(pre):kl])
 	if c.kvs == nil {
 		c.kvs = make([]cowKV, 0, 2*len(c.ents)+16)
 	}
-	c.kvs = append(c.kvs, cowKV{k: b[:kl:kl], v: b[kl:]})
+	c.kvs = append(c.kvs, cowKV{pre: binary.BigEndian.Uint64(p[:]), grp: grp, ci: ci, off: off,
+		kl: uint32(kl), vl: uint32(len(v)), del: del})
 }
 
 // run encodes (encode set) or lets go (unset) every key still frozen, a
@@ -390,13 +469,14 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	c := sn.cow
 	c.run(true)
 	c.mu.Lock() // the store's last encode happened before run's last lock
-	kvs := c.kvs
 	defer c.free()
 	c.mu.Unlock()
+	// The store no longer touches c (run marked it done).
 	if sn.delta {
-		return sn.writeDelta(w, kvs)
+		return sn.writeDelta(w)
 	}
-	slices.SortFunc(kvs, func(a, b cowKV) int { return bytes.Compare(a.k, b.k) })
+	c.sort()
+	kvs := c.kvs
 
 	bw := bufio.NewWriterSize(w, 256<<10)
 	cw := &countWriter{w: bw}
@@ -428,12 +508,12 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 			continue
 		}
 		for ; i < len(kvs) && err == nil; i++ {
-			kv := kvs[i]
-			if bytes.Compare(kv.k, k) > 0 {
+			kk := c.key(&kvs[i])
+			if bytes.Compare(kk, k) > 0 {
 				break
 			}
-			err = put(kv.k, kv.v)
-			if string(kv.k) == string(k) {
+			err = put(kk, c.value(&kvs[i]))
+			if string(kk) == string(k) {
 				k = nil // the hot tier's entry replaces Badger's
 			}
 		}
@@ -449,7 +529,7 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	}
 	it.Close()
 	for ; i < len(kvs) && err == nil; i++ {
-		err = put(kvs[i].k, kvs[i].v)
+		err = put(c.key(&kvs[i]), c.value(&kvs[i]))
 	}
 	if err != nil {
 		return cw.n, err
@@ -464,26 +544,31 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 
 // writeDelta writes an incremental snapshot: the frozen hot keys encoded
 // (kvs), and the other changed keys as Badger's view has them, sorted.
-func (sn *Snapshot) writeDelta(w io.Writer, kvs []cowKV) (int64, error) {
+func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
+	c := sn.cow
+	var k []byte
 	for _, lk := range sn.look {
-		t := sn.cow.tabs[lk.tab]
-		k := make([]byte, 0, len(t.dpre)+len(lk.key))
-		k = append(append(k, t.dpre...), lk.key...)
+		t := c.tabs[lk.tab]
+		k = append(append(k[:0], t.dpre...), lk.key...)
 		item, err := sn.txn.Get(k)
 		if errors.Is(err, badger.ErrKeyNotFound) {
-			kvs = append(kvs, cowKV{k: k}) // deleted
+			c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, nil, true)
+			c.kvs[len(c.kvs)-1].look = true
 			continue
 		}
-		var v []byte
 		if err == nil {
-			v, err = item.ValueCopy(nil)
+			err = item.Value(func(v []byte) error {
+				c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, v, false)
+				c.kvs[len(c.kvs)-1].look = true
+				return nil
+			})
 		}
 		if err != nil {
 			return 0, fmt.Errorf("state: snapshot: %w", err)
 		}
-		kvs = append(kvs, cowKV{k: k, v: v})
 	}
-	slices.SortStableFunc(kvs, func(a, b cowKV) int { return bytes.Compare(a.k, b.k) })
+	c.sort()
+	kvs := c.kvs
 	bw := bufio.NewWriterSize(w, 256<<10)
 	cw := &countWriter{w: bw}
 	var buf []byte
@@ -495,18 +580,19 @@ func (sn *Snapshot) writeDelta(w io.Writer, kvs []cowKV) (int64, error) {
 		return cw.n, err
 	}
 	var count uint64
-	for i, kv := range kvs {
-		if i > 0 && bytes.Equal(kv.k, kvs[i-1].k) {
+	for i := range kvs {
+		kk := c.key(&kvs[i])
+		if i > 0 && bytes.Equal(kk, c.key(&kvs[i-1])) {
 			continue // (a key is listed once; the hot tier's comes first)
 		}
-		buf = binary.AppendUvarint(buf[:0], uint64(len(kv.k)))
-		buf = append(buf, kv.k...)
-		if kv.v == nil {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(kk)))
+		buf = append(buf, kk...)
+		if v := c.value(&kvs[i]); v == nil {
 			buf = append(buf, deltaDelete)
 		} else {
 			buf = append(buf, deltaPut)
-			buf = binary.AppendUvarint(buf, uint64(len(kv.v)))
-			buf = append(buf, kv.v...)
+			buf = binary.AppendUvarint(buf, uint64(len(v)))
+			buf = append(buf, v...)
 		}
 		count++
 		if _, err := cw.Write(buf); err != nil {
@@ -734,7 +820,7 @@ func readDeltas(parts []SnapshotPart, keep func(string, []byte) bool) (*deltaSet
 			ds.named[h] = int32(i)
 		}
 	}
-	var scratch []cowKV
+	var scratch []kvPair
 	for i := range ds.ents {
 		e := &ds.ents[i]
 		if e.del {
@@ -829,7 +915,7 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 
 // indexEntries appends the expiry index entries of the data entry k, v
 // (as writeEntry writes them) to out.
-func indexEntries(out []cowKV, k, v []byte) ([]cowKV, error) {
+func indexEntries(out []kvPair, k, v []byte) ([]kvPair, error) {
 	_, key, ok := entryKey(k, nil)
 	if !ok || k[0] != 'd' {
 		return out, ErrCorrupt
@@ -878,7 +964,7 @@ func indexEntries(out []cowKV, k, v []byte) ([]cowKV, error) {
 		xk = append(append(xk, 'x'), xpre[1:]...)
 		xk = binary.BigEndian.AppendUint64(xk, uint64(d.exp)^(1<<63))
 		xk = binary.BigEndian.AppendUint64(xk, d.seq)
-		out = append(out, cowKV{k: xk, v: val})
+		out = append(out, kvPair{k: xk, v: val})
 	}
 	return out, nil
 }
