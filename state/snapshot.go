@@ -116,6 +116,7 @@ type Snapshot struct {
 type lookKey struct {
 	tab uint16
 	key string
+	get bool // Badger holds its value (else it was deleted)
 }
 
 // Delta reports whether the snapshot holds only what changed since the
@@ -152,8 +153,8 @@ type cow struct {
 // cowKV is an encoded entry: its key and value in the cow's chunks (no
 // pointer: a snapshot's million entries cost the collector nothing to
 // scan), and what sorts it fast: its group (table and kind: tab*2, +1 for
-// the index; its rank in Badger's order once sorted) and the 8 bytes of
-// its key after the group's prefix.
+// the index; its rank in Badger's order once sorted) and, once sorted,
+// the 8 bytes of its key after what every key of its group begins with.
 type cowKV struct {
 	pre     uint64
 	grp     uint32
@@ -182,8 +183,9 @@ func (c *cow) value(kv *cowKV) []byte {
 }
 
 // sort sorts the entries in Badger's order: by group, ranked by its
-// prefix's bytes, then by the next 8 bytes, then by the whole key; an
-// encoded entry before one read from Badger of the same key.
+// prefix's bytes, then by 8 bytes of the key past what the group's keys
+// share, then by the whole key; an encoded entry before one read from
+// Badger of the same key.
 func (c *cow) sort() {
 	type group struct {
 		id  uint32
@@ -198,8 +200,29 @@ func (c *cow) sort() {
 	for r, g := range gs {
 		rank[g.id] = uint32(r)
 	}
+	// Within a group, the 8 bytes after what all its keys share (string
+	// keys often begin alike: "order-0001...").
+	first := make([]int, len(gs)) // 1 + the index of the group's first entry
+	lcp := make([]int, len(gs))
 	for i := range c.kvs {
-		c.kvs[i].grp = rank[c.kvs[i].grp]
+		g, k := c.kvs[i].grp, c.key(&c.kvs[i])
+		if first[g] == 0 {
+			first[g], lcp[g] = i+1, len(k)
+			continue
+		}
+		f := c.key(&c.kvs[first[g]-1])[:lcp[g]]
+		n := 0
+		for n < len(f) && n < len(k) && f[n] == k[n] {
+			n++
+		}
+		lcp[g] = n
+	}
+	for i := range c.kvs {
+		kv := &c.kvs[i]
+		var p [8]byte
+		copy(p[:], c.key(kv)[lcp[kv.grp]:])
+		kv.pre = binary.BigEndian.Uint64(p[:])
+		kv.grp = rank[kv.grp]
 	}
 	slices.SortFunc(c.kvs, func(a, b cowKV) int {
 		if a.grp != b.grp {
@@ -313,13 +336,10 @@ func (c *cow) put(grp uint32, pre []byte, key string, k2, v []byte, del bool) {
 	ci, off, b := c.alloc(kl + len(v))
 	copy(b[copy(b[copy(b, pre):], key)+len(pre):], k2)
 	copy(b[kl:], v)
-	var p [8]byte
-	copy(p[:], b[len(pre):kl])
 	if c.kvs == nil {
 		c.kvs = make([]cowKV, 0, 2*len(c.ents)+16)
 	}
-	c.kvs = append(c.kvs, cowKV{pre: binary.BigEndian.Uint64(p[:]), grp: grp, ci: ci, off: off,
-		kl: uint32(kl), vl: uint32(len(v)), del: del})
+	c.kvs = append(c.kvs, cowKV{grp: grp, ci: ci, off: off, kl: uint32(kl), vl: uint32(len(v)), del: del})
 }
 
 // run encodes (encode set) or lets go (unset) every key still frozen, a
@@ -411,11 +431,11 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 			}
 		}
 		for _, t := range s.tlist {
-			for k := range t.gone {
+			for k, get := range t.gone {
 				if e := t.hot[k]; e != nil && e.frozen {
 					continue // changed again since it came back: frozen above
 				}
-				look = append(look, lookKey{tab: t.idx, key: k})
+				look = append(look, lookKey{tab: t.idx, key: k, get: get})
 			}
 		}
 	} else {
@@ -433,7 +453,7 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 	s.chg = keepSmall(s.chg)
 	for _, t := range s.tlist {
 		if len(t.gone) > 4096 {
-			t.gone = map[string]struct{}{}
+			t.gone = map[string]bool{}
 		} else {
 			clear(t.gone)
 		}
@@ -549,6 +569,11 @@ func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 	var k []byte
 	for _, lk := range sn.look {
 		t := c.tabs[lk.tab]
+		if !lk.get {
+			c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, nil, true)
+			c.kvs[len(c.kvs)-1].look = true
+			continue
+		}
 		k = append(append(k[:0], t.dpre...), lk.key...)
 		item, err := sn.txn.Get(k)
 		if errors.Is(err, badger.ErrKeyNotFound) {

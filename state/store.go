@@ -427,7 +427,7 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 		idx:        uint16(len(s.tlist)),
 		cold:       map[uint32]uint32{},
 		pendingDel: map[string]struct{}{},
-		gone:       map[string]struct{}{},
+		gone:       map[string]bool{},
 		codec:      c,
 		coldMinExp: math.MaxInt64,
 		coldMaxExp: math.MinInt64,

@@ -72,8 +72,9 @@ type Table struct {
 	pendingDel map[string]struct{} // keys whose Badger data is to be deleted
 	// gone are the keys changed since the store's last snapshot that are
 	// not listed hot in Store.chg: deleted, evicted after a change, or
-	// changed in Badger by a cold expiry (Store.track only).
-	gone       map[string]struct{}
+	// changed in Badger by a cold expiry (Store.track only); true when
+	// Badger holds the key's value (false: deleted, last).
+	gone       map[string]bool
 	coldMinExp int64 // no cold index entry expires before this
 	// coldMaxExp bounds every expiry ever written to Badger, and
 	// coldNoExp says a record without expiry may be there: when neither
@@ -498,7 +499,7 @@ func (t *Table) evict(wb *batch, e *entry) {
 		t.s.thaw(e)
 	}
 	if e.chk {
-		t.gone[e.key] = struct{}{} // its change is in Badger now
+		t.gone[e.key] = true // its change is in Badger now
 		e.chk = false
 	}
 	if e.dirty {
@@ -513,7 +514,9 @@ func (t *Table) evict(wb *batch, e *entry) {
 // Map.Delete, whose records all go).
 func (t *Table) removeEntry(e *entry) {
 	if t.s.track {
-		t.gone[e.key] = struct{}{}
+		// Deleted: Badger's data goes with the pending deletes, written
+		// before a snapshot reads Badger.
+		t.gone[e.key] = false
 		e.chk = false
 	}
 	for i := range e.recs {
@@ -1108,7 +1111,7 @@ func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch, blin
 				s.del(wb, t.dataKey(key))
 				t.coldDec(string(key))
 				if s.track {
-					t.gone[string(key)] = struct{}{}
+					t.gone[string(key)] = false
 				}
 				t.rows--
 				s.stats.ColdExpired++
@@ -1161,7 +1164,7 @@ func (t *Table) applyCold(wb *batch) {
 		t.rows -= int64(ck.dead)
 		s.stats.ColdExpired += int64(ck.dead)
 		if s.track {
-			t.gone[ck.key] = struct{}{}
+			t.gone[ck.key] = ck.dead != len(ck.recs)
 		}
 		kb := strBytes(ck.key)
 		if ck.dead == len(ck.recs) {
