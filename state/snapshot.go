@@ -30,8 +30,8 @@ package state
 
 import (
 	"bufio"
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
