@@ -28,7 +28,7 @@ var ckptRuns = []struct {
 	note     string
 }{
 	{"orders-4h", "1s", true, "nearly every order and shipment waits in state (1.6M rows at the end): each checkpoint " +
-		"writes the state that changed since the barrier's view; the restore step stops a run once ~1M rows are in state " +
+		"writes the keys changed since the one before (incremental); the restore step stops a run once ~1M rows are in state " +
 		"and resumes it."},
 	{"q20", "1s", false, "the regular join's rows are checkpointed every second."},
 }
