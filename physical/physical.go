@@ -218,10 +218,12 @@ type WindowJoin struct {
 	End    [2]int
 	Late   [2]*LateRows
 	InCols [2][]Column
-	// Lateness ('table.exec.emit.allow-lateness', ms; inner joins only)
-	// keeps each window's rows until window_end - 1 + Lateness: a row
-	// that comes after the window was joined meets the other side's rows
-	// of it at once. The output watermark is held back by it.
+	// Lateness ('table.exec.emit.allow-lateness', ms) keeps each window's
+	// rows until window_end - 1 + Lateness: a row that comes after the
+	// window was joined meets the other side's rows of it at once; on an
+	// outer join it retracts (-D) a partner emitted padded with NULLs,
+	// and is emitted padded itself when it meets none. The output
+	// watermark is held back by it.
 	Lateness int64
 }
 
@@ -326,8 +328,9 @@ type GroupAggregate struct {
 // row that comes after the window fired but before its horizon updates
 // the result (-U old, +U new); a row after the horizon is late. FinalOnly
 // ('table.exec.emit.final-only') emits each window once, at its horizon,
-// and nothing else: append-only. Session windows take neither (the
-// planner leaves both zero for them).
+// and nothing else: append-only. Session windows take both: a late row
+// that extends or merges emitted sessions retracts them (-D) and emits
+// the merged one. Early and late firing are for the others only.
 type WindowAggregate struct {
 	Op
 	Aggregate
