@@ -297,7 +297,7 @@ func (d *deriver) walk(n logical.Node) {
 	case *logical.Aggregate:
 		for _, c := range x.Aggs {
 			if expr.IsWindowMeta(c.Fn) {
-				d.l.Errorf(diag.AggregateMisuse, c.S, "%s() says how final a window's result is, so it needs a window aggregate: GROUP BY window_start, window_end of TUMBLE, HOP or CUMULATE", c.Fn).
+				d.l.Errorf(diag.AggregateMisuse, c.S, "%s() says how final a window's result is, so it needs a window aggregate: GROUP BY window_start, window_end of TUMBLE, HOP, CUMULATE or SESSION", c.Fn).
 					WithHint("a GROUP BY without a window updates its results for ever: no row of it is final")
 			}
 		}
