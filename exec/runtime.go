@@ -56,11 +56,14 @@ type Counters struct {
 	Out  atomic.Int64
 	Late atomic.Int64
 	Bad  atomic.Int64
-	// LateUpdates counts, on a window aggregate with allowed lateness
+	// LateUpdates counts, on a windowed operator with allowed lateness
 	// ('table.exec.emit.allow-lateness'), the (row, window) pairs that came
 	// after their window's end had passed the watermark and were still
-	// aggregated: each updated a result already emitted (or, final-only,
-	// one not emitted yet). Late counts those too late even for that.
+	// taken: each updated a result already emitted (or, final-only, one
+	// not emitted yet). On a window aggregate, a window join and a window
+	// Top-N the window is the row's own; on a session window, its own or
+	// one of the sessions it joined. Late counts those too late even for
+	// that.
 	LateUpdates atomic.Int64
 	// NoTime counts the rows a time-based operator could not place in
 	// time (a NULL event time, or one outside years 1 to 9999); on a
