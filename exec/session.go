@@ -144,13 +144,15 @@ func (sessionCodec) Size(l *sessionList) int64 {
 // aggregated when it fires.
 //
 // Without allowed lateness that is its one row (+I) and the session
-// goes; a row whose own window has already passed the watermark is late:
-// counted and dead-lettered. With lateness ('table.exec.emit.allow-
-// lateness') a session stays until its horizon, end - 1 + lateness, and
-// only a row whose own window's horizon the watermark has reached is
-// late. A row that comes in between joins the sessions it touches, fired
-// or not (a late update, counted, when its own window or one of them
-// had fired):
+// goes. With lateness ('table.exec.emit.allow-lateness') a session stays
+// until its horizon, end - 1 + lateness. A row is late (counted and
+// dead-lettered) when the window it would make has passed its horizon,
+// as Flink's WindowOperator decides for merging windows: it touches no
+// session in state, and its own window's horizon (without lateness, its
+// end - 1) has passed the watermark; a row whose own window has passed
+// but that touches a session still in state joins it. A row joins the
+// sessions it touches, fired or not (a late update, counted, when one of
+// them had fired, or, joining none, its own window had):
 //
 //   - when it falls inside one session and leaves its bounds as they
 //     were, that session's result is updated: -U old, +U new at the end
@@ -251,13 +253,6 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 			continue
 		}
 		start, end := sv.Int(), ev.Int()
-		if o.horizon(end) <= o.wm {
-			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {
-				return err
-			}
-			continue
-		}
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
 			return err
@@ -283,14 +278,25 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 			}
 			kept = append(kept, s)
 		}
-		merged.rows = append(merged.rows, r.Vals)
-		// A late update: the row's own window, or a session it joins,
-		// has fired (its end - 1 passed the watermark).
-		firstEnd := end
-		for _, s := range olds {
-			firstEnd = min(firstEnd, s.end)
+		if len(olds) == 0 && o.horizon(end) <= o.wm {
+			// Late, as Flink's WindowOperator decides for merging
+			// windows: the merged window (here the row's own, as it
+			// touches no session in state) has passed its horizon. A row
+			// that joins a session still in state is not late.
+			o.c.Late.Add(1)
+			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {
+				return err
+			}
+			continue
 		}
-		if firstEnd-1 <= o.wm {
+		merged.rows = append(merged.rows, r.Vals)
+		// A late update: a session it joins has fired, or, joining none,
+		// its own window has (it is emitted at once).
+		fired := len(olds) == 0 && end-1 <= o.wm
+		for _, s := range olds {
+			fired = fired || s.end-1 <= o.wm
+		}
+		if fired {
 			o.c.LateUpdates.Add(1)
 		}
 		if len(olds) == 1 && olds[0].start == merged.start && olds[0].end == merged.end {
