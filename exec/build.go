@@ -618,7 +618,9 @@ func (b *builder) windowJoin(x *physical.WindowJoin, out collector) (operator, e
 	for i := range op.side {
 		op.side[i] = &wjSide{key: js.keys[i], end: x.End[i], outer: x.Outer[i], table: js.tables[i]}
 	}
-	if x.Lateness > 0 {
+	if x.Lateness > 0 && x.FinalOnly {
+		op.delay = x.Lateness
+	} else if x.Lateness > 0 {
 		op.lateness = x.Lateness
 		op.side[0].fired = js.store.Table("left-fired", state.TableOptions{})
 		op.side[1].fired = js.store.Table("right-fired", state.TableOptions{})

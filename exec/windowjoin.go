@@ -54,7 +54,11 @@ type windowJoinOp struct {
 	// lateness is the allowed lateness in ms (0: none; then fired is
 	// nil); moved collects a fired window's right rows for their fired
 	// table.
-	lateness  int64
+	lateness int64
+	// delay is final-only's ('table.exec.emit.final-only' with allowed
+	// lateness; then lateness is 0): each window is joined once, delay ms
+	// after its end, with every row that came before.
+	delay     int64
 	moved     []state.Record
 	movedKeys [][]byte
 }
@@ -81,21 +85,31 @@ type firedRow struct {
 // horizon is the last watermark at which a window whose last millisecond
 // is last still takes rows.
 func (o *windowJoinOp) horizon(last int64) int64 {
-	if h := last + o.lateness; h >= last {
+	if h := last + o.lateness + o.delay; h >= last {
 		return h
 	}
 	return math.MaxInt64 - 1
 }
 
+// due is when a window whose last millisecond is last is joined: then,
+// or final-only, at its horizon.
+func (o *windowJoinOp) due(last int64) int64 {
+	if o.delay > 0 {
+		return o.horizon(last)
+	}
+	return last
+}
+
 // outputWatermark holds the output back by the lateness (see the type).
 func (o *windowJoinOp) outputWatermark(w int64) int64 {
-	if o.lateness <= 0 || w == MaxWatermark {
+	hold := o.lateness + o.delay
+	if hold <= 0 || w == MaxWatermark {
 		return w
 	}
-	if w < MinWatermark+o.lateness {
+	if w < MinWatermark+hold {
 		return MinWatermark
 	}
-	return w - o.lateness
+	return w - hold
 }
 
 // padded is a row of side port joined with NULLs for the other side.
@@ -149,7 +163,11 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 		if err != nil {
 			return err
 		}
-		if last <= wm {
+		if last <= wm && o.delay > 0 {
+			// Final-only: within the lateness, joined at the horizon.
+			o.c.LateUpdates.Add(1)
+		}
+		if last <= wm && o.lateness > 0 {
 			// Within the lateness: it meets the other side's rows of its
 			// fired window now, and waits for later ones.
 			o.c.LateUpdates.Add(1)
@@ -198,7 +216,7 @@ func (o *windowJoinOp) process(port int, b row.Batch) error {
 			me.fired.Append(key, rec)
 			continue
 		}
-		rec := state.Record{Vals: r.Vals, Time: last, Expiry: last}
+		rec := state.Record{Vals: r.Vals, Time: last, Expiry: o.due(last)}
 		if null {
 			if !me.outer {
 				continue // it can meet nothing and is not emitted alone

@@ -34,6 +34,7 @@ type owjRow struct {
 type owjModel struct {
 	size, lateness      int64
 	leftOuter, rightOut bool
+	finalOnly           bool
 	wm                  int64
 	rows                map[int64][]*owjRow // by window end, while kept
 	taken               []wjRow             // every row that was not late
@@ -80,6 +81,8 @@ func (m *owjModel) row(x wjRow) []string {
 	var out []string
 	if end-1 <= m.wm {
 		m.updates++
+	}
+	if end-1 <= m.wm && !m.finalOnly {
 		for _, o := range m.rows[end] {
 			if o.id != x.id || o.side == x.side {
 				continue
@@ -119,7 +122,11 @@ func (m *owjModel) watermark(w int64) []string {
 	m.wm = w
 	var out []string
 	for end, rows := range m.rows {
-		if end-1 <= w && end-1 > prev {
+		due := end - 1
+		if m.finalOnly {
+			due += m.lateness
+		}
+		if due <= w && due > prev {
 			for _, l := range rows {
 				for _, r := range rows {
 					if l.side == "L" && r.side == "R" && l.id == r.id {
@@ -184,26 +191,25 @@ ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end
 // batch join's.
 func TestOuterWindowJoinLatenessMatchesReference(t *testing.T) {
 	defer func(n int) { fireBatch = n }(fireBatch)
-	for _, kind := range []string{"LEFT", "RIGHT", "FULL"} {
+	for _, kind := range []string{"LEFT", "RIGHT", "FULL", "INNER"} {
 		for _, budget := range []string{"", "1b"} {
 			if budget != "" {
 				fireBatch = 2
 			}
-			for _, lateness := range []int64{0, 700, 2500} {
+			for _, mode := range []lateMode{{0, false, -1, -1}, {700, false, -1, -1}, {2500, false, -1, -1}, {2500, true, -1, -1}} {
+				lateness := mode.lateness
 				var totalLate, totalUpdates, totalDels int
 				for seed := int64(1); seed <= 8; seed++ {
 					r := rand.New(rand.NewSource(seed*11 + lateness))
 					size := []int64{500, 1000, 2000}[r.Intn(3)]
 					m := newOWJModel(kind, size, lateness)
+					m.finalOnly = mode.finalOnly
 					var b strings.Builder
 					b.WriteString("CREATE TABLE b (side STRING, k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');\n")
 					if budget != "" {
 						fmt.Fprintf(&b, "SET 'state.memory-budget' = '%s';\n", budget)
 					}
-					if lateness > 0 {
-						fmt.Fprintf(&b, "SET 'table.exec.emit.allow-lateness' = '%d ms';\n", lateness)
-					}
-					b.WriteString(owjQuery(kind, size) + "=== events\n")
+					b.WriteString(mode.sets() + owjQuery(kind, size) + "=== events\n")
 					var events []string
 					var want [][]string
 					var all []string
@@ -223,7 +229,7 @@ func TestOuterWindowJoinLatenessMatchesReference(t *testing.T) {
 					}
 					add("b end", m.watermark(MaxWatermark))
 					script := b.String()
-					name := fmt.Sprintf("%s JOIN, lateness %d, seed %d, budget %q", kind, lateness, seed, budget)
+					name := fmt.Sprintf("%s JOIN, %v, seed %d, budget %q", kind, mode, seed, budget)
 					out, err := runScript(script)
 					if err != nil {
 						t.Fatalf("%s: %v\n%s", name, err, script)
@@ -255,8 +261,11 @@ func TestOuterWindowJoinLatenessMatchesReference(t *testing.T) {
 					totalUpdates += m.updates
 					totalDels += m.dels
 				}
-				if totalLate == 0 || lateness > 0 && (totalUpdates == 0 || totalDels == 0) {
-					t.Fatalf("%s JOIN, lateness %d: the scripts made %d late rows, %d late updates, %d retractions", kind, lateness, totalLate, totalUpdates, totalDels)
+				if totalLate == 0 || lateness > 0 && totalUpdates == 0 || lateness > 0 && !mode.finalOnly && kind != "INNER" && totalDels == 0 {
+					t.Fatalf("%s JOIN, %v: the scripts made %d late rows, %d late updates, %d retractions", kind, mode, totalLate, totalUpdates, totalDels)
+				}
+				if mode.finalOnly && totalDels != 0 {
+					t.Fatalf("%s JOIN, %v: final-only retracted %d rows", kind, mode, totalDels)
 				}
 			}
 		}
@@ -301,6 +310,7 @@ func TestOuterWindowJoinLatenessParallel(t *testing.T) {
 				}
 				setData(path, data)
 				m := newOWJModel(kind, size, lateness)
+				m.finalOnly = seed == 3 // final-only: each window joined once, at its horizon
 				var want []string
 				wm := int64(MinWatermark)
 				for i := 0; i < len(rows); i += 7 {
@@ -318,13 +328,17 @@ func TestOuterWindowJoinLatenessParallel(t *testing.T) {
 				if budget != "" {
 					sql += fmt.Sprintf("SET 'state.memory-budget' = '%s';\n", budget)
 				}
-				sql += fmt.Sprintf("SET 'table.exec.emit.allow-lateness' = '%d ms';\n", lateness) + owjQuery(kind, size)
+				sql += fmt.Sprintf("SET 'table.exec.emit.allow-lateness' = '%d ms';\n", lateness)
+				if m.finalOnly {
+					sql += "SET 'table.exec.emit.final-only' = 'true';\n"
+				}
+				sql += owjQuery(kind, size)
 				got, late, updates := runLines(t, sql, p)
 				name := fmt.Sprintf("%s JOIN, P=%d, seed %d, budget %q", kind, p, seed, budget)
 				// materialize fails on a -D of a row not there: each
 				// retraction follows its padded row.
 				fin, ref := materialize(t, joinLines(got)), m.batchJoin()
-				if m.updates == 0 || m.dels == 0 {
+				if m.updates == 0 || m.dels == 0 && !m.finalOnly {
 					t.Fatalf("%s: the model has %d late updates and %d retractions", name, m.updates, m.dels)
 				}
 				if g, w := pairsOf(got), pairsOf(want); !slices.Equal(g, w) {

@@ -223,8 +223,11 @@ type WindowJoin struct {
 	// window was joined meets the other side's rows of it at once; on an
 	// outer join it retracts (-D) a partner emitted padded with NULLs,
 	// and is emitted padded itself when it meets none. The output
-	// watermark is held back by it.
-	Lateness int64
+	// watermark is held back by it. FinalOnly ('table.exec.emit.final-
+	// only') joins each window once, at window_end - 1 + Lateness, with
+	// every row that came before: append-only.
+	Lateness  int64
+	FinalOnly bool
 }
 
 // TemporalJoin joins each probe row (Left) with the version of Right valid

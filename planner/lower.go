@@ -431,7 +431,7 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		}
 		wj := &physical.WindowJoin{Op: op(joinName(x.Kind, "WindowJoin", x.Left, x.Right), x), Join: j, End: [2]int{x.LeftEnd, x.RightEnd},
 			Late: [2]*physical.LateRows{l.late(x.Left), l.late(x.Right)}, InCols: [2][]physical.Column{physCols(x.Left.Columns()), physCols(x.Right.Columns())}}
-		wj.Lateness = l.settings.AllowLateness.Milliseconds()
+		wj.Lateness, wj.FinalOnly = l.settings.AllowLateness.Milliseconds(), l.settings.FinalOnly
 		return wj, nil
 	case *logical.TemporalJoin:
 		if x.Lookup {

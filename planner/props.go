@@ -189,7 +189,7 @@ func (d *deriver) produce(n logical.Node) *Props {
 		p.Why = d.joinWhy(x, l, r)
 	case *logical.WindowJoin:
 		p.Produced = changelogmode.InsertOnly
-		if s := d.settings; s.AllowLateness > 0 && x.Kind != ast.InnerJoin {
+		if s := d.settings; s.AllowLateness > 0 && !s.FinalOnly && x.Kind != ast.InnerJoin {
 			p.Produced = changelogmode.Of(changelogmode.Insert, changelogmode.Delete)
 			p.Why = fmt.Sprintf("'table.exec.emit.allow-lateness' = '%s' keeps each window's rows that long after the %s window join fired: a row emitted padded with NULLs is retracted (-D) when a late partner comes, and the pair emitted", s.AllowLatenessText, x.Kind)
 		}

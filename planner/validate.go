@@ -215,7 +215,9 @@ func (d *deriver) walk(n logical.Node) {
 		}
 		p.State = []string{"both sides: each window's rows until watermark >= window_end - 1ms, then joined once and freed"}
 		s := d.settings
-		if s.AllowLateness > 0 {
+		if s.AllowLateness > 0 && s.FinalOnly {
+			p.State = []string{fmt.Sprintf("both sides: each window's rows until watermark >= window_end - 1ms + %s (table.exec.emit.allow-lateness), then joined once and freed (final-only: each window's rows wait %s of event time past its end); the output watermark is held back by %s", s.AllowLatenessText, s.AllowLatenessText, s.AllowLatenessText)}
+		} else if s.AllowLateness > 0 {
 			outer := ""
 			if x.Kind != ast.InnerJoin {
 				outer = " (a row emitted padded with NULLs is retracted, -D, when its first late partner comes; a late row that meets none is emitted padded at once)"
@@ -583,7 +585,7 @@ func (d *deriver) fixes(diagn *diag.Diagnostic, s *logical.Sink, o logical.Node,
 	case *logical.Rank:
 		diagn.WithHint("or rank within windows (PARTITION BY window_start, window_end, ... over TABLE(TUMBLE(...))): a window Top-N emits each window's top rows once, when it ends (append-only)")
 	case *logical.WindowJoin:
-		diagn.WithHint("or SET 'table.exec.emit.allow-lateness' = '0' before this statement: the window join then emits each row once, when its window ends (append-only), and counts the rows after that late")
+		diagn.WithHint("or SET 'table.exec.emit.final-only' = 'true': each window is joined once, when the watermark passes its end plus the allowed lateness (append-only, %s later); or 'table.exec.emit.allow-lateness' = '0': joined when the window ends, and the rows after that are late", d.settings.AllowLatenessText)
 	case *logical.WindowAggregate:
 		if d.settings.EarlyFire {
 			diagn.WithHint("or SET 'table.exec.emit.early-fire.enabled' = 'false': without preliminary results (and without allowed lateness) each window is emitted once")
