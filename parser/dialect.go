@@ -277,6 +277,18 @@ func (rw *rewriter) scan() {
 			rw.overlay(k)
 		case t.is("ARRAY_AGG") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.arrayAgg(k)
+		case t.is("LISTAGG") && k+1 < len(toks) && toks[k+1].isOp("(") && rw.overAfter(k+1):
+			// LISTAGG(x [, sep]) OVER (...): TiDB takes OVER after the
+			// aggregates it knows; it reads JSON_ARRAYAGG(x) or
+			// JSON_OBJECTAGG(x, sep), the converter LISTAGG again.
+			top, _ := rw.topLevel(k + 1)
+			name := "JSON_ARRAYAGG"
+			for _, j := range top {
+				if toks[j].isOp(",") {
+					name = "JSON_OBJECTAGG"
+				}
+			}
+			rw.edits = append(rw.edits, edit{int(t.start), int(t.end), name})
 		case t.is("ESCAPE") && k > 0:
 			// LIKE/SIMILAR TO ... ESCAPE 'c': TiDB takes one byte only; the
 			// converter takes the string from the record.

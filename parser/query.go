@@ -1269,10 +1269,14 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 		}
 	}
 	k := -1
-	if upper == "JSON_ARRAYAGG" && c.peekIs(func(t token) bool { return t.is("ARRAY_AGG") }) {
-		// ARRAY_AGG(x) OVER (...), which TiDB read as JSON_ARRAYAGG
-		// (rewriter.arrayAgg).
-		k, upper = c.findWord("ARRAY_AGG"), "ARRAY_AGG"
+	if upper == "JSON_ARRAYAGG" || upper == "JSON_OBJECTAGG" {
+		// ARRAY_AGG(x) OVER and LISTAGG(x [, sep]) OVER, which TiDB read
+		// as JSON_ARRAYAGG or JSON_OBJECTAGG (rewriter.scan).
+		for _, w := range []string{"ARRAY_AGG", "LISTAGG"} {
+			if c.peekIs(func(t token) bool { return t.is(w) }) {
+				k, upper = c.findWord(w), w
+			}
+		}
 	}
 	if k < 0 {
 		k = c.find(func(t token) bool { return t.kind == tIdent && strings.EqualFold(t.val, name) })
