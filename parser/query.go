@@ -911,7 +911,7 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		l := c.expr(e.L)
 		op, ok := binOps[e.Op]
 		if !ok {
-			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", e.Op)
+			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", opText(e.Op))
 		}
 		funcForm := false
 		if c.opTok(op) < 0 {
@@ -939,7 +939,7 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 			op = "+"
 			k = c.findOp("+")
 		default:
-			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", e.Op)
+			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", opText(e.Op))
 		}
 		x := c.expr(e.V)
 		u := &ast.Unary{Op: op, X: x}
@@ -1418,4 +1418,12 @@ func (c *conv) literal(v *test_driver.ValueExpr) ast.Expr {
 		lit.Kind = ast.IntLit
 	}
 	return lit
+}
+
+// opText is an operator as the user wrote it (<=>, &), not TiDB's name
+// for it (nulleq, bitand).
+func opText(op opcode.Op) string {
+	var b strings.Builder
+	op.Format(&b)
+	return strings.TrimSpace(b.String())
 }

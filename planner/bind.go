@@ -978,7 +978,14 @@ func (b *binder) project(q *ast.Select, node logical.Node, scope *expr.Scope, ta
 		}
 		col := logical.Column{Name: fmt.Sprintf("EXPR$%d", i), Type: e.Type()}
 		if c, ok := e.(*expr.Column); ok {
-			col.Name, col.Time = c.Name, c.Time
+			col.Time = c.Time
+			// A column the query names keeps its name; an expression
+			// that the hook bound to an operator's column (an aggregate,
+			// GROUPING(…), an OVER call) is EXPR$i, as in Flink, never
+			// the operator's internal name ($grouping0, w0$o0).
+			if isColumnRef(f.Expr) || !internalName(c.Name) {
+				col.Name = c.Name
+			}
 		}
 		if name, ok := expr.FieldOf(e); ok {
 			col.Name = name // r.f is called f, as in Flink
@@ -1011,6 +1018,7 @@ func qualIdent(q string, loc ast.Loc) *ast.Ident {
 // keyHook, when not nil, binds GROUP BY items of its own (a legacy
 // window's TUMBLE_START(...) calls).
 func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Scope, tables []expr.ScopeTable, keyHook expr.Hook) logical.Node {
+	q = expandStars(q, scope)
 	agg := &logical.Aggregate{Input: node, S: q.S}
 	switch {
 	case len(q.GroupBy) > 0:
@@ -1020,6 +1028,7 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 	}
 	in := &expr.Binder{Scope: scope, L: b.l, Clause: "GROUP BY", Hook: keyHook}
 	var keyText []string
+	var keyIdx []int // the input column a key is, or -1 (an expression)
 	groupBy := q.GroupBy
 	var gp *groupingPlan
 	if len(q.Grouping) > 0 {
@@ -1040,6 +1049,10 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 		}
 		agg.Keys = append(agg.Keys, k)
 		keyText = append(keyText, ast.Format(g))
+		keyIdx = append(keyIdx, -1)
+		if c, ok := k.(*expr.Column); ok {
+			keyIdx[len(keyIdx)-1] = c.Index
+		}
 		col := logical.Column{Name: fmt.Sprintf("EXPR$%d", len(agg.Cols)), Type: k.Type()}
 		if c, ok := k.(*expr.Column); ok {
 			col = logical.Column{Qualifier: scope.Cols[c.Index].Qualifier, Name: c.Name, Type: c.T}
@@ -1103,8 +1116,10 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 				failed = true
 				return &expr.Const{T: types.New(types.Null), S: e.S}, true
 			}
-			for i, k := range agg.Keys {
-				if kc, ok := k.(*expr.Column); ok && kc.Index == idx {
+			// A key that is this column, however either is written (s.a
+			// or a): by the input column both resolve to.
+			for i, ki := range keyIdx {
+				if ki == idx {
 					c := agg.Cols[i]
 					return &expr.Column{Index: i, Name: c.Name, T: c.Type, Time: c.Time, S: e.S}, true
 				}
@@ -1343,4 +1358,53 @@ func (b *binder) insert(ins *ast.Insert) *logical.Sink {
 		sink.Input = p
 	}
 	return sink
+}
+
+// internalName says whether a column name is the planner's own ($set,
+// $grouping0, w0$o0, EXPR$4): a query's output never carries one.
+func internalName(name string) bool { return strings.Contains(name, "$") }
+
+// isColumnRef says whether x is a column reference, in parentheses or not.
+func isColumnRef(x ast.Expr) bool {
+	for {
+		p, ok := x.(*ast.Paren)
+		if !ok {
+			break
+		}
+		x = p.X
+	}
+	_, ok := x.(*ast.ColumnRef)
+	return ok
+}
+
+// expandStars returns q with * and t.* of its select list written out as
+// the input's columns, for an aggregate query: each is then a grouped
+// column or refused (SQL306), as in Flink, where SELECT * … GROUP BY k
+// fails unless every column is grouped. (The select list of an aggregate
+// is bound over the aggregate's output, which has no columns by name.) A
+// t.* that matches no column stays, for the binder to report.
+func expandStars(q *ast.Select, scope *expr.Scope) *ast.Select {
+	if !slices.ContainsFunc(q.Fields, func(f *ast.SelectItem) bool { return f.Star }) {
+		return q
+	}
+	out := *q
+	out.Fields = nil
+	for _, f := range q.Fields {
+		if !f.Star {
+			out.Fields = append(out.Fields, f)
+			continue
+		}
+		n := len(out.Fields)
+		for _, c := range scope.Cols {
+			if c.Name == "" || f.Qualifier != nil && c.Qualifier != f.Qualifier.Name {
+				continue
+			}
+			ref := &ast.ColumnRef{Loc: f.Loc, Name: &ast.Ident{Loc: f.Loc, Name: c.Name}, Qualifier: qualIdent(c.Qualifier, f.Loc)}
+			out.Fields = append(out.Fields, &ast.SelectItem{Loc: f.Loc, Expr: ref})
+		}
+		if len(out.Fields) == n {
+			out.Fields = append(out.Fields, f)
+		}
+	}
+	return &out
 }
