@@ -10,7 +10,7 @@ import (
 // of streamsql or of Flink, its group, and how it compares with Flink's.
 type FunctionDoc struct {
 	Name  string
-	Group string // string, numeric, temporal, conditional, aggregate, other
+	Group string // string, numeric, temporal, conditional, JSON, aggregate, window, other
 	// Flink is "same", "differs: how", "streamsql-only: what" or "not
 	// supported" (a Flink built-in streamsql does not have).
 	Flink string
@@ -169,12 +169,23 @@ var functionDocs = []FunctionDoc{
 	{"ARRAY_AGG", "aggregate", "differs: NULLs are kept (RESPECT NULLS); IGNORE NULLS and ORDER BY are not supported"},
 	{"JSON_OBJECTAGG", "aggregate", "not supported"},
 	{"JSON_ARRAYAGG", "aggregate", "not supported"},
+	// window (OVER)
+	{"ROW_NUMBER", "window", "same (Top-N and deduplication: a filter on its result)"},
+	{"LAG", "window", "same (no frame; peers of one event time share the value)"},
+	{"LEAD", "window", "same (refused on a stream, SQL315, as Flink refuses it in streaming mode)"},
+	{"RANK", "window", "same (refused on a stream, SQL315, as Flink refuses it in streaming mode)"},
+	{"DENSE_RANK", "window", "same (refused on a stream, SQL315, as Flink refuses it in streaming mode)"},
 }
+
+// windowFunctions are the window functions the planner binds OVER a
+// window (planner/over.go), true where they run; false: refused on a
+// stream, as Flink refuses them in streaming mode.
+var windowFunctions = map[string]bool{"ROW_NUMBER": true, "LAG": true, "LEAD": false, "RANK": false, "DENSE_RANK": false}
 
 // FunctionDocs returns the rows of the function table, by group and name.
 func FunctionDocs() []FunctionDoc {
 	out := append([]FunctionDoc(nil), functionDocs...)
-	order := map[string]int{"string": 0, "numeric": 1, "temporal": 2, "conditional": 3, "JSON": 4, "aggregate": 5, "other": 6}
+	order := map[string]int{"string": 0, "numeric": 1, "temporal": 2, "conditional": 3, "JSON": 4, "aggregate": 5, "window": 6, "other": 7}
 	sort.SliceStable(out, func(i, j int) bool {
 		if gi, gj := order[out[i].Group], order[out[j].Group]; gi != gj {
 			return gi < gj
@@ -190,7 +201,7 @@ func FunctionDocs() []FunctionDoc {
 // supported row for one it does not.
 func FunctionDocsProblems() []string {
 	var out []string
-	groups := map[string]bool{"string": true, "numeric": true, "temporal": true, "conditional": true, "JSON": true, "aggregate": true, "other": true}
+	groups := map[string]bool{"string": true, "numeric": true, "temporal": true, "conditional": true, "JSON": true, "aggregate": true, "window": true, "other": true}
 	seen := map[string]bool{}
 	for _, d := range functionDocs {
 		if seen[d.Name] {
@@ -198,7 +209,8 @@ func FunctionDocsProblems() []string {
 		}
 		seen[d.Name] = true
 		_, scalar := functions[d.Name]
-		registered := scalar || IsAggregate(d.Name)
+		_, window := windowFunctions[d.Name]
+		registered := scalar || IsAggregate(d.Name) || window
 		switch {
 		case !groups[d.Group]:
 			out = append(out, fmt.Sprintf("%s: unknown group %q", d.Name, d.Group))
