@@ -1061,7 +1061,21 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 		}
 		agg.Cols = append(agg.Cols, col)
 	}
-	calls, ok := b.groupingCalls(q, keyText)
+	// keyOf is the GROUP BY key an expression is: written the same, or
+	// the same input column however qualified (s.a or a); -1 if none.
+	keyOf := func(a ast.Expr) int {
+		if i := slices.Index(keyText, ast.Format(a)); i >= 0 {
+			return i
+		}
+		if cr, ok := a.(*ast.ColumnRef); ok {
+			var scratch diag.List
+			if idx := scope.Resolve(cr, &scratch); idx >= 0 {
+				return slices.Index(keyIdx, idx)
+			}
+		}
+		return -1
+	}
+	calls, ok := b.groupingCalls(q, keyOf)
 	if !ok {
 		return nil
 	}

@@ -136,9 +136,9 @@ func isGroupingFn(name string) bool {
 }
 
 // groupingCalls finds the GROUPING and GROUPING_ID calls of q's select list
-// and HAVING, each once, with their arguments among keyText (the grouping
-// expressions' text); ok is false after an error.
-func (b *binder) groupingCalls(q *ast.Select, keyText []string) (calls []groupingCall, ok bool) {
+// and HAVING, each once, with their arguments as GROUP BY keys (keyOf: the
+// key an argument is, -1 if none); ok is false after an error.
+func (b *binder) groupingCalls(q *ast.Select, keyOf func(ast.Expr) int) (calls []groupingCall, ok bool) {
 	ok = true
 	seen := map[string]bool{}
 	visit := func(e ast.Expr) bool {
@@ -158,7 +158,7 @@ func (b *binder) groupingCalls(q *ast.Select, keyText []string) (calls []groupin
 		}
 		c := groupingCall{text: text}
 		for _, a := range fc.Args {
-			i := slices.Index(keyText, ast.Format(a))
+			i := keyOf(a)
 			if i < 0 {
 				b.errorf(diag.AggregateMisuse, a.Span(), "%s(%s): %s is not an expression of the GROUP BY", strings.ToUpper(fc.Name.Name), ast.Format(a), ast.Format(a))
 				ok = false
