@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"github.com/streamsql/streamsql/connector"
 	"math"
@@ -891,6 +892,15 @@ type windowAggOp struct {
 	earlyFire, lateFire fireDelay
 	timers              procTimers
 	clock               func() int64
+	// procTime: the window is over a processing-time attribute; windows
+	// holds a timer at each open window's last millisecond, keyed by its
+	// end, at which the clock fires it (onTimer).
+	procTime bool
+	windows  procTimers
+	// procFired is the clock at the last such firing: a row of a window
+	// that ended by then is late (its window's row has gone out), as a
+	// row behind the watermark is.
+	procFired int64
 	// finCol and verCol are the output columns of WINDOW_FINALITY() and
 	// WINDOW_VERSION() (-1: none).
 	finCol, verCol int
@@ -904,6 +914,7 @@ type windowAggOp struct {
 	// changed, in first-change order: each is emitted once at its end.
 	order   []pendingGroup
 	pending map[string]int
+	endKey  []byte
 }
 
 // Values of WINDOW_FINALITY(): whether a row can still change.
@@ -987,6 +998,9 @@ func (o *windowAggOp) open(_ context.Context, in inputs) error {
 func (o *windowAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	wm := o.in.watermark()
+	if o.procTime {
+		wm = max(wm, o.procFired)
+	}
 	for _, r := range b {
 		ev := r.Vals[o.endCol]
 		if ev.IsNull() {
@@ -1009,6 +1023,11 @@ func (o *windowAggOp) process(_ int, b row.Batch) error {
 		fired := end-1 <= wm // only with lateness: within the horizon
 		if fired {
 			o.c.LateUpdates.Add(1)
+		}
+		if o.procTime {
+			// Armed with every row, not only a window's first: a job
+			// resumed from a checkpoint has no timers (proctime.go).
+			o.windows.add(binary.BigEndian.AppendUint64(o.endKey[:0], uint64(end)), end-1)
 		}
 		kb, _, err := o.key.keyBytes(r.Vals)
 		if err != nil {
@@ -1129,10 +1148,16 @@ type fireDelay struct {
 }
 
 func (o *windowAggOp) timed() bool {
-	return o.earlyFire.on && o.earlyFire.delay > 0 || o.lateFire.on && o.lateFire.delay > 0
+	return o.earlyFire.on && o.earlyFire.delay > 0 || o.lateFire.on && o.lateFire.delay > 0 || o.procTime
 }
 
-func (o *windowAggOp) nextTimer() (int64, bool) { return o.timers.next() }
+func (o *windowAggOp) nextTimer() (int64, bool) {
+	at, ok := o.timers.next()
+	if w, wok := o.windows.next(); wok && (!ok || w < at) {
+		return w, true
+	}
+	return at, ok
+}
 
 // onTimer fires the groups whose processing-time timer is due: each
 // emits its result if it changed since the last row it emitted (update).
@@ -1158,7 +1183,21 @@ func (o *windowAggOp) onTimer(now int64) error {
 		return fmt.Errorf("state: %w", err)
 	}
 	o.c.setStore(o.store)
-	return o.pushFired()
+	if err := o.pushFired(); err != nil {
+		return err
+	}
+	// Processing-time windows: the clock passed the last millisecond of
+	// some; every window up to now fires, as the watermark would fire it
+	// (so a window restored without its timer goes too).
+	due := false
+	if err := o.windows.due(now, func(string) error { due = true; return nil }); err != nil {
+		return err
+	}
+	if due {
+		o.procFired = max(o.procFired, now)
+		return o.advance(now)
+	}
+	return nil
 }
 
 // advance fires the windows whose last millisecond wm has reached and

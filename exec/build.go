@@ -814,8 +814,8 @@ func (b *builder) windowAgg(x *physical.WindowAggregate, out collector) (operato
 	op := &windowAggOp{name: x.Name, key: k, endCol: x.EndCol, timeCol: x.TimeCol, specs: specs,
 		lateness: x.Lateness, finalOnly: x.FinalOnly, pending: map[string]int{}, finCol: -1, verCol: -1,
 		earlyFire: fireDelay{on: x.EarlyFire, delay: x.EarlyFireDelay}, lateFire: fireDelay{on: x.LateFire, delay: x.LateFireDelay},
-		clock: b.opts.Clock,
-		out:   out, lateCols: columns(x.InCols)}
+		clock: b.opts.Clock, procTime: x.ProcTime, procFired: MinWatermark,
+		out: out, lateCols: columns(x.InCols)}
 	for i, c := range x.Aggs {
 		switch c.Fn {
 		case "WINDOW_FINALITY":

@@ -392,6 +392,9 @@ func detail(n Node) string {
 		if x.Session != nil {
 			s += " sessions per [" + renderList(x.Session.Keys, in) + "]"
 		}
+		if x.ProcTime {
+			s += " fires=clock" // at each window's end, besides the watermark
+		}
 		if x.Lateness > 0 {
 			s += " lateness=" + expr.FormatMillis(x.Lateness)
 		}

@@ -353,6 +353,12 @@ type WindowAggregate struct {
 	// them, not with each batch. Neither with FinalOnly or sessions.
 	EarlyFire, LateFire           bool
 	EarlyFireDelay, LateFireDelay int64
+	// ProcTime is set when the window is over a processing-time attribute
+	// (a PROCTIME() column): a window also fires when the clock reaches
+	// its last millisecond, as Flink's processing-time windows do, not
+	// only when the watermark (on such a stream, the end of the input)
+	// passes it. Not for sessions.
+	ProcTime bool
 }
 
 // Session says how a window aggregate merges session windows: per group

@@ -482,6 +482,7 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		} else {
 			wa.EarlyFire, wa.EarlyFireDelay = s.EarlyFire, s.EarlyFireDelay.Milliseconds()
 			wa.LateFire, wa.LateFireDelay = s.LateFire, s.LateFireDelay.Milliseconds()
+			wa.ProcTime = w.w.Input.Columns()[w.w.TimeCol].Time == expr.ProcTime
 		}
 		return wa, nil
 	case *logical.Aggregate:

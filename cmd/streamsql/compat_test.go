@@ -176,7 +176,6 @@ FROM bid;`},
 FROM bid
 GROUP BY bidder, SESSION(dateTime, INTERVAL '10' SECOND);`},
 	{suite: "Nexmark", name: "q12", shape: "TUMBLE over a PROCTIME() column added in a view", mark: "runs",
-		note: "its windows close on the watermark (here at the end of the input), not on the wall clock as in Flink",
 		sql: nexmarkTables("bid") + `CREATE VIEW bp AS SELECT auction, bidder, price, PROCTIME() AS p_time FROM bid;
 SELECT bidder, COUNT(*) AS bid_count, window_start, window_end
 FROM TABLE(TUMBLE(TABLE bp, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
@@ -288,7 +287,6 @@ WITH ('connector' = 'faker', 'number-of-rows' = '10',
 SELECT device_ip, device_timezone, iot_timestamp, CONVERT_TZ(CAST(iot_timestamp AS STRING), 'UTC', device_timezone) AS local_time
 FROM iot_status;`},
 	{suite: "Cookbook", name: "aggregations/01 group by window (TVF)", shape: "TUMBLE TVF over PROCTIME(), COUNT(DISTINCT)", mark: "runs",
-		note: "its windows close at the end of the input, not on the wall clock as in Flink",
 		sql: `CREATE TABLE server_logs (client_ip STRING, status_code STRING, log_time AS PROCTIME())
 WITH ('connector' = 'faker', 'number-of-rows' = '50', 'fields.client_ip.expression' = '#{Internet.publicIpV4Address}',
   'fields.status_code.expression' = '#{regexify ''(200|404){1}''}', 'fields.log_time.expression' = '#{date.past ''15'',''SECONDS''}');
@@ -296,7 +294,6 @@ SELECT window_start, window_end, COUNT(DISTINCT client_ip) AS ip_addresses
 FROM TABLE(TUMBLE(TABLE server_logs, DESCRIPTOR(log_time), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end;`},
 	{suite: "Cookbook", name: "aggregations/01 group by window (legacy)", shape: "GROUP BY TUMBLE(…), TUMBLE_PROCTIME", mark: "runs",
-		note: "its windows close at the end of the input, not on the wall clock as in Flink",
 		sql: `CREATE TABLE server_logs (client_ip STRING, log_time AS PROCTIME()) WITH ('connector' = 'faker', 'number-of-rows' = '50',
   'fields.client_ip.expression' = '#{Internet.publicIpV4Address}', 'fields.log_time.expression' = '#{date.past ''15'',''SECONDS''}');
 SELECT COUNT(DISTINCT client_ip), TUMBLE_PROCTIME(log_time, INTERVAL '1' MINUTE)
