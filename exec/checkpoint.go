@@ -105,6 +105,11 @@ func (o *materializeOp) stateStore() *state.Store  { return o.store }
 func (o *groupAggOp) stateStore() *state.Store     { return o.store }
 func (o *windowAggOp) stateStore() *state.Store    { return o.store }
 
+// Top-N and deduplication keep everything in their store (their advance
+// does nothing: no watermark, no timer outside it).
+func (o *rankOp) stateStore() *state.Store  { return o.store }
+func (o *dedupOp) stateStore() *state.Store { return o.store }
+
 // barrier is checkpoint id flowing through the job.
 type barrier struct {
 	id  int64

@@ -77,6 +77,23 @@ INSERT INTO ij SELECT a.id, v, w, a.ts FROM a JOIN b
 INSERT INTO wa SELECT window_start, id, COUNT(*), SUM(v)
   FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, id;
 `},
+	// ranked: a Top-N (updating: its changelog folded) and a
+	// deduplication keeping each key's first row by event time.
+	{name: "ranked", fold: true, outs: []string{"out/top.json", "out/first.json"}, job: `SET 'execution.checkpointing.interval' = '%s';
+SET 'parallelism' = '2';
+CREATE TABLE a (id INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'a.json', 'format' = 'json');
+CREATE TABLE top (g INT, id INT, v INT, rn BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = 'out/top.json', 'format' = 'debezium-json');
+CREATE TABLE first (g INT, id INT, ts TIMESTAMP(3))
+  WITH ('connector' = 'filesystem', 'path' = 'out/first.json', 'format' = 'debezium-json');
+INSERT INTO top SELECT g, id, v, rn FROM (
+  SELECT MOD(id, 50) AS g, id, v, ROW_NUMBER() OVER (PARTITION BY MOD(id, 50) ORDER BY v DESC, id) AS rn FROM a)
+  WHERE rn <= 3;
+INSERT INTO first SELECT g, id, ts FROM (
+  SELECT MOD(v, 200) AS g, id, ts, ROW_NUMBER() OVER (PARTITION BY MOD(v, 200) ORDER BY ts ASC) AS rn FROM a)
+  WHERE rn = 1;
+`},
 	{name: "damaged", damage: true, outs: []string{"out/o.json"}, job: crashJob},
 	// partitioned: the interval join into a PARTITIONED BY filesystem
 	// table, a part file per partition directory, each cut back on resume.
