@@ -120,7 +120,8 @@ func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec,
 	}
 	if call.Distinct && call.Fn != "COUNT" {
 		inner := s.new
-		s.new = func() accumulator { return &distinctAcc{inner: inner(), seen: map[string]int64{}} }
+		keepNull := call.Fn == "ARRAY_AGG"
+		s.new = func() accumulator { return &distinctAcc{inner: inner(), seen: map[string]int64{}, keepNull: keepNull} }
 	}
 	return s, nil
 }
@@ -469,10 +470,13 @@ type distinctAcc struct {
 	inner accumulator
 	seen  map[string]int64
 	buf   []byte
+	// keepNull counts NULL as a value (ARRAY_AGG(DISTINCT x), whose inner
+	// aggregate keeps NULLs: Flink's distinct MapView has a NULL key too).
+	keepNull bool
 }
 
 func (a *distinctAcc) add(v row.Value, retract bool) error {
-	if v.IsNull() {
+	if v.IsNull() && !a.keepNull {
 		return nil
 	}
 	a.buf = row.AppendKey(a.buf[:0], v)
