@@ -475,6 +475,21 @@ type Values struct {
 	Columns []*Ident
 }
 
+// Unnest is UNNEST(expr) [WITH ORDINALITY] [AS] alias [(columns)] in
+// FROM, after another FROM item whose columns expr may name
+// (CROSS JOIN UNNEST(t.tags) AS u (tag), LEFT JOIN UNNEST(…) … ON TRUE,
+// or a comma): one row per element of an ARRAY (one column per field of
+// a ROW element), per entry of a MAP (key, value); WITH ORDINALITY adds
+// a last column numbering them from 1.
+type Unnest struct {
+	Loc
+	Exprs      []Expr
+	Ordinality bool
+	Alias      *Ident
+	Columns    []*Ident
+}
+
+func (*Unnest) tableNode()    {}
 func (*Values) tableNode()    {}
 func (*TableRef) tableNode()  {}
 func (*Join) tableNode()      {}

@@ -625,6 +625,19 @@ func (p *printer) table(t TableExpr) {
 			p.idents(t.Columns)
 			p.w(")")
 		}
+	case *Unnest:
+		p.w("UNNEST(")
+		p.exprs(t.Exprs)
+		p.w(")")
+		if t.Ordinality {
+			p.w(" WITH ORDINALITY")
+		}
+		p.alias(t.Alias)
+		if len(t.Columns) > 0 {
+			p.w(" (")
+			p.idents(t.Columns)
+			p.w(")")
+		}
 	case *WindowTVF:
 		p.w("TABLE(", t.Func, "(TABLE ")
 		p.ident(t.Table)

@@ -313,6 +313,12 @@ func (b *builder) node(n physical.Node, out collector) error {
 			op.exprs = append(op.exprs, scalarFunc(f))
 		}
 		return b.node(x.Input, b.drive(op, 1, out).port(0))
+	case *physical.Correlate:
+		op, err := b.correlate(x, out)
+		if err != nil {
+			return err
+		}
+		return b.node(x.Input, b.drive(op, 1, out).port(0))
 	case *physical.Union:
 		op := &unionOp{out: out, c: b.counters(x.Name, &b.job.Operators)}
 		return b.fanIn(x.Ins, op, out)

@@ -44,6 +44,25 @@ type Values struct {
 	S    diag.Span
 }
 
+// Correlate is UNNEST joined to the FROM item before it (Flink's
+// Correlate over its UNNEST table function): for each input row, one row
+// per element of Expr, an ARRAY or a MAP computed from that row, made of
+// the input row's columns and then the element's: an ARRAY's element (or
+// the fields of a ROW element), a MAP entry's key and value, and the
+// position from 1 when Ordinality. Left (LEFT JOIN UNNEST … ON TRUE) keeps
+// an input row whose Expr is NULL or empty once, with NULLs for the
+// element's columns; an inner Correlate drops it. Stateless: every output
+// row has its input row's change kind, so the output's changelog mode is
+// the input's.
+type Correlate struct {
+	Input      Node
+	Expr       expr.Expr
+	Left       bool
+	Ordinality bool
+	Cols       []Column
+	S          diag.Span
+}
+
 // WatermarkAssigner generates watermarks from a time column of its input:
 // the largest time seen minus DelayMillis, per source split.
 type WatermarkAssigner struct {
@@ -423,6 +442,14 @@ func (n *WindowAggregate) Columns() []Column { return n.Cols }
 // Columns implements Node.
 func (n *Filter) Columns() []Column { return n.Input.Columns() }
 
+// Columns are the input's, then the element's.
+func (n *Correlate) Columns() []Column { return n.Cols }
+
+// Span is UNNEST's.
+func (n *Correlate) Span() diag.Span { return n.S }
+
+func (*Correlate) node() {}
+
 // Columns implements Node.
 func (n *Project) Columns() []Column { return n.Cols }
 
@@ -529,6 +556,8 @@ func Replace(n Node, children []Node) Node {
 	case *Scan, *Values:
 	case *Filter:
 		n.Input = children[0]
+	case *Correlate:
+		n.Input = children[0]
 	case *Project:
 		n.Input = children[0]
 	case *Join:
@@ -572,6 +601,8 @@ func Children(n Node) []Node {
 	case *Scan, *Values:
 		return nil
 	case *Filter:
+		return []Node{n.Input}
+	case *Correlate:
 		return []Node{n.Input}
 	case *Project:
 		return []Node{n.Input}

@@ -23,6 +23,7 @@ import (
 //	t FOR SYSTEM_TIME AS OF expr           t (blanked)          TableRef.AsOf
 //	TABLE(TUMBLE(TABLE t, DESCRIPTOR(c),…)) _tvf0               WindowTVF
 //	SELECT /*+ STATE_TTL('o'='1d') */      SELECT (blanked)     Select.Hints
+//	UNNEST(x) AS u (c) in FROM             _unnest0             Unnest
 //
 // Rewritten text maps back to the original through the edit list, so TiDB's
 // syntax errors are reported at the user's line and column. Tokens inside a
@@ -44,6 +45,7 @@ type rewriter struct {
 	typedLits []*ast.Literal
 	tvfs      []*ast.WindowTVF
 	values    []*ast.Values
+	unnests   []*ast.Unnest
 	lateral   map[diag.Pos]bool       // start of the '(' of a LATERAL subquery
 	asOf      map[int]ast.Expr        // table-name token index -> AS OF expression
 	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
@@ -359,6 +361,8 @@ func (rw *rewriter) scan() {
 			rw.blank(k, k+1)
 		case t.is("LATERAL"):
 			rw.errorf(diag.UnsupportedFeature, t.span(), "LATERAL is supported before a subquery only, LATERAL (SELECT …); table functions (LATERAL TABLE(f(…))) are not supported")
+		case t.is("UNNEST") && isUnnestAt(toks, k):
+			k = rw.unnestTable(k) - 1
 		case t.isOp("(") && k+1 < len(toks) && toks[k+1].is("VALUES") && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN") || toks[k-1].isOp(",")):
 			k = rw.valuesTable(k) - 1
 		}

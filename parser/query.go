@@ -737,6 +737,7 @@ func (c *conv) resultSet(n tast.ResultSetNode) ast.TableExpr {
 var (
 	tvfName    = regexp.MustCompile(`^_tvf(\d+)$`)
 	valuesName = regexp.MustCompile(`^_vals(\d+)$`)
+	unnestName = regexp.MustCompile(`^_unnest(\d+)$`)
 )
 
 func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
@@ -754,6 +755,14 @@ func (c *conv) tableSource(ts *tast.TableSource) ast.TableExpr {
 				v := c.rw.values[i]
 				c.skipTo(v.S.End)
 				return v
+			}
+		}
+		if m := unnestName.FindStringSubmatch(src.Name.O); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			if i < len(c.rw.unnests) {
+				u := c.rw.unnests[i]
+				c.skipTo(u.S.End)
+				return u
 			}
 		}
 		if m := tvfName.FindStringSubmatch(src.Name.O); m != nil {

@@ -132,6 +132,8 @@ func kindOf(n Node) string {
 		return "Calc"
 	case *Window:
 		return "Window"
+	case *Correlate:
+		return "Correlate"
 	case *RegularJoin:
 		return "Join"
 	case *IntervalJoin:
@@ -364,6 +366,21 @@ func detail(n Node) string {
 			parts = append(parts, "select=["+strings.Join(ps, ", ")+"]")
 		}
 		return strings.Join(parts, " ")
+	case *Correlate:
+		in := x.Input.Base().Cols
+		kind := "INNER"
+		if x.Left {
+			kind = "LEFT"
+		}
+		s := kind + " UNNEST(" + render(x.Expr, in) + ")"
+		if x.Ordinality {
+			s += " WITH ORDINALITY"
+		}
+		var names []string
+		for _, c := range x.Cols[len(in):] {
+			names = append(names, c.Name)
+		}
+		return s + " AS (" + strings.Join(names, ", ") + ") state=none"
 	case *Window:
 		in := x.Input.Base().Cols
 		s := x.Func + "(" + in[x.TimeCol].Name

@@ -143,6 +143,22 @@ type Calc struct {
 	Exprs []expr.Expr
 }
 
+// Correlate is UNNEST joined to its input (Flink's Correlate): for each
+// input row, one row per element of Expr, an ARRAY or a MAP over the
+// input's columns: the input row's columns, then the element's (an
+// ARRAY's element, or the fields of a ROW element, NULLs for a NULL one;
+// a MAP entry's key and value), then the position from 1 when
+// Ordinality. Left keeps an input row whose Expr is NULL or empty once,
+// with NULLs for the element's columns; otherwise it gives no row. Every
+// output row has its input row's change kind. It keeps no state.
+type Correlate struct {
+	Op
+	Input      Node
+	Expr       expr.Expr
+	Left       bool
+	Ordinality bool
+}
+
 // Window is a window table-valued function: it adds window_start,
 // window_end and window_time to each row, once per window the row's time
 // (column TimeCol) falls in.
@@ -564,6 +580,9 @@ func (n *Calc) Inputs() []Node { return []Node{n.Input} }
 
 // Inputs implements Node.
 func (n *Window) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Correlate) Inputs() []Node { return []Node{n.Input} }
 
 // Walk calls f on n and then on each of its inputs, depth first.
 func Walk(n Node, f func(Node)) {

@@ -265,6 +265,8 @@ func (b *binder) from(t ast.TableExpr) *rel {
 		return b.windowTVF(t)
 	case *ast.Values:
 		return b.values(t)
+	case *ast.Unnest:
+		return b.unnest(nil, nil, t)
 	}
 	b.errorf(diag.UnsupportedSyntax, t.Span(), "unsupported FROM item")
 	return nil
@@ -511,6 +513,9 @@ func (b *binder) join(j *ast.Join) *rel {
 	l := b.from(j.Left)
 	if l == nil {
 		return nil
+	}
+	if u, ok := j.Right.(*ast.Unnest); ok {
+		return b.unnest(l, j, u)
 	}
 	var r *rel
 	var lateralConds []expr.Expr

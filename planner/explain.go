@@ -110,6 +110,8 @@ func (e *explainer) title(n logical.Node) string {
 		return fmt.Sprintf("WatermarkAssigner %s", plus(colName(cols, x.TimeCol), -x.DelayMillis))
 	case *logical.Filter:
 		return "Filter " + render(x.Cond, x.Input.Columns())
+	case *logical.Correlate:
+		return "Correlate " + correlateText(x.Left, x.Ordinality, render(x.Expr, x.Input.Columns()), x.Cols[len(x.Input.Columns()):])
 	case *logical.Project:
 		parts := make([]string, len(x.Exprs))
 		in := x.Input.Columns()

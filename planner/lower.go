@@ -403,6 +403,12 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 			u.Ins = append(u.Ins, in)
 		}
 		return u, nil
+	case *logical.Correlate:
+		in, err := l.node(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &physical.Correlate{Op: op("Correlate", x), Input: in, Expr: x.Expr, Left: x.Left, Ordinality: x.Ordinality}, nil
 	case *logical.Window:
 		in, err := l.node(x.Input)
 		if err != nil {

@@ -61,6 +61,10 @@ func timeCols(n logical.Node) []expr.TimeAttr {
 		return none(len(x.Cols))
 	case *logical.Filter:
 		return timeCols(x.Input)
+	case *logical.Correlate:
+		// Each row leaves when its input row does: the input's time
+		// attributes stay (as Flink's correlate keeps them).
+		return append(timeCols(x.Input), none(len(x.Cols)-len(x.Input.Columns()))...)
 	case *logical.Project:
 		in := timeCols(x.Input)
 		out := none(len(x.Exprs))
@@ -171,6 +175,10 @@ func (d *deriver) produce(n logical.Node) *Props {
 		p.Produced = in.Produced
 		p.Keys = projectKeys(in.Keys, x.Exprs)
 	case *logical.Window:
+		p.Produced = child(0).Produced
+	case *logical.Correlate:
+		// Each input row's kind goes to each of its rows; no key survives
+		// (a row is repeated once per element).
 		p.Produced = child(0).Produced
 	case *logical.Join:
 		l, r := child(0), child(1)
@@ -523,6 +531,12 @@ func (d *deriver) require(n logical.Node, needBefore bool) {
 		// below needs it, which an upsert sink then applies as a deletion.
 		p.Mode = d.props[x.Input].Mode
 		x.UpdateBefore = isUpsertSink(x) && p.Mode.Has(changelogmode.UpdateBefore)
+	case *logical.Correlate:
+		// As a filter: the new row of an update may have other elements
+		// than the old one, and only the -U takes the old ones out.
+		in := d.props[x.Input]
+		d.require(x.Input, needBefore || in.Produced.Has(changelogmode.UpdateAfter))
+		p.Mode = d.props[x.Input].Mode
 	case *logical.Filter:
 		// A filter over updates needs -U even when its consumer does not
 		// (as Flink's changelog inference, FLINK-9528): the new row of an

@@ -790,6 +790,10 @@ func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
 		in := append([]bool(nil), need...)
 		mark(in, x.Cond, 0)
 		return one(o.require(x.Input, in))
+	case *logical.Correlate:
+		in := append([]bool(nil), need[:len(x.Input.Columns())]...)
+		mark(in, x.Expr, 0)
+		return one(o.require(x.Input, in))
 	case *logical.Project:
 		in := make([]bool, len(x.Input.Columns()))
 		for i, e := range x.Exprs {

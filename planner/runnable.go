@@ -42,6 +42,8 @@ func checkRunnable(root logical.Node, props map[logical.Node]*Props, l *diag.Lis
 			}
 		case *logical.Filter:
 			withWM, es = true, []expr.Expr{x.Cond}
+		case *logical.Correlate:
+			es = []expr.Expr{x.Expr}
 		case *logical.Project:
 			withWM, es = true, x.Exprs
 		case *logical.Join:

@@ -103,6 +103,7 @@ var lowersFrom = map[string][]string{
 	"Calc":               {"*logical.Filter", "*logical.Project"},
 	"UnionAll":           {"*logical.Union"},
 	"Window":             {"*logical.Window"},
+	"Correlate":          {"*logical.Correlate"},
 	"Join":               {"*logical.Join"},
 	"IntervalJoin":       {"*logical.IntervalJoin"},
 	"WindowJoin":         {"*logical.WindowJoin"},
