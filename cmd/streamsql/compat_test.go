@@ -442,9 +442,22 @@ END;`},
 		sql: "CREATE TABLE airports (IATA_CODE CHAR(3), CITY STRING, `STATE` CHAR(2), LATITUDE DOUBLE)\n" +
 			`WITH ('connector' = 'filesystem', 'path' = 'airports.csv', 'format' = 'csv');
 SELECT * FROM airports /*+ OPTIONS('csv.ignore-parse-errors'='true') */ WHERE LATITUDE IS NULL;`},
-	{suite: "Cookbook", name: "functions/05 expanding arrays", shape: "ARRAY<STRING>, CROSS JOIN UNNEST, lookup join", mark: "refused: SQL100 (UNNEST)",
-		sql: "CREATE TABLE HarryPotter (`character` STRING, spells ARRAY<STRING>) WITH ('connector' = 'datagen', 'number-of-rows' = '5');\n" +
-			"SELECT HarryPotter.`character`, SpellsTable.spell FROM HarryPotter CROSS JOIN UNNEST(HarryPotter.spells) AS SpellsTable (spell);"},
+	{suite: "Cookbook", name: "functions/05 expanding arrays", shape: "ARRAY<STRING>, CROSS JOIN UNNEST in a view, lookup join", mark: "runs",
+		note: "the characters are a JSON file and the spells' languages a table in a test database (faker's harry_potter provider is missing); the lookup joins on the characters' PROCTIME()",
+		files: map[string]string{
+			"wizards.json": `{"character":"Hermione","spells":["Lumos","Alohomora","Obliviate"]}` + "\n" +
+				`{"character":"Neville","spells":[]}` + "\n" + `{"character":"Ron","spells":["Lumos",null]}` + "\n",
+		},
+		dbSetup: []string{"CREATE TABLE spell_languages (spell TEXT PRIMARY KEY, spoken_language TEXT NOT NULL)",
+			"INSERT INTO spell_languages VALUES ('Lumos', 'English'), ('Alohomora', 'Rune'), ('Obliviate', 'Mermish')"},
+		sql: `CREATE TABLE wizards (` + "`character`" + ` STRING, spells ARRAY<STRING>, proc AS PROCTIME())
+WITH ('connector' = 'filesystem', 'path' = 'wizards.json', 'format' = 'json');
+CREATE TABLE spell_languages (spell STRING, spoken_language STRING, PRIMARY KEY (spell) NOT ENFORCED)
+WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:5432/postgres', 'table-name' = 'spell_languages', 'username' = 'postgres');
+CREATE TEMPORARY VIEW spells_per_character AS
+SELECT w.` + "`character`" + `, s.spell, w.proc FROM wizards AS w CROSS JOIN UNNEST(w.spells) AS s (spell);
+SELECT c.` + "`character`" + `, c.spell, l.spoken_language
+FROM spells_per_character AS c JOIN spell_languages FOR SYSTEM_TIME AS OF c.proc AS l ON c.spell = l.spell;`},
 	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "refused: SQL315 (STR_TO_MAP, MAP)",
 		sql: `CREATE TABLE customers (identifier STRING, postal_address STRING, residential_address STRING)
 WITH ('connector' = 'datagen', 'number-of-rows' = '5');
