@@ -67,7 +67,7 @@ var functionDocs = []FunctionDoc{
 	{"FROM_BASE64", "string", "same"},
 	{"PARSE_URL", "string", "differs: reads http, https, ftp and file URLs as java.net.URL does (jar and mailto: all after the protocol is the path, other protocols NULL); a constant unknown part is refused"},
 	{"SPLIT", "string", "same"},
-	{"STR_TO_MAP", "string", "not supported"},
+	{"STR_TO_MAP", "string", "differs: the delimiters are regular expressions run by Go's RE2; Java-only constructs are refused (as REGEXP_REPLACE)"},
 	{"ELT", "string", "same"},
 	{"TRANSLATE", "string", "same"},
 	{"JSON_VALUE", "JSON", "not supported"},

@@ -458,7 +458,7 @@ CREATE TEMPORARY VIEW spells_per_character AS
 SELECT w.` + "`character`" + `, s.spell, w.proc FROM wizards AS w CROSS JOIN UNNEST(w.spells) AS s (spell);
 SELECT c.` + "`character`" + `, c.spell, l.spoken_language
 FROM spells_per_character AS c JOIN spell_languages FOR SYSTEM_TIME AS OF c.proc AS l ON c.spell = l.spell;`},
-	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "refused: SQL315 (STR_TO_MAP, MAP)",
+	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "runs",
 		sql: `CREATE TABLE customers (identifier STRING, postal_address STRING, residential_address STRING)
 WITH ('connector' = 'datagen', 'number-of-rows' = '5');
 SELECT identifier, STR_TO_MAP('postal_address:' || postal_address || ';residential_address:' || residential_address, ';', ':')

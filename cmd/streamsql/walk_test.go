@@ -76,6 +76,7 @@ var scalarCases = map[string][]fnCase{
 	"CHAR_LENGTH":      {{"CHAR_LENGTH(s)", "INT", "11"}},
 	"CARDINALITY":      {{"CARDINALITY(ARRAY[s, s])", "INT", "2"}},
 	"ELEMENT":          {{"ELEMENT(ARRAY[s])", "STRING", "Hello World"}},
+	"STR_TO_MAP":       {{"STR_TO_MAP(s, ' ', 'l')", "MAP<STRING, STRING>", "{He=lo, Wor=d}"}, {"STR_TO_MAP('a=1,b')['a']", "STRING", "1"}},
 	"CHARACTER_LENGTH": {{"CHARACTER_LENGTH('héllo')", "INT", "5"}},
 	"SUBSTRING":        {{"SUBSTRING(s, 7)", "STRING", "World"}, {"SUBSTRING(s, 1, 5)", "STRING", "Hello"}},
 	"REPLACE":          {{"REPLACE(s, 'World', 'There')", "STRING", "Hello There"}},
