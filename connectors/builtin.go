@@ -207,7 +207,7 @@ var datagenSpec = &ConnectorSpec{
 		{Key: "fields.#.min", Validate: number, Doc: "Smallest random value of a numeric column."},
 		{Key: "fields.#.max", Validate: number, Doc: "Largest random value of a numeric column."},
 		{Key: "fields.#.max-past", Validate: duration, Doc: "Largest distance into the past of a random timestamp."},
-		{Key: "fields.#.length", Validate: wholeNumber(1), Doc: "Length of a random string or byte string."},
+		{Key: "fields.#.length", Validate: wholeNumber(1), Doc: "Length of a random string or byte string; number of elements of an ARRAY or MAP (3 by default)."},
 		{Key: "fields.#.var-len", Choices: []string{"true", "false"}, Default: "false",
 			Doc: "Whether random strings vary in length up to 'length'."},
 		{Key: "fields.#.start", Validate: number, Example: "1", Doc: "First value of a sequence."},

@@ -62,6 +62,11 @@ type field struct {
 	varLen   bool
 	maxPast  int64 // milliseconds
 	nullRate float64
+	// elems generate a nested value's parts: an ARRAY's element, a MAP's
+	// key and value, a ROW's fields. Their options are those of the
+	// column's path, as Flink's: fields.<col>.element.*, .key.*, .value.*,
+	// .<field>.*; an ARRAY or a MAP has 'length' elements (3 by default).
+	elems []field
 }
 
 // NewSource returns a datagen source for spec, using clock.
@@ -93,7 +98,7 @@ func NewSource(spec connector.Spec, clock Clock) (*Source, error) {
 		if col.MetadataKey != "" {
 			return nil, fail("datagen has no metadata, but column %s reads '%s'", col.Name, col.MetadataKey)
 		}
-		columns = append(columns, col.Name)
+		columns = append(columns, nestedNames(col.Name, col.Type)...)
 		f, err := newField(c, i, col)
 		if err != nil {
 			return nil, fail("column %s: %w", col.Name, err)
@@ -103,7 +108,7 @@ func NewSource(spec connector.Spec, clock Clock) (*Source, error) {
 				s.left = n
 			}
 		}
-		if f.t.IsTemporal() && !f.seq {
+		if f.t.IsTemporal() && !f.seq || f.t.Kind.IsNested() {
 			s.needsNow = true
 		}
 		s.fields = append(s.fields, f)
@@ -251,10 +256,50 @@ func newField(c connector.Options, idx int, col connector.Column) (field, error)
 		}
 	case types.Boolean, types.Char, types.Varchar, types.Binary, types.Varbinary,
 		types.Date, types.Time, types.Timestamp, types.TimestampLTZ:
+	case types.Array, types.Map, types.Row:
+		if !c.Has(p + "length") {
+			f.length = 3 // Flink's datagen: collections of 3 elements
+		}
+		for _, part := range nestedParts(col.Name, col.Type) {
+			e, err := newField(c, 0, part)
+			if err != nil {
+				return f, err
+			}
+			f.elems = append(f.elems, e)
+		}
 	default:
 		return f, fmt.Errorf("datagen cannot generate %s values", col.Type)
 	}
 	return f, nil
+}
+
+// nestedParts are the parts of a nested column generated on their own,
+// named by their option paths: col.element; col.key and col.value; a ROW's
+// col.<field>.
+func nestedParts(name string, t types.T) []connector.Column {
+	switch t.Kind {
+	case types.Array:
+		return []connector.Column{{Name: name + ".element", Type: t.Elem()}}
+	case types.Map:
+		return []connector.Column{{Name: name + ".key", Type: t.Key()}, {Name: name + ".value", Type: t.Value()}}
+	case types.Row:
+		var out []connector.Column
+		for _, fd := range t.Fields() {
+			out = append(out, connector.Column{Name: name + "." + fd.Name, Type: fd.Type})
+		}
+		return out
+	default:
+		return nil
+	}
+}
+
+// nestedNames are name and the option paths of its nested parts.
+func nestedNames(name string, t types.T) []string {
+	out := []string{name}
+	for _, p := range nestedParts(name, t) {
+		out = append(out, nestedNames(p.Name, p.Type)...)
+	}
+	return out
 }
 
 func pow10(n int) int64 {
@@ -371,6 +416,26 @@ func (s *Source) generate(vals []row.Value) {
 func (s *Source) random(f *field, now int64) row.Value {
 	r := s.rnd
 	switch f.t.Kind {
+	case types.Array, types.Row:
+		n := len(f.elems) // a ROW's fields
+		if f.t.Kind == types.Array {
+			n = f.length
+		}
+		vals := make([]row.Value, n)
+		for i := range vals {
+			e := &f.elems[0]
+			if f.t.Kind == types.Row {
+				e = &f.elems[i]
+			}
+			vals[i] = s.part(e, now)
+		}
+		return row.ListValue(vals)
+	case types.Map:
+		keys, vals := make([]row.Value, f.length), make([]row.Value, f.length)
+		for i := range keys {
+			keys[i], vals[i] = s.part(&f.elems[0], now), s.part(&f.elems[1], now)
+		}
+		return row.MapValue(keys, vals) // equal keys collapse, as in Flink's (a HashMap)
 	case types.Boolean:
 		return row.BoolValue(r.IntN(2) == 1)
 	case types.Float, types.Double:
@@ -418,6 +483,15 @@ func (s *Source) random(f *field, now int64) row.Value {
 		}
 		return row.IntValue(f.min + int64(r.Uint64N(span)))
 	}
+}
+
+// part generates one part of a nested value: NULL at its null rate, else
+// a random value.
+func (s *Source) part(f *field, now int64) row.Value {
+	if f.nullRate > 0 && s.rnd.Float64() < f.nullRate {
+		return row.NullValue
+	}
+	return s.random(f, now)
 }
 
 func floorDiv(a, b int64) int64 {

@@ -13,6 +13,10 @@
 //	  BINARY .. BYTES         'length' random bytes
 //	  TIMESTAMP(p), _LTZ(p)   the clock's now, minus a random duration up to 'max-past' (default 0)
 //	  DATE, TIME(p)           today's date and time of day, the same way
+//	  ARRAY<T>, MAP<K, V>     'length' (default 3, as Flink's) elements or entries (equal keys
+//	                          collapse), each part generated with the options of its path:
+//	                          'fields.<col>.element.…', '.key.…', '.value.…'
+//	  ROW<f T, ...>           each field with the options of 'fields.<col>.<f>.…'
 //	kind = sequence
 //	  numbers and strings     'start', 'start'+1, ..., 'end' (inclusive); the source
 //	                          ends when any sequence does
