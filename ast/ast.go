@@ -636,6 +636,28 @@ type FuncCall struct {
 	Over *WindowSpec
 }
 
+// JSONCall is one of the SQL/JSON query functions with its clauses:
+//
+//	JSON_VALUE(json, path [RETURNING type] [{NULL | ERROR | DEFAULT e} ON EMPTY]
+//	           [{NULL | ERROR | DEFAULT e} ON ERROR])
+//	JSON_QUERY(json, path [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER]
+//	           [{NULL | EMPTY ARRAY | EMPTY OBJECT | ERROR} ON EMPTY] [… ON ERROR])
+//	JSON_EXISTS(json, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])
+//
+// An omitted clause is "" (its default).
+type JSONCall struct {
+	Loc
+	Func       string
+	JSON, Path Expr
+	Returning  *TypeName
+	Wrapper    string // WITHOUT, WITH CONDITIONAL, WITH UNCONDITIONAL
+	// OnEmpty and OnError are the behaviours: NULL, ERROR, DEFAULT, EMPTY
+	// ARRAY, EMPTY OBJECT, TRUE, FALSE, UNKNOWN; EmptyDefault and
+	// ErrorDefault are DEFAULT's expressions.
+	OnEmpty, OnError           string
+	EmptyDefault, ErrorDefault Expr
+}
+
 // Cast is CAST(x AS type) or TRY_CAST(x AS type).
 type Cast struct {
 	Loc
@@ -682,6 +704,7 @@ func (*IsBool) exprNode()       {}
 func (*In) exprNode()           {}
 func (*Like) exprNode()         {}
 func (*FuncCall) exprNode()     {}
+func (*JSONCall) exprNode()     {}
 func (*Cast) exprNode()         {}
 func (*Case) exprNode()         {}
 func (*Paren) exprNode()        {}

@@ -871,6 +871,32 @@ func (p *printer) expr(e Expr) {
 				p.windowSpec(e.Over)
 			}
 		}
+	case *JSONCall:
+		p.w(e.Func, "(")
+		p.expr(e.JSON)
+		p.w(", ")
+		p.expr(e.Path)
+		if e.Returning != nil {
+			p.w(" RETURNING ", e.Returning.String())
+		}
+		if e.Wrapper != "" {
+			p.w(" ", e.Wrapper, " ARRAY WRAPPER")
+		}
+		for _, c := range []struct {
+			mode, on string
+			def      Expr
+		}{{e.OnEmpty, "EMPTY", e.EmptyDefault}, {e.OnError, "ERROR", e.ErrorDefault}} {
+			switch c.mode {
+			case "":
+			case "DEFAULT":
+				p.w(" DEFAULT ")
+				p.expr(c.def)
+				p.w(" ON ", c.on)
+			default:
+				p.w(" ", c.mode, " ON ", c.on)
+			}
+		}
+		p.w(")")
 	case *Cast:
 		if e.Try {
 			p.w("TRY_CAST(")
@@ -991,6 +1017,15 @@ func Children(e Expr) []Expr {
 		return e.Args
 	case *Cast:
 		return []Expr{e.X}
+	case *JSONCall:
+		out := []Expr{e.JSON, e.Path}
+		if e.EmptyDefault != nil {
+			out = append(out, e.EmptyDefault)
+		}
+		if e.ErrorDefault != nil {
+			out = append(out, e.ErrorDefault)
+		}
+		return out
 	case *Index:
 		return []Expr{e.X, e.Index}
 	case *Constructor:

@@ -67,6 +67,18 @@ func withChildren(e Expr, kids []Expr) Expr {
 		c := *e
 		c.X = kids[0]
 		return &c
+	case *JSONCall:
+		c := *e
+		c.JSON, c.Path = kids[0], kids[1]
+		i := 2
+		if e.EmptyDefault != nil {
+			c.EmptyDefault = kids[i]
+			i++
+		}
+		if e.ErrorDefault != nil {
+			c.ErrorDefault = kids[i]
+		}
+		return &c
 	case *Case:
 		c := *e
 		i := 0

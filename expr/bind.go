@@ -193,6 +193,8 @@ func (b *Binder) bind(e ast.Expr) Expr {
 		return b.call(e)
 	case *ast.Cast:
 		return b.cast(e)
+	case *ast.JSONCall:
+		return b.jsonCall(e)
 	case *ast.Case:
 		return b.caseExpr(e)
 	case *ast.SubqueryExpr:

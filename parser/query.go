@@ -902,6 +902,12 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 				return c.rw.units[i]
 			}
 		}
+		if strings.HasPrefix(e.Name, "_j") && !e.IsSystem {
+			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.jsons) {
+				c.skipTo(c.rw.jsons[i].S.End)
+				return c.rw.jsons[i]
+			}
+		}
 		if strings.HasPrefix(e.Name, "_t") && !e.IsSystem {
 			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.typedLits) {
 				c.skipTo(c.rw.typedLits[i].S.End)
