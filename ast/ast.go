@@ -658,6 +658,17 @@ type JSONCall struct {
 	EmptyDefault, ErrorDefault Expr
 }
 
+// JSONConstruct is JSON_OBJECT([[KEY] k VALUE v, …] [{NULL | ABSENT} ON
+// NULL]) or JSON_ARRAY([v, …] [{NULL | ABSENT} ON NULL]): Keys are
+// JSON_OBJECT's (one per value), OnNull the clause ("" when omitted).
+type JSONConstruct struct {
+	Loc
+	Func   string
+	Keys   []Expr
+	Values []Expr
+	OnNull string
+}
+
 // Cast is CAST(x AS type) or TRY_CAST(x AS type).
 type Cast struct {
 	Loc
@@ -693,21 +704,22 @@ type SubqueryExpr struct {
 	Exists bool
 }
 
-func (*ColumnRef) exprNode()    {}
-func (*Literal) exprNode()      {}
-func (*IntervalLit) exprNode()  {}
-func (*Unary) exprNode()        {}
-func (*Binary) exprNode()       {}
-func (*Between) exprNode()      {}
-func (*IsNull) exprNode()       {}
-func (*IsBool) exprNode()       {}
-func (*In) exprNode()           {}
-func (*Like) exprNode()         {}
-func (*FuncCall) exprNode()     {}
-func (*JSONCall) exprNode()     {}
-func (*Cast) exprNode()         {}
-func (*Case) exprNode()         {}
-func (*Paren) exprNode()        {}
-func (*SubqueryExpr) exprNode() {}
-func (*Index) exprNode()        {}
-func (*Constructor) exprNode()  {}
+func (*ColumnRef) exprNode()     {}
+func (*Literal) exprNode()       {}
+func (*IntervalLit) exprNode()   {}
+func (*Unary) exprNode()         {}
+func (*Binary) exprNode()        {}
+func (*Between) exprNode()       {}
+func (*IsNull) exprNode()        {}
+func (*IsBool) exprNode()        {}
+func (*In) exprNode()            {}
+func (*Like) exprNode()          {}
+func (*FuncCall) exprNode()      {}
+func (*JSONCall) exprNode()      {}
+func (*JSONConstruct) exprNode() {}
+func (*Cast) exprNode()          {}
+func (*Case) exprNode()          {}
+func (*Paren) exprNode()         {}
+func (*SubqueryExpr) exprNode()  {}
+func (*Index) exprNode()         {}
+func (*Constructor) exprNode()   {}

@@ -871,6 +871,26 @@ func (p *printer) expr(e Expr) {
 				p.windowSpec(e.Over)
 			}
 		}
+	case *JSONConstruct:
+		p.w(e.Func, "(")
+		for i, v := range e.Values {
+			if i > 0 {
+				p.w(", ")
+			}
+			if e.Func == "JSON_OBJECT" {
+				p.w("KEY ")
+				p.expr(e.Keys[i])
+				p.w(" VALUE ")
+			}
+			p.expr(v)
+		}
+		if e.OnNull != "" {
+			if len(e.Values) > 0 {
+				p.w(" ")
+			}
+			p.w(e.OnNull, " ON NULL")
+		}
+		p.w(")")
 	case *JSONCall:
 		p.w(e.Func, "(")
 		p.expr(e.JSON)
@@ -1017,6 +1037,8 @@ func Children(e Expr) []Expr {
 		return e.Args
 	case *Cast:
 		return []Expr{e.X}
+	case *JSONConstruct:
+		return append(slices.Clip(e.Keys), e.Values...)
 	case *JSONCall:
 		out := []Expr{e.JSON, e.Path}
 		if e.EmptyDefault != nil {

@@ -67,6 +67,10 @@ func withChildren(e Expr, kids []Expr) Expr {
 		c := *e
 		c.X = kids[0]
 		return &c
+	case *JSONConstruct:
+		c := *e
+		c.Keys, c.Values = kids[:len(e.Keys)], kids[len(e.Keys):]
+		return &c
 	case *JSONCall:
 		c := *e
 		c.JSON, c.Path = kids[0], kids[1]

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/row"
@@ -233,4 +234,180 @@ func jsonExists(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 		}
 		return row.BoolValue(v != nil), nil
 	}, nil
+}
+
+func init() {
+	functions["JSON_OBJECT"] = jsonConstructor
+	functions["JSON_ARRAY"] = jsonConstructor
+}
+
+// jsonConstructor is JSON_OBJECT(onNull, k1, v1, …) and JSON_ARRAY(onNull,
+// v1, …) (package expr, json.go), as Flink's: compact JSON text, members in
+// the order given (a repeated key keeps its first place and takes the last
+// value), a NULL value written as null or, ABSENT ON NULL, left out; a
+// value made by JSON_OBJECT or JSON_ARRAY goes in as JSON, not as a string.
+// A NULL key is an error, as in Flink.
+func jsonConstructor(_ *compiler, e *expr.Call, args []node) (Func, error) {
+	if len(args) < 1 || !args[0].konst {
+		return nil, fmt.Errorf("eval: %s takes its ON NULL behaviour first", e.Fn)
+	}
+	absent := args[0].v.Str() == "ABSENT"
+	object := e.Fn == "JSON_OBJECT"
+	type part struct {
+		f   Func
+		t   types.T
+		raw bool
+	}
+	var keys, vparts []part
+	for i := 1; i < len(args); i++ {
+		p := part{f: args[i].f, t: args[i].t}
+		if c, ok := e.Args[i].(*expr.Call); ok && (c.Fn == "JSON_OBJECT" || c.Fn == "JSON_ARRAY") {
+			p.raw = true
+		}
+		if object && (i-1)%2 == 0 {
+			keys = append(keys, p)
+		} else {
+			vparts = append(vparts, p)
+		}
+	}
+	return func(in []row.Value) (row.Value, error) {
+		var b bytes.Buffer
+		if !object {
+			b.WriteByte('[')
+			n := 0
+			for _, p := range vparts {
+				v, err := p.f(in)
+				if err != nil {
+					return row.NullValue, err
+				}
+				if v.IsNull() && absent {
+					continue
+				}
+				if n > 0 {
+					b.WriteByte(',')
+				}
+				n++
+				if err := appendSQLAsJSON(&b, v, p.t, p.raw); err != nil {
+					return row.NullValue, err
+				}
+			}
+			b.WriteByte(']')
+			return row.StrValue(b.String()), nil
+		}
+		var names []string
+		var texts []string
+		for i, kp := range keys {
+			k, err := kp.f(in)
+			if err != nil {
+				return row.NullValue, err
+			}
+			if k.IsNull() {
+				return row.NullValue, errorf(ErrInvalidArgument, "JSON_OBJECT: a key is NULL")
+			}
+			v, err := vparts[i].f(in)
+			if err != nil {
+				return row.NullValue, err
+			}
+			if v.IsNull() && absent {
+				continue
+			}
+			var vb bytes.Buffer
+			if err := appendSQLAsJSON(&vb, v, vparts[i].t, vparts[i].raw); err != nil {
+				return row.NullValue, err
+			}
+			at := -1
+			for j, n := range names {
+				if n == k.Str() {
+					at = j
+				}
+			}
+			if at >= 0 {
+				texts[at] = vb.String()
+				continue
+			}
+			names, texts = append(names, k.Str()), append(texts, vb.String())
+		}
+		b.WriteByte('{')
+		for i, n := range names {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			appendJSONString(&b, n)
+			b.WriteByte(':')
+			b.WriteString(texts[i])
+		}
+		b.WriteByte('}')
+		return row.StrValue(b.String()), nil
+	}, nil
+}
+
+// appendSQLAsJSON writes a value of type t as JSON: raw when it is JSON
+// text made by a JSON constructor.
+func appendSQLAsJSON(b *bytes.Buffer, v row.Value, t types.T, raw bool) error {
+	switch {
+	case v.IsNull():
+		b.WriteString("null")
+	case raw:
+		b.WriteString(v.Str())
+	case t.Kind.IsString():
+		appendJSONString(b, v.Str())
+	case t.Kind == types.Boolean:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	case t.Kind == types.Float:
+		b.WriteString(javaFloat(v.Float(), 32))
+	case t.Kind == types.Double:
+		b.WriteString(javaDouble(v.Float()))
+	case t.Kind.IsNumeric():
+		b.WriteString(FormatValue(v, t))
+	case t.Kind == types.Array || t.Kind == types.Row:
+		vals, err := row.DecodeList(nil, v.Str())
+		if err != nil {
+			return err
+		}
+		if t.Kind == types.Row {
+			b.WriteByte('{')
+			for i, f := range t.Fields() {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				appendJSONString(b, f.Name)
+				b.WriteByte(':')
+				if err := appendSQLAsJSON(b, vals[i], f.Type, false); err != nil {
+					return err
+				}
+			}
+			b.WriteByte('}')
+			return nil
+		}
+		b.WriteByte('[')
+		for i, x := range vals {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := appendSQLAsJSON(b, x, t.Elem(), false); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case t.Kind == types.Map:
+		ks, vs, err := row.DecodeMap(nil, nil, v.Str())
+		if err != nil {
+			return err
+		}
+		b.WriteByte('{')
+		for i := range ks {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			appendJSONString(b, ks[i].Str())
+			b.WriteByte(':')
+			if err := appendSQLAsJSON(b, vs[i], t.Value(), false); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	default:
+		return errorf(ErrInvalidArgument, "a %s value cannot be written as JSON", t)
+	}
+	return nil
 }

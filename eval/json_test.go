@@ -90,3 +90,33 @@ func TestJSONPathRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONConstructors pins JSON_OBJECT and JSON_ARRAY to the examples of
+// Flink's documentation (the first group) and to answers worked out by hand
+// from Jackson's writing (compact, members in order, Java's number text).
+func TestJSONConstructors(t *testing.T) {
+	runCases(t, []evalCase{
+		{`JSON_OBJECT()`, "{}"},
+		{`JSON_OBJECT('K1' VALUE 'V1', 'K2' VALUE 'V2')`, `{"K1":"V1","K2":"V2"}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) NULL ON NULL)`, `{"K1":null}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) ABSENT ON NULL)`, `{}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE JSON_OBJECT(KEY 'K2' VALUE 'V'))`, `{"K1":{"K2":"V"}}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE '{"K2":"V"}')`, `{"K1":"{\"K2\":\"V\"}"}`},
+		{`JSON_ARRAY()`, "[]"},
+		{`JSON_ARRAY(1, '2')`, `[1,"2"]`},
+		{`JSON_ARRAY(CAST(NULL AS STRING) NULL ON NULL)`, "[null]"},
+		{`JSON_ARRAY(CAST(NULL AS STRING) ABSENT ON NULL)`, "[]"},
+		{`JSON_ARRAY(CAST(NULL AS STRING))`, "[]"},
+		{`JSON_ARRAY(JSON_ARRAY(1))`, "[[1]]"},
+		// Worked out by hand.
+		{`JSON_OBJECT('a' VALUE 1, 'b' VALUE 2, 'a' VALUE 3)`, `{"a":3,"b":2}`},
+		{`JSON_OBJECT('d' VALUE CAST(12.50 AS DECIMAL(6, 2)), 'f' VALUE CAST(1e20 AS DOUBLE), 'g' VALUE CAST(0.5 AS DOUBLE), 'b' VALUE FALSE)`,
+			`{"d":12.50,"f":1.0E20,"g":0.5,"b":false}`},
+		{`JSON_OBJECT('tags' VALUE ARRAY['x', 'y'], 'm' VALUE MAP['k', 1], 'r' VALUE ROW(1, 'q'))`, `{"tags":["x","y"],"m":{"k":1},"r":{"EXPR$0":1,"EXPR$1":"q"}}`},
+		{`JSON_OBJECT('s' VALUE s)`, `{"s":"Hello World"}`},
+		{`JSON_OBJECT('s' VALUE ns)`, `{"s":null}`},
+		{`JSON_OBJECT(ns VALUE 1)`, "error: a key is NULL"},
+		{"JSON_OBJECT('q' VALUE 'a\"b\\c\t')", `{"q":"a\"b\\c\t"}`},
+		{`JSON_VALUE(JSON_OBJECT('a' VALUE JSON_ARRAY(10, 20)), '$.a[1]' RETURNING INT)`, "20"},
+	})
+}

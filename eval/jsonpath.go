@@ -201,7 +201,10 @@ func appendJSONString(b *bytes.Buffer, s string) {
 // javaDouble prints f as Java's Double.toString: plain from 10^-3 up to
 // 10^7, else d.dddE±n; at least one digit after the point; the shortest
 // digits that read back as f.
-func javaDouble(f float64) string {
+func javaDouble(f float64) string { return javaFloat(f, 64) }
+
+// javaFloat is javaDouble for bits 64, Java's Float.toString for 32.
+func javaFloat(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
@@ -219,7 +222,7 @@ func javaDouble(f float64) string {
 	if f < 0 {
 		sign, f = "-", -f
 	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	e := strconv.FormatFloat(f, 'e', -1, bits) // d.ddde±XX
 	mant, expText, _ := strings.Cut(e, "e")
 	exp, _ := strconv.Atoi(expText)
 	digits := strings.Replace(mant, ".", "", 1)

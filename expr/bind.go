@@ -195,6 +195,8 @@ func (b *Binder) bind(e ast.Expr) Expr {
 		return b.cast(e)
 	case *ast.JSONCall:
 		return b.jsonCall(e)
+	case *ast.JSONConstruct:
+		return b.jsonConstruct(e)
 	case *ast.Case:
 		return b.caseExpr(e)
 	case *ast.SubqueryExpr:

@@ -46,6 +46,16 @@ func init() {
 			}
 			return types.StringType(), ""
 		}}
+	construct := func(args []Expr) (types.T, string) {
+		for _, a := range args[1:] {
+			if !jsonValueType(a.Type()) {
+				return types.T{}, "takes strings, booleans, numbers, and ARRAY, MAP and ROW values of those, got " + describeTypes(args)
+			}
+		}
+		return types.StringType().NotNull(), ""
+	}
+	functions["JSON_OBJECT"] = &fn{1, -1, "JSON_OBJECT([[KEY] k VALUE v, …] [{NULL | ABSENT} ON NULL])", construct}
+	functions["JSON_ARRAY"] = &fn{1, -1, "JSON_ARRAY([v, …] [{NULL | ABSENT} ON NULL])", construct}
 	functions["JSON_EXISTS"] = &fn{3, 3, "JSON_EXISTS(json, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])",
 		func(args []Expr) (types.T, string) {
 			if m := str3(args[:2]); m != "" {
@@ -111,4 +121,61 @@ func (b *Binder) jsonCall(e *ast.JSONCall) Expr {
 		return nullConst(e.S)
 	}
 	return &Call{Fn: e.Func, Args: []Expr{j, p, mode(e.OnEmpty, "NULL"), ed, mode(e.OnError, "NULL"), xd}, T: t, S: e.S}
+}
+
+// jsonValueType reports whether values of t can go into JSON_OBJECT and
+// JSON_ARRAY: strings, booleans, numbers, and ARRAY, MAP (of string keys)
+// and ROW of those.
+func jsonValueType(t types.T) bool {
+	switch {
+	case t.Kind == types.Null, t.Kind.IsString(), t.Kind == types.Boolean, t.Kind.IsNumeric():
+		return true
+	case t.Kind == types.Array:
+		return jsonValueType(t.Elem())
+	case t.Kind == types.Map:
+		return t.Key().Kind.IsString() && jsonValueType(t.Value())
+	case t.Kind == types.Row:
+		for _, f := range t.Fields() {
+			if !jsonValueType(f.Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// jsonConstruct binds JSON_OBJECT and JSON_ARRAY to calls of their ON NULL
+// behaviour (NULL ON NULL for JSON_OBJECT, ABSENT ON NULL for JSON_ARRAY
+// when omitted, as Flink's) and then their keys and values:
+//
+//	JSON_OBJECT(onNull, k1, v1, k2, v2, …)   JSON_ARRAY(onNull, v1, v2, …)
+func (b *Binder) jsonConstruct(e *ast.JSONConstruct) Expr {
+	onNull := e.OnNull
+	if onNull == "" {
+		onNull = map[string]string{"JSON_OBJECT": "NULL", "JSON_ARRAY": "ABSENT"}[e.Func]
+	}
+	args := []Expr{&Const{V: onNull, T: types.StringType().NotNull(), S: e.S}}
+	ok := true
+	for i, v := range e.Values {
+		if e.Func == "JSON_OBJECT" {
+			k := b.bind(e.Keys[i])
+			if !kindOK(k, isStr) {
+				b.L.Errorf(diag.WrongArguments, e.Keys[i].Span(), "JSON_OBJECT: the key %s is %s, but keys are strings", ast.Format(e.Keys[i]), k.Type())
+				ok = false
+			}
+			args = append(args, k)
+		}
+		x := b.bind(v)
+		if !jsonValueType(x.Type()) {
+			b.L.Errorf(diag.WrongArguments, v.Span(), "%s: %s is %s, which streamsql does not write as JSON yet", e.Func, ast.Format(v), x.Type()).
+				WithHint("CAST it to STRING: %s(… CAST(%s AS STRING) …)", e.Func, ast.Format(v))
+			ok = false
+		}
+		args = append(args, x)
+	}
+	if !ok {
+		return nullConst(e.S)
+	}
+	return &Call{Fn: e.Func, Args: args, T: types.StringType().NotNull(), S: e.S}
 }

@@ -47,6 +47,7 @@ type rewriter struct {
 	values    []*ast.Values
 	unnests   []*ast.Unnest
 	jsons     []*ast.JSONCall         // JSON_VALUE(…) and the like: @_j<i>
+	jsonCons  []*ast.JSONConstruct    // JSON_OBJECT(…), JSON_ARRAY(…): @_o<i>
 	lateral   map[diag.Pos]bool       // start of the '(' of a LATERAL subquery
 	asOf      map[int]ast.Expr        // table-name token index -> AS OF expression
 	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
@@ -364,6 +365,8 @@ func (rw *rewriter) scan() {
 			rw.errorf(diag.UnsupportedFeature, t.span(), "LATERAL is supported before a subquery only, LATERAL (SELECT …); table functions (LATERAL TABLE(f(…))) are not supported")
 		case isJSONFunc(toks, k):
 			k = rw.jsonCall(k) - 1
+		case isJSONConstructor(toks, k):
+			k = rw.jsonConstruct(k) - 1
 		case t.is("UNNEST") && isUnnestAt(toks, k):
 			k = rw.unnestTable(k) - 1
 		case t.isOp("(") && k+1 < len(toks) && toks[k+1].is("VALUES") && k > 0 && (toks[k-1].is("FROM") || toks[k-1].is("JOIN") || toks[k-1].isOp(",")):

@@ -240,3 +240,94 @@ func (rw *rewriter) jsonCall(k int) int {
 	rw.replace(k, closeAt+1, "@_j"+strconv.Itoa(len(rw.jsons)-1))
 	return closeAt + 1
 }
+
+// isJSONConstructor reports whether t starts JSON_OBJECT(…) or
+// JSON_ARRAY(…).
+func isJSONConstructor(toks []token, k int) bool {
+	t := toks[k]
+	return (t.is("JSON_OBJECT") || t.is("JSON_ARRAY")) && k+1 < len(toks) && toks[k+1].isOp("(")
+}
+
+// jsonConstruct parses JSON_OBJECT([[KEY] k VALUE v, …] [{NULL | ABSENT} ON
+// NULL]) or JSON_ARRAY([v, …] [… ON NULL]) at k and replaces it with the
+// placeholder @_o<i>; it returns the index after the call.
+func (rw *rewriter) jsonConstruct(k int) int {
+	toks := rw.toks
+	closeAt := matchParen(toks, k+1)
+	if closeAt < 0 {
+		return len(toks)
+	}
+	fn := strings.ToUpper(toks[k].val)
+	c := &ast.JSONConstruct{Func: fn}
+	c.S = diag.Span{Start: toks[k].start, End: toks[closeAt].end}
+	fail := func(sp diag.Span, format string, args ...any) int {
+		rw.errorf(diag.SyntaxError, sp, format, args...)
+		rw.hide(k, closeAt+1)
+		return closeAt + 1
+	}
+	end := closeAt
+	if n := end - (k + 2); n >= 3 && toks[end-1].is("NULL") && toks[end-2].is("ON") && (toks[end-3].is("NULL") || toks[end-3].is("ABSENT")) {
+		c.OnNull = strings.ToUpper(toks[end-3].val)
+		end -= 3
+	}
+	// The items, split at top-level commas.
+	var items [][2]int
+	start, depth := k+2, 0
+	for j := k + 2; j <= end; j++ {
+		switch {
+		case j < end && (toks[j].isOp("(") || toks[j].isOp("[")):
+			depth++
+		case j < end && (toks[j].isOp(")") || toks[j].isOp("]")):
+			depth--
+		case j == end || depth == 0 && toks[j].isOp(","):
+			if j == end && start == end && len(items) == 0 {
+				break // no items
+			}
+			if start >= j {
+				return fail(toks[min(j, closeAt)].span(), "expected a value in %s", fn)
+			}
+			items = append(items, [2]int{start, j})
+			start = j + 1
+		}
+	}
+	parse := func(from, to int) ast.Expr {
+		e := parseExprRegion(rw.src, toks[from:to], rw.l)
+		if e == nil {
+			rw.failed = true
+		}
+		return e
+	}
+	for _, it := range items {
+		if fn == "JSON_ARRAY" {
+			c.Values = append(c.Values, parse(it[0], it[1]))
+			continue
+		}
+		from := it[0]
+		if toks[from].is("KEY") && from+1 < it[1] && !toks[from+1].is("VALUE") {
+			from++
+		}
+		val, d := -1, 0
+		for j := from; j < it[1]; j++ {
+			switch {
+			case toks[j].isOp("(") || toks[j].isOp("["):
+				d++
+			case toks[j].isOp(")") || toks[j].isOp("]"):
+				d--
+			case d == 0 && toks[j].is("VALUE") && val < 0:
+				val = j
+			}
+		}
+		if val <= from || val+1 >= it[1] {
+			return fail(diag.Span{Start: toks[it[0]].start, End: toks[it[1]-1].end}, "expected [KEY] key VALUE value in JSON_OBJECT, as in JSON_OBJECT(KEY 'id' VALUE id)")
+		}
+		c.Keys = append(c.Keys, parse(from, val))
+		c.Values = append(c.Values, parse(val+1, it[1]))
+	}
+	if rw.failed {
+		rw.hide(k, closeAt+1)
+		return closeAt + 1
+	}
+	rw.jsonCons = append(rw.jsonCons, c)
+	rw.replace(k, closeAt+1, "@_o"+strconv.Itoa(len(rw.jsonCons)-1))
+	return closeAt + 1
+}

@@ -902,6 +902,12 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 				return c.rw.units[i]
 			}
 		}
+		if strings.HasPrefix(e.Name, "_o") && !e.IsSystem {
+			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.jsonCons) {
+				c.skipTo(c.rw.jsonCons[i].S.End)
+				return c.rw.jsonCons[i]
+			}
+		}
 		if strings.HasPrefix(e.Name, "_j") && !e.IsSystem {
 			if i, err := strconv.Atoi(e.Name[2:]); err == nil && i < len(c.rw.jsons) {
 				c.skipTo(c.rw.jsons[i].S.End)

@@ -79,6 +79,8 @@ var scalarCases = map[string][]fnCase{
 	"STR_TO_MAP":       {{"STR_TO_MAP(s, ' ', 'l')", "MAP<STRING, STRING>", "{He=lo, Wor=d}"}, {"STR_TO_MAP('a=1,b')['a']", "STRING", "1"}},
 	"JSON_VALUE":       {{"JSON_VALUE('{\"a\": [1, 2.50]}', '$.a[1]' RETURNING DOUBLE)", "DOUBLE", "2.5"}, {"JSON_VALUE(s, 'lax $.a' DEFAULT 'none' ON EMPTY)", "STRING", "none"}},
 	"JSON_QUERY":       {{"JSON_QUERY('{\"a\": {\"b\": [1]}}', '$.a')", "STRING", "{\"b\":[1]}"}},
+	"JSON_OBJECT":      {{"JSON_OBJECT('s' VALUE s, 'n' VALUE n, 'a' VALUE JSON_ARRAY(1, CAST(NULL AS INT)))", "STRING NOT NULL", "{\"s\":\"Hello World\",\"n\":-7,\"a\":[1]}"}},
+	"JSON_ARRAY":       {{"JSON_ARRAY(s, TRUE, CAST(NULL AS INT) NULL ON NULL)", "STRING NOT NULL", "[\"Hello World\",true,null]"}},
 	"JSON_EXISTS":      {{"JSON_EXISTS('{\"a\": 1}', '$.a')", "BOOLEAN", "true"}, {"JSON_EXISTS(s, '$.a' UNKNOWN ON ERROR)", "BOOLEAN", "null"}},
 	"CHARACTER_LENGTH": {{"CHARACTER_LENGTH('héllo')", "INT", "5"}},
 	"SUBSTRING":        {{"SUBSTRING(s, 7)", "STRING", "World"}, {"SUBSTRING(s, 1, 5)", "STRING", "Hello"}},
