@@ -142,6 +142,10 @@ func (o *optimizer) pushdown(n logical.Node) logical.Node {
 			if moved := o.filterIntoJoin(f, in); moved != n {
 				return o.pushdown(moved)
 			}
+		case *logical.Correlate:
+			if moved := o.filterBelowCorrelate(f, in); moved != n {
+				return o.pushdown(moved)
+			}
 		case *logical.Project:
 			if sub, ok := substitute(f.Cond, in.Exprs); ok {
 				o.fire("pushdown", f.S, "the filter reads only columns passed through unchanged, so it runs below the projection")

@@ -163,3 +163,26 @@ func correlateText(left, ordinality bool, x string, cols []logical.Column) strin
 	}
 	return s + " AS (" + strings.Join(names, ", ") + ")"
 }
+
+// filterBelowCorrelate moves the conjuncts of f that read only the
+// Correlate's input below it: a row they drop would have dropped every row
+// it unnests to (the NULL-padded one of a LEFT UNNEST too), and it is not
+// expanded first.
+func (o *optimizer) filterBelowCorrelate(f *logical.Filter, c *logical.Correlate) logical.Node {
+	nIn := len(c.Input.Columns())
+	var keep, below []expr.Expr
+	for _, x := range expr.Conjuncts(f.Cond) {
+		if side(x, nIn) == 1 {
+			below = append(below, x)
+		} else {
+			keep = append(keep, x)
+		}
+	}
+	if len(below) == 0 {
+		return f
+	}
+	o.fire("pushdown", f.S, "%d WHERE predicate(s) read only the rows UNNEST expands: they run before it", len(below))
+	c = shallowCopy(c)
+	c.Input = addFilter(c.Input, below, f.S)
+	return addFilter(c, keep, f.S)
+}
