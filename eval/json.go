@@ -356,7 +356,7 @@ func appendSQLAsJSON(b *bytes.Buffer, v row.Value, t types.T, raw bool) error {
 	case t.Kind == types.Float:
 		b.WriteString(javaFloat(v.Float(), 32))
 	case t.Kind == types.Double:
-		b.WriteString(javaDouble(v.Float()))
+		b.WriteString(javaDoubleText(v.Float()))
 	case t.Kind.IsNumeric():
 		b.WriteString(FormatValue(v, t))
 	case t.Kind == types.Array || t.Kind == types.Row:

@@ -132,7 +132,7 @@ func (n *jnode) text() string {
 	case 'i':
 		return n.i.String()
 	case 'f':
-		return javaDouble(n.f)
+		return javaDoubleText(n.f)
 	case 's':
 		return n.s
 	}
@@ -198,12 +198,12 @@ func appendJSONString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-// javaDouble prints f as Java's Double.toString: plain from 10^-3 up to
+// javaDoubleText prints f as Java's Double.toString: plain from 10^-3 up to
 // 10^7, else d.dddE±n; at least one digit after the point; the shortest
 // digits that read back as f.
-func javaDouble(f float64) string { return javaFloat(f, 64) }
+func javaDoubleText(f float64) string { return javaFloat(f, 64) }
 
-// javaFloat is javaDouble for bits 64, Java's Float.toString for 32.
+// javaFloat is javaDoubleText for bits 64, Java's Float.toString for 32.
 func javaFloat(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
