@@ -105,6 +105,14 @@ func withChildren(e Expr, kids []Expr) Expr {
 		c := *e
 		c.X = kids[0]
 		return &c
+	case *Index:
+		c := *e
+		c.X, c.Index = kids[0], kids[1]
+		return &c
+	case *Constructor:
+		c := *e
+		c.Args = kids
+		return &c
 	}
 	panic(fmt.Sprintf("ast.Rewrite: unexpected expression %T", e))
 }
