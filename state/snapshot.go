@@ -922,20 +922,7 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 			return err
 		}
 	}
-	want, err := binary.ReadUvarint(r)
-	if err != nil {
-		return fmt.Errorf("truncated after %d entries (%w)", count, unexpected(err))
-	}
-	if want != count {
-		return fmt.Errorf("%d entries where its end says %d: it is corrupted", count, want)
-	}
-	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return err
-		}
-		return errors.New("bytes after its end: it is corrupted")
-	}
-	return nil
+	return readTrailer(r, count)
 }
 
 // indexEntries appends the expiry index entries of the data entry k, v
@@ -1124,6 +1111,12 @@ func readPart(p SnapshotPart, reuse bool, fn func(count uint64, k, v []byte) err
 			return err
 		}
 	}
+	return readTrailer(r, count)
+}
+
+// readTrailer reads what ends a snapshot or a delta after its entries:
+// their count, which must be count, and nothing after it.
+func readTrailer(r *bufio.Reader, count uint64) error {
 	want, err := binary.ReadUvarint(r)
 	if err != nil {
 		return fmt.Errorf("truncated after %d entries (%w)", count, unexpected(err))
