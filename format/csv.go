@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/changelogmode"
@@ -17,11 +18,18 @@ type csvOptions struct {
 	delim, quote, escape byte
 	noQuote              bool
 	comments             bool
-	null                 string
+	// null is 'csv.null-literal', and nullSet whether the table sets it
+	// (to "" too: then an empty unquoted field is NULL whatever its type).
+	null    string
+	nullSet bool
+	// ignore is 'csv.ignore-parse-errors': a field that cannot be read is
+	// NULL, as in Flink (CsvToRowDataConverters), rather than an error.
+	ignore bool
 }
 
 func readCSVOptions(opts Options) (csvOptions, error) {
-	o := csvOptions{delim: ',', quote: '"', null: opts.Get("csv.null-literal")}
+	o := csvOptions{delim: ',', quote: '"', null: opts.Get("csv.null-literal"), nullSet: given(opts, "csv.null-literal"),
+		ignore: IgnoreParseErrors(CSV, opts)}
 	one := func(key string, dst *byte) error {
 		v := opts.Get(key)
 		if v == "" {
@@ -228,6 +236,16 @@ func (d *csvDecoder) columnList() string {
 
 // Decode implements Decoder. With 'csv.allow-comments', a line starting
 // with '#' decodes to no rows.
+//
+// A field is NULL when it is the null literal, unquoted; without one, when
+// it is empty, unquoted and of a string column (an empty string is written
+// quoted, ""). An empty field of any other type is an error, as in Flink,
+// whose csv format parses "" as a number (or date, or time) and fails:
+// an empty 'csv.null-literal' reads it as NULL. With 'csv.ignore-parse-errors' a
+// field that cannot be read is NULL, the row kept (Flink's
+// CsvToRowDataConverters), and a record with fewer fields than columns has
+// NULL in the missing ones; a record that cannot be split into fields, or
+// has too many, is still an error (the runtime skips it).
 func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	if d.o.comments && len(data) > 0 && data[0] == '#' {
 		return dst, nil
@@ -236,7 +254,7 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	if err := d.split(s); err != nil {
 		return dst, err
 	}
-	if len(d.fields) != len(d.cols) {
+	if len(d.fields) > len(d.cols) || len(d.fields) < len(d.cols) && !d.o.ignore {
 		return dst, fmt.Errorf("the record has %d fields, the table %d columns %s (delimiter %q): %s",
 			len(d.fields), len(d.cols), d.columnList(), d.o.delim, showText(s))
 	}
@@ -246,25 +264,47 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 		if c.Unused {
 			continue // left NULL (connector.Column.Unused)
 		}
-		// NULL is the null literal; without one, an empty unquoted field
-		// (a quoted "" is the empty string).
-		if (d.o.null != "" && f.text == d.o.null && !f.quoted) || (d.o.null == "" && f.text == "" && !f.quoted) {
-			if !c.Type.Nullable {
-				return dst, fieldError(c, showText(f.text), errors.New("the field is NULL, and the column is NOT NULL"))
-			}
-			continue
-		}
-		text := f.text
-		if !c.Type.IsString() && !f.quoted {
-			text = strings.TrimSpace(text)
-		}
-		v, err := ParseText(c.Type, text)
+		v, err := d.field(c, f)
 		if err != nil {
+			if d.o.ignore && c.Type.Nullable {
+				continue // NULL, as Flink sets a field it cannot parse
+			}
 			return dst, fieldError(c, showText(f.text), err)
 		}
 		d.scratch[d.cols[k]] = v
 	}
+	for _, ci := range d.cols[len(d.fields):] { // only with ignore
+		if c := &d.schema[ci]; !c.Type.Nullable && !c.Unused {
+			return dst, missingField(c, "the record has no field for it, and the column is NOT NULL")
+		}
+	}
 	return append(dst, row.Row{Kind: changelogmode.Insert, Vals: d.slab.keep(d.scratch)}), nil
+}
+
+// field reads one field of column c (see Decode for what is NULL).
+func (d *csvDecoder) field(c *connector.Column, f csvField) (row.Value, error) {
+	if !f.quoted && (d.o.nullSet && f.text == d.o.null || !d.o.nullSet && f.text == "" && c.Type.IsString()) {
+		if !c.Type.Nullable {
+			return row.NullValue, errors.New("the field is NULL, and the column is NOT NULL")
+		}
+		return row.NullValue, nil
+	}
+	text := f.text
+	if !c.Type.IsString() && !f.quoted {
+		text = strings.TrimSpace(text)
+	}
+	if text == "" && !c.Type.IsString() && !c.Type.IsBinary() {
+		what := "an empty field"
+		if f.quoted {
+			what = `a quoted empty field ("")`
+		}
+		lit := ", and 'csv.null-literal' is " + strconv.Quote(d.o.null)
+		if !d.o.nullSet {
+			lit = "; 'csv.null-literal' = '' reads an empty field as NULL"
+		}
+		return row.NullValue, fmt.Errorf("%s cannot be read as %s%s (or 'csv.ignore-parse-errors' = 'true' sets the field NULL)", what, c.Type.Kind, lit)
+	}
+	return ParseText(c.Type, text)
 }
 
 // csvEncoder writes rows as csv lines.

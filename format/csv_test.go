@@ -30,8 +30,9 @@ func TestCSVDecode(t *testing.T) {
 		{nil, `1,abc,12.3,2026-01-01 00:00:00.250,true`,
 			[]row.Value{row.IntValue(1), row.StrValue("abc"), row.NullValue, row.IntValue(1230), row.IntValue(ms(2026, 1, 1, 0, 0, 0, 250)), row.BoolValue(true)}},
 		// Quotes hold delimiters and doubled quotes; an empty unquoted field
-		// is NULL, a quoted one the empty string; numbers are trimmed.
-		{nil, ` 2 ,"a,""b""",,2026-01-01T00:00:00Z,`,
+		// is NULL (for a number too, with 'csv.null-literal' = ''), a quoted
+		// one the empty string; numbers are trimmed.
+		{Map{"csv.null-literal": ""}, ` 2 ,"a,""b""",,2026-01-01T00:00:00Z,`,
 			[]row.Value{row.IntValue(2), row.StrValue(`a,"b"`), row.NullValue, row.NullValue, row.IntValue(ms(2026, 1, 1, 0, 0, 0, 0)), row.NullValue}},
 		{nil, `3,"",1,2026-01-01 00:00:00,FALSE`,
 			[]row.Value{row.IntValue(3), row.StrValue(""), row.NullValue, row.IntValue(100), row.IntValue(ms(2026, 1, 1, 0, 0, 0, 0)), row.BoolValue(false)}},
@@ -43,11 +44,11 @@ func TestCSVDecode(t *testing.T) {
 			[]row.Value{row.IntValue(5), row.StrValue("NULL"), row.NullValue, row.NullValue, row.NullValue, row.NullValue}},
 		{Map{"csv.field-delimiter": "|", "csv.null-literal": "NULL"}, `6||1|NULL|true`,
 			[]row.Value{row.IntValue(6), row.StrValue(""), row.NullValue, row.IntValue(100), row.NullValue, row.BoolValue(true)}},
-		{Map{"csv.field-delimiter": `\t`}, "7\tx\t1\t\ttrue",
+		{Map{"csv.field-delimiter": `\t`, "csv.null-literal": ""}, "7\tx\t1\t\ttrue",
 			[]row.Value{row.IntValue(7), row.StrValue("x"), row.NullValue, row.IntValue(100), row.NullValue, row.BoolValue(true)}},
-		{Map{"csv.quote-character": "'", "csv.escape-character": `\`}, `8,'a\'b\\c,d',1,,`,
+		{Map{"csv.quote-character": "'", "csv.escape-character": `\`, "csv.null-literal": ""}, `8,'a\'b\\c,d',1,,`,
 			[]row.Value{row.IntValue(8), row.StrValue(`a'b\c,d`), row.NullValue, row.IntValue(100), row.NullValue, row.NullValue}},
-		{Map{"csv.disable-quote-character": "true"}, `9,"x",1,,`,
+		{Map{"csv.disable-quote-character": "true", "csv.null-literal": ""}, `9,"x",1,,`,
 			[]row.Value{row.IntValue(9), row.StrValue(`"x"`), row.NullValue, row.IntValue(100), row.NullValue, row.NullValue}},
 	}
 	for _, c := range cases {
@@ -86,7 +87,10 @@ func TestCSVDecodeErrors(t *testing.T) {
 		{`1,"a"b,`, "", "after the closing quote"},
 		{`x,a,`, "id", `value "x": expected an integer`},
 		{`1.5,a,`, "id", "not an integer"},
-		{`,a,`, "id", "NOT NULL"},
+		{`,a,`, "id", `value "": an empty field cannot be read as BIGINT; 'csv.null-literal' = '' reads an empty field as NULL`},
+		{` ,a,`, "id", "an empty field cannot be read as BIGINT"},
+		{`"",a,`, "id", `a quoted empty field ("") cannot be read as BIGINT`},
+		{`1,a,`, "ts", "an empty field cannot be read as TIMESTAMP"},
 		{`1,a,1767225600000`, "ts", "TO_TIMESTAMP_LTZ(ts, 3)"},
 		{`1,a,10000-01-01 00:00:00`, "ts", "beyond year 9999"},
 		{`1,a,2026-01-01`, "ts", "time of day is missing"},
@@ -156,7 +160,11 @@ func TestCSVEncode(t *testing.T) {
 }
 
 func TestCSVRoundTrip(t *testing.T) {
-	for _, opts := range []Map{nil, {"csv.field-delimiter": "|", "csv.null-literal": `\N`}, {"csv.quote-character": "'", "csv.escape-character": `\`}} {
+	// NULL is written as the null literal, by default empty, which reads
+	// back as NULL for a non-string column only when the table says
+	// 'csv.null-literal' = '' (TestCSVEmptyField).
+	for _, opts := range []Map{{"csv.null-literal": ""}, {"csv.field-delimiter": "|", "csv.null-literal": `\N`},
+		{"csv.quote-character": "'", "csv.escape-character": `\`, "csv.null-literal": ""}} {
 		e, err := NewEncoder(CSV, allTypes(), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -323,5 +331,61 @@ func TestText(t *testing.T) {
 	}
 	if v, err := ParseText(types.New(types.Null), "x"); err == nil {
 		t.Errorf("NULL type parsed: %v", v)
+	}
+}
+
+// TestCSVEmptyField pins what an empty field and a field that cannot be
+// parsed read as, against Flink's csv format (CsvToRowDataConverters, the
+// format's documented 'csv.ignore-parse-errors': "fields are set to null in
+// case of errors"): Flink parses an empty DOUBLE field with
+// Double.parseDouble("") and fails, unless the null literal matches it or
+// parse errors are ignored, which sets that field, not the row, to NULL.
+func TestCSVEmptyField(t *testing.T) {
+	schema := []connector.Column{col("iata", types.StringType()), col("city", types.StringType()), col("lat", types.New(types.Double))}
+	lat := func(f float64) row.Value { return row.FloatValue(f) }
+	ignore := Map{"csv.ignore-parse-errors": "true"}
+	cases := []struct {
+		opts Map
+		in   string
+		want []row.Value // nil: an error naming column lat
+	}{
+		{nil, "ABQ,Albuquerque,35.04", []row.Value{row.StrValue("ABQ"), row.StrValue("Albuquerque"), lat(35.04)}},
+		{nil, "XXX,,", nil},
+		{nil, `XXX,,""`, nil},
+		{nil, "XXX,, ", nil},
+		{nil, "BAD,Nowhere,north", nil},
+		{Map{"csv.null-literal": "n/a"}, "XXX,,", nil},
+		{Map{"csv.null-literal": "n/a"}, "XXX,n/a,n/a", []row.Value{row.StrValue("XXX"), row.NullValue, row.NullValue}},
+		{Map{"csv.null-literal": ""}, "XXX,,", []row.Value{row.StrValue("XXX"), row.NullValue, row.NullValue}},
+		// An empty string field is NULL without a null literal (streamsql's
+		// rule, which its encoder's "" for the empty string keeps apart).
+		{nil, "XXX,,1", []row.Value{row.StrValue("XXX"), row.NullValue, lat(1)}},
+		{ignore, "XXX,,", []row.Value{row.StrValue("XXX"), row.NullValue, row.NullValue}},
+		{ignore, "BAD,Nowhere,north", []row.Value{row.StrValue("BAD"), row.StrValue("Nowhere"), row.NullValue}},
+		{ignore, "SHORT", []row.Value{row.StrValue("SHORT"), row.NullValue, row.NullValue}},
+	}
+	for _, c := range cases {
+		got, err := decodeOne(t, CSV, schema, c.opts, c.in)
+		if c.want == nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Column != "lat" {
+				t.Errorf("%v %q: want an error naming column lat, got %v, %v", c.opts, c.in, got, err)
+			}
+			continue
+		}
+		if err != nil || len(got) != 1 {
+			t.Errorf("%v %q: got %v, %v", c.opts, c.in, got, err)
+			continue
+		}
+		assertVals(t, got[0].Vals, c.want)
+	}
+	// Ignoring parse errors does not make up a row: too many fields, an
+	// unterminated quote, or NULL in a NOT NULL column stay errors (the
+	// runtime then counts and skips the record).
+	strict := []connector.Column{col("iata", types.StringType()), col("lat", types.New(types.Double).NotNull())}
+	for _, in := range []string{"A,1,2", `A,"1`, "A,north", "A,", "A"} {
+		if got, err := decodeOne(t, CSV, strict, ignore, in); err == nil {
+			t.Errorf("ignore-parse-errors %q: want an error, got %v", in, got)
+		}
 	}
 }

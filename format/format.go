@@ -68,6 +68,23 @@ type Map map[string]string
 // Get returns m[key].
 func (m Map) Get(key string) string { return m[key] }
 
+// Has reports whether m sets key.
+func (m Map) Has(key string) bool {
+	_, ok := m[key]
+	return ok
+}
+
+// given reports whether opts sets key, even to "" (an empty
+// 'csv.null-literal'): Options that can tell (a Has method, as
+// *connectors.Config and Map have) say so; of others, a non-empty value
+// counts.
+func given(opts Options, key string) bool {
+	if h, ok := opts.(interface{ Has(key string) bool }); ok {
+		return h.Has(key)
+	}
+	return opts.Get(key) != ""
+}
+
 // Prefixed returns Options that look keys up under prefix: Kafka's
 // 'key.format' reads its options as "key.json.…".
 func Prefixed(o Options, prefix string) Options { return prefixed{o, prefix} }
@@ -79,6 +96,9 @@ type prefixed struct {
 
 // Get looks key up under the prefix.
 func (p prefixed) Get(key string) string { return p.o.Get(p.prefix + key) }
+
+// Has reports whether the options set key under the prefix.
+func (p prefixed) Has(key string) bool { return given(p.o, p.prefix+key) }
 
 // Names of the formats this package implements.
 const (

@@ -437,7 +437,7 @@ INSERT INTO per_window SELECT window_start, window_end, COUNT(DISTINCT client_ip
 INSERT INTO late_events SELECT activity, client_ip, log_time, CURRENT_WATERMARK(log_time) FROM late_mobile_data;
 END;`},
 	{suite: "Cookbook", name: "functions/04 override table options", shape: "/*+ OPTIONS(…) */ table hints", mark: "runs",
-		note:  "the file has a malformed row, which the hint skips",
+		note:  "the file has a malformed LATITUDE, which the hint reads as NULL (as Flink does)",
 		files: map[string]string{"airports.csv": "ABQ,Albuquerque,NM,35.04\nBAD,Nowhere,NM,north\nXXX,Nowhere,,\n"},
 		sql: "CREATE TABLE airports (IATA_CODE CHAR(3), CITY STRING, `STATE` CHAR(2), LATITUDE DOUBLE)\n" +
 			`WITH ('connector' = 'filesystem', 'path' = 'airports.csv', 'format' = 'csv');

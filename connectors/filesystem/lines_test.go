@@ -325,9 +325,9 @@ func fileOptions(name string, b byte) string {
 		case 3:
 			o = append(o, "'csv.disable-quote-character' = 'true'")
 		}
-		if lit := []string{"", "", "NULL", `\N`}[b>>4&3]; lit != "" {
-			o = append(o, "'csv.null-literal' = '"+lit+"'")
-		}
+		// Always a null literal: NULL is written as it (by default empty),
+		// and an empty field of a number reads back as NULL only with one.
+		o = append(o, "'csv.null-literal' = '"+[]string{"", "", "NULL", `\N`}[b>>4&3]+"'")
 		if b&64 != 0 {
 			o = append(o, "'csv.allow-comments' = 'true'")
 		}

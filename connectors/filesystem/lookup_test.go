@@ -73,7 +73,7 @@ func TestLookupModel(t *testing.T) {
 		return out
 	}
 	spec := conntest.SourceSpec(t, "CREATE TABLE dim (k BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'dim.csv', "+
-		"'format' = 'csv', 'lookup.join.cache.ttl' = '10 min')", dir)
+		"'format' = 'csv', 'csv.null-literal' = '', 'lookup.join.cache.ttl' = '10 min')", dir)
 	lines := write(0)
 	l, err := NewLookup(spec, []int{0})
 	if err != nil {
@@ -116,7 +116,8 @@ func TestLookupModel(t *testing.T) {
 }
 
 // TestLookupBadLine: a line that cannot be decoded stops the lookup with
-// its place, unless the format's ignore-parse-errors skips it; a changelog
+// its place, unless the format's ignore-parse-errors sets the field NULL
+// (csv, as Flink does; a NULL key matches nothing); a changelog
 // format cannot be looked up.
 func TestLookupBadLine(t *testing.T) {
 	dir := t.TempDir()
