@@ -47,55 +47,89 @@ func constStr(fn string, args []node, i int) (string, error) {
 	return args[i].v.Str(), nil
 }
 
-// jsonApply reads json and applies the path: the value (nil: none, or a
-// JSON null) or the error the ON ERROR clause handles.
-func jsonApply(text row.Value, p *jsonPath, perr error) (*jnode, bool, error) {
-	if perr != nil {
-		return nil, false, perr
+// jsonCall is what JSON_VALUE, JSON_QUERY and JSON_EXISTS share: the
+// document (argument 1) and the path (argument 2), read for each row, and
+// their constant ON … clauses.
+type jsonCall struct {
+	doc, path Func
+	readPath  func(row.Value) (*jsonPath, error)
+	clauses   []string
+}
+
+// newJSONCall checks that fn has n arguments and reads the constant
+// clauses at the positions given (from 0), in that order.
+func newJSONCall(fn string, args []node, n int, clauses ...int) (*jsonCall, error) {
+	if len(args) != n {
+		return nil, fmt.Errorf("eval: %s takes %d arguments", fn, n)
 	}
-	doc, err := parseJSON(text.Str())
+	readPath, err := jsonPathArg(fn, args[1])
 	if err != nil {
-		if p.lax {
-			return nil, true, nil
-		}
-		return nil, false, fmt.Errorf("not JSON: %w", err)
+		return nil, err
 	}
-	v, err := p.eval(doc)
-	return v, p.lax, err
+	c := &jsonCall{doc: args[0].f, path: args[1].f, readPath: readPath}
+	for _, i := range clauses {
+		s, err := constStr(fn, args, i)
+		if err != nil {
+			return nil, err
+		}
+		c.clauses = append(c.clauses, s)
+	}
+	return c, nil
+}
+
+// jsonResult is a path applied to a document.
+type jsonResult struct {
+	v    *jnode // the value; nil: none, or a JSON null
+	lax  bool   // the path is lax
+	fail error  // the error the ON ERROR clause handles
+}
+
+// apply reads the row's document and path and applies the path. null says
+// that the document or the path is NULL, or could not be evaluated (err):
+// the call's result is then NULL (and err).
+func (c *jsonCall) apply(vals []row.Value) (res jsonResult, null bool, err error) {
+	j, err := c.doc(vals)
+	if err != nil || j.IsNull() {
+		return res, true, err
+	}
+	pv, err := c.path(vals)
+	if err != nil || pv.IsNull() {
+		return res, true, err
+	}
+	p, err := c.readPath(pv)
+	if err != nil {
+		res.fail = err
+		return res, false, nil
+	}
+	res.lax = p.lax
+	doc, err := parseJSON(j.Str())
+	if err != nil {
+		if !p.lax {
+			res.fail = fmt.Errorf("not JSON: %w", err)
+		}
+		return res, false, nil
+	}
+	res.v, res.fail = p.eval(doc)
+	return res, false, nil
 }
 
 func jsonValue(_ *compiler, e *expr.Call, args []node) (Func, error) {
-	if len(args) != 6 {
-		return nil, fmt.Errorf("eval: JSON_VALUE takes 6 arguments")
-	}
-	path, err := jsonPathArg("JSON_VALUE", args[1])
+	c, err := newJSONCall("JSON_VALUE", args, 6, 2, 4)
 	if err != nil {
 		return nil, err
 	}
-	onEmpty, err := constStr("JSON_VALUE", args, 2)
-	if err != nil {
-		return nil, err
-	}
-	onError, err := constStr("JSON_VALUE", args, 4)
-	if err != nil {
-		return nil, err
-	}
+	onEmpty, onError := c.clauses[0], c.clauses[1]
 	t := e.T
-	jf, pf, ef, xf := args[0].f, args[1].f, args[3].f, args[5].f
+	ef, xf := args[3].f, args[5].f
 	return func(vals []row.Value) (row.Value, error) {
-		j, err := jf(vals)
-		if err != nil || j.IsNull() {
+		r, null, err := c.apply(vals)
+		if null {
 			return row.NullValue, err
 		}
-		pv, err := pf(vals)
-		if err != nil || pv.IsNull() {
-			return row.NullValue, err
-		}
-		p, perr := path(pv)
-		v, lax, fail := jsonApply(j, p, perr)
+		v, fail := r.v, r.fail
 		if fail == nil {
 			switch {
-			case v == nil || lax && !v.scalar():
+			case v == nil || r.lax && !v.scalar():
 				switch onEmpty {
 				case "ERROR":
 					return row.NullValue, errorf(ErrInvalidArgument, "JSON_VALUE: no value at the path (ERROR ON EMPTY)")
@@ -140,19 +174,11 @@ func jsonScalarAs(v *jnode, t types.T) (row.Value, error) {
 }
 
 func jsonQuery(_ *compiler, _ *expr.Call, args []node) (Func, error) {
-	if len(args) != 5 {
-		return nil, fmt.Errorf("eval: JSON_QUERY takes 5 arguments")
-	}
-	path, err := jsonPathArg("JSON_QUERY", args[1])
+	c, err := newJSONCall("JSON_QUERY", args, 5, 2, 3, 4)
 	if err != nil {
 		return nil, err
 	}
-	var wrapper, onEmpty, onError string
-	for i, dst := range []*string{&wrapper, &onEmpty, &onError} {
-		if *dst, err = constStr("JSON_QUERY", args, 2+i); err != nil {
-			return nil, err
-		}
-	}
+	wrapper, onEmpty, onError := c.clauses[0], c.clauses[1], c.clauses[2]
 	behave := func(mode string, err error) (row.Value, error) {
 		switch mode {
 		case "ERROR":
@@ -164,21 +190,15 @@ func jsonQuery(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 		}
 		return row.NullValue, nil
 	}
-	jf, pf := args[0].f, args[1].f
 	return func(vals []row.Value) (row.Value, error) {
-		j, err := jf(vals)
-		if err != nil || j.IsNull() {
+		r, null, err := c.apply(vals)
+		if null {
 			return row.NullValue, err
 		}
-		pv, err := pf(vals)
-		if err != nil || pv.IsNull() {
-			return row.NullValue, err
+		if r.fail != nil {
+			return behave(onError, r.fail)
 		}
-		p, perr := path(pv)
-		v, lax, fail := jsonApply(j, p, perr)
-		if fail != nil {
-			return behave(onError, fail)
-		}
+		v := r.v
 		if v != nil {
 			switch {
 			case wrapper == "UNCONDITIONAL", wrapper == "CONDITIONAL" && v.kind != 'a':
@@ -186,7 +206,7 @@ func jsonQuery(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 			}
 		}
 		switch {
-		case v == nil || lax && v.scalar():
+		case v == nil || r.lax && v.scalar():
 			return behave(onEmpty, fmt.Errorf("no value at the path (ERROR ON EMPTY)"))
 		case v.scalar():
 			return behave(onError, fmt.Errorf("the value at the path is a scalar, not an array or object (JSON_VALUE reads those)"))
@@ -198,41 +218,28 @@ func jsonQuery(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 }
 
 func jsonExists(_ *compiler, _ *expr.Call, args []node) (Func, error) {
-	if len(args) != 3 {
-		return nil, fmt.Errorf("eval: JSON_EXISTS takes 3 arguments")
-	}
-	path, err := jsonPathArg("JSON_EXISTS", args[1])
+	c, err := newJSONCall("JSON_EXISTS", args, 3, 2)
 	if err != nil {
 		return nil, err
 	}
-	onError, err := constStr("JSON_EXISTS", args, 2)
-	if err != nil {
-		return nil, err
-	}
-	jf, pf := args[0].f, args[1].f
+	onError := c.clauses[0]
 	return func(vals []row.Value) (row.Value, error) {
-		j, err := jf(vals)
-		if err != nil || j.IsNull() {
+		r, null, err := c.apply(vals)
+		if null {
 			return row.NullValue, err
 		}
-		pv, err := pf(vals)
-		if err != nil || pv.IsNull() {
-			return row.NullValue, err
-		}
-		p, perr := path(pv)
-		v, _, fail := jsonApply(j, p, perr)
-		if fail != nil {
+		if r.fail != nil {
 			switch onError {
 			case "TRUE":
 				return row.BoolValue(true), nil
 			case "UNKNOWN":
 				return row.NullValue, nil
 			case "ERROR":
-				return row.NullValue, errorf(ErrInvalidArgument, "JSON_EXISTS: %v (ERROR ON ERROR)", fail)
+				return row.NullValue, errorf(ErrInvalidArgument, "JSON_EXISTS: %v (ERROR ON ERROR)", r.fail)
 			}
 			return row.BoolValue(false), nil
 		}
-		return row.BoolValue(v != nil), nil
+		return row.BoolValue(r.v != nil), nil
 	}, nil
 }
 
