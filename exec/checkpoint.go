@@ -110,6 +110,16 @@ func (o *windowAggOp) stateStore() *state.Store    { return o.store }
 func (o *rankOp) stateStore() *state.Store  { return o.store }
 func (o *dedupOp) stateStore() *state.Store { return o.store }
 
+// Session windows, window Top-N and OVER aggregates keep each key's
+// sessions, window or partition in their store, with what was emitted for
+// it (the rows a late update retracts) and when the watermark next has
+// something to do with it (its expiry: a firing, a horizon, a pending
+// row's time); they read the combined watermark from their valve. What
+// else they hold lives within one call (the keys a batch changed).
+func (o *sessionAggOp) stateStore() *state.Store { return o.store }
+func (o *windowRankOp) stateStore() *state.Store { return o.store }
+func (o *overAggOp) stateStore() *state.Store    { return o.store }
+
 // barrier is checkpoint id flowing through the job.
 type barrier struct {
 	id  int64

@@ -14,7 +14,6 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/frontend"
 	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
@@ -495,11 +494,7 @@ func runLines(t *testing.T, sql string, parallelism int, with ...func(*Options))
 				mu.Lock()
 				defer mu.Unlock()
 				for _, r := range rows {
-					parts := make([]string, len(r.Vals))
-					for i, v := range r.Vals {
-						parts[i] = eval.FormatValue(v, cols[i].Type)
-					}
-					lines = append(lines, fmt.Sprintf("%s[%s]", r.Kind, strings.Join(parts, ", ")))
+					lines = append(lines, changeLine(r, cols))
 				}
 			}}
 		},

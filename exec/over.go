@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -149,7 +150,7 @@ type overAggOp struct {
 	procTime  bool
 	store     *state.Store
 	parts     *state.Map[*overPartition]
-	wm        int64
+	in        inputs // the valve: the combined watermark, read, never copied
 	out       collector
 	c         *Counters
 	late      *lateWriter
@@ -176,23 +177,29 @@ func expiryOf(p *overPartition) int64 {
 	return p.pending[0].t
 }
 
+func (o *overAggOp) open(_ context.Context, in inputs) error {
+	o.in = in
+	return nil
+}
+
 func (o *overAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	if o.procTime {
 		return o.processProcTime(b)
 	}
+	wm := o.in.watermark()
 	for _, r := range b {
 		t, why, ok := eventTime(r.Vals[o.timeCol], colName(o.lateCols, o.timeCol))
 		if !ok {
 			o.c.NoTime.Add(1)
-			if err := o.late.noTime(o.name, why, r, o.wm, o.lateCols, true); err != nil {
+			if err := o.late.noTime(o.name, why, r, wm, o.lateCols, true); err != nil {
 				return err
 			}
 			continue
 		}
-		if t <= o.wm {
+		if t <= wm {
 			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, t, o.wm, o.lateCols); err != nil {
+			if err := o.late.write(o.name, r, t, wm, o.lateCols); err != nil {
 				return err
 			}
 			continue
@@ -227,7 +234,6 @@ func (o *overAggOp) process(_ int, b row.Batch) error {
 // advance emits the rows whose time wm has reached, partition by
 // partition, each partition's in time order.
 func (o *overAggOp) advance(wm int64) error {
-	o.wm = wm
 	o.due = o.due[:0]
 	o.parts.Expire(wm, func(k []byte, p *overPartition) {
 		o.due = append(o.due, dueOver{key: slices.Clone(k), p: p})
@@ -412,7 +418,7 @@ func (b *builder) overAgg(x *physical.OverAggregate, out collector) (operator, e
 		return nil, err
 	}
 	op := &overAggOp{name: x.Name, key: k, specs: specs, timeCol: x.TimeCol, rows: x.Rows, preceding: x.Preceding,
-		procTime: x.ProcTime, wm: MinWatermark, out: out, lateCols: columns(x.InCols)}
+		procTime: x.ProcTime, out: out, lateCols: columns(x.InCols)}
 	if len(x.SortKeys) > 0 {
 		if op.sortKey, err = b.keyer(sortExprs(x.SortKeys)); err != nil {
 			return nil, err

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/diag"
-	"github.com/streamsql/streamsql/eval"
 	"github.com/streamsql/streamsql/internal/plantest"
 	"github.com/streamsql/streamsql/row"
 )
@@ -96,11 +95,7 @@ func runJob(t *testing.T, sql string, parallelism int) []string {
 				mu.Lock()
 				defer mu.Unlock()
 				for _, r := range rows {
-					parts := make([]string, len(r.Vals))
-					for i, v := range r.Vals {
-						parts[i] = eval.FormatValue(v, cols[i].Type)
-					}
-					lines = append(lines, fmt.Sprintf("%s[%s]", r.Kind, strings.Join(parts, ", ")))
+					lines = append(lines, changeLine(r, cols))
 				}
 			}}
 		},

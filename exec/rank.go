@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -452,7 +453,7 @@ type windowRankOp struct {
 	timeCol    int
 	store      *state.Store
 	lists      *state.Map[*rankList]
-	wm         int64
+	in         inputs // the valve: the combined watermark, read, never copied
 	out        collector
 	c          *Counters
 	late       *lateWriter
@@ -501,26 +502,32 @@ func (o *windowRankOp) outputWatermark(w int64) int64 {
 	return w - o.lateness
 }
 
+func (o *windowRankOp) open(_ context.Context, in inputs) error {
+	o.in = in
+	return nil
+}
+
 func (o *windowRankOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
+	wm := o.in.watermark()
 	for _, r := range b {
 		ev := r.Vals[o.endCol]
 		if ev.IsNull() {
 			o.c.NoTime.Add(1)
-			if err := o.late.noTime(o.name, "no event time: "+colName(o.lateCols, o.endCol)+" is NULL", r, o.wm, o.lateCols, true); err != nil {
+			if err := o.late.noTime(o.name, "no event time: "+colName(o.lateCols, o.endCol)+" is NULL", r, wm, o.lateCols, true); err != nil {
 				return err
 			}
 			continue
 		}
 		end := ev.Int()
-		if o.horizon(end) <= o.wm {
+		if o.horizon(end) <= wm {
 			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {
+			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), wm, o.lateCols); err != nil {
 				return err
 			}
 			continue
 		}
-		if end-1 <= o.wm {
+		if end-1 <= wm {
 			o.c.LateUpdates.Add(1) // within the lateness
 		}
 		kb, _, err := o.key.keyBytes(r.Vals)
@@ -539,7 +546,7 @@ func (o *windowRankOp) process(_ int, b row.Batch) error {
 		if int64(len(l.entries)) > o.end {
 			l.entries = l.entries[:o.end]
 		}
-		if end-1 <= o.wm && o.updating() && !o.dirty[string(kb)] {
+		if end-1 <= wm && o.updating() && !o.dirty[string(kb)] {
 			if o.dirty == nil {
 				o.dirty = map[string]bool{}
 			}
@@ -626,7 +633,6 @@ func (o *windowRankOp) diff(old, now [][]row.Value) {
 // advance fires the windows whose last millisecond wm has reached (with
 // final-only, whose horizon it has), and drops those past their horizon.
 func (o *windowRankOp) advance(wm int64) error {
-	o.wm = wm
 	o.buf = o.buf[:0]
 	if o.kept == nil {
 		o.kept = map[string]*rankList{}
@@ -694,7 +700,7 @@ func (b *builder) rank(x *physical.Rank, out collector) (operator, error) {
 		return op, nil
 	case physical.WindowRank:
 		op := &windowRankOp{name: x.Name, key: k, rk: rk, start: x.Start, end: x.End, rankCol: x.RankCol,
-			endCol: x.EndCol, timeCol: x.TimeCol, store: st, wm: MinWatermark, out: out, c: c,
+			endCol: x.EndCol, timeCol: x.TimeCol, store: st, out: out, c: c,
 			late: b.lateFor(x.Late), lateCols: columns(x.InCols), lateness: x.Lateness, finalOnly: x.FinalOnly}
 		op.lists = state.NewMap(st, "windows", rankCodec{}, state.TableOptions{})
 		return op, nil

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -182,7 +183,9 @@ type sessionAggOp struct {
 	timeCol  int
 	store    *state.Store
 	lists    *state.Map[*sessionList]
-	wm       int64
+	// in is the operator's valve: the combined watermark is read from it,
+	// never copied, so that a restored operator has its checkpoint's.
+	in       inputs
 	out      collector
 	c        *Counters
 	late     *lateWriter
@@ -240,14 +243,20 @@ func (o *sessionAggOp) expiry(l *sessionList) int64 {
 	return e
 }
 
+func (o *sessionAggOp) open(_ context.Context, in inputs) error {
+	o.in = in
+	return nil
+}
+
 func (o *sessionAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
+	wm := o.in.watermark()
 	o.buf = o.buf[:0]
 	for _, r := range b {
 		sv, ev := r.Vals[o.startCol], r.Vals[o.endCol]
 		if sv.IsNull() || ev.IsNull() {
 			o.c.NoTime.Add(1)
-			if err := o.late.noTime(o.name, "no event time: "+colName(o.lateCols, o.endCol)+" is NULL", r, o.wm, o.lateCols, true); err != nil {
+			if err := o.late.noTime(o.name, "no event time: "+colName(o.lateCols, o.endCol)+" is NULL", r, wm, o.lateCols, true); err != nil {
 				return err
 			}
 			continue
@@ -278,13 +287,13 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 			}
 			kept = append(kept, s)
 		}
-		if len(olds) == 0 && o.horizon(end) <= o.wm {
+		if len(olds) == 0 && o.horizon(end) <= wm {
 			// Late, as Flink's WindowOperator decides for merging
 			// windows: the merged window (here the row's own, as it
 			// touches no session in state) has passed its horizon. A row
 			// that joins a session still in state is not late.
 			o.c.Late.Add(1)
-			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), o.wm, o.lateCols); err != nil {
+			if err := o.late.write(o.name, r, r.Vals[o.timeCol].Int(), wm, o.lateCols); err != nil {
 				return err
 			}
 			continue
@@ -292,9 +301,9 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 		merged.rows = append(merged.rows, r.Vals)
 		// A late update: a session it joins has fired, or, joining none,
 		// its own window has (it is emitted at once).
-		fired := len(olds) == 0 && end-1 <= o.wm
+		fired := len(olds) == 0 && end-1 <= wm
 		for _, s := range olds {
-			fired = fired || s.end-1 <= o.wm
+			fired = fired || s.end-1 <= wm
 		}
 		if fired {
 			o.c.LateUpdates.Add(1)
@@ -309,9 +318,9 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 					o.buf = append(o.buf, row.Row{Kind: changelogmode.Delete, Vals: s.last})
 				}
 			}
-			merged.onTime = o.updating() && merged.end-1 > o.wm
+			merged.onTime = o.updating() && merged.end-1 > wm
 		}
-		if o.updating() && merged.end-1 <= o.wm {
+		if o.updating() && merged.end-1 <= wm {
 			if o.dirty == nil {
 				o.dirty = map[string][]int64{}
 			}
@@ -324,7 +333,7 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 		l.sessions = slices.Insert(kept, i, merged)
 		o.lists.Put(kb, l, o.expiry(l))
 	}
-	if err := o.emitUpdates(); err != nil {
+	if err := o.emitUpdates(wm); err != nil {
 		return err
 	}
 	if err := o.store.Err(); err != nil {
@@ -338,7 +347,7 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 // emitUpdates adds to o.buf the results of the fired sessions that late
 // rows changed in this batch: +I for a session not emitted yet (a merged
 // one), else -U old, +U new when its result changed (UPDATED).
-func (o *sessionAggOp) emitUpdates() error {
+func (o *sessionAggOp) emitUpdates(wm int64) error {
 	for _, k := range o.dirtyOrder {
 		starts := o.dirty[k]
 		l, ok := o.lists.Get([]byte(k))
@@ -347,7 +356,7 @@ func (o *sessionAggOp) emitUpdates() error {
 		}
 		for i := range l.sessions {
 			s := &l.sessions[i]
-			if !slices.Contains(starts, s.start) || s.end-1 > o.wm {
+			if !slices.Contains(starts, s.start) || s.end-1 > wm {
 				continue
 			}
 			if err := o.emit(l.keys, s, finUpdated); err != nil {
@@ -418,7 +427,6 @@ func cmpInt64(a, b int64) int {
 // drops (after their last row) those whose horizon it has; a key's other
 // sessions go back into state.
 func (o *sessionAggOp) advance(wm int64) error {
-	o.wm = wm
 	o.buf = o.buf[:0]
 	var perr error
 	if o.kept == nil {
@@ -502,7 +510,7 @@ func (b *builder) sessionAgg(x *physical.WindowAggregate, out collector) (operat
 	s := x.Session
 	op := &sessionAggOp{name: x.Name, key: k, specs: specs, nKeys: len(x.Keys), startKey: s.StartKey, endKey: s.EndKey,
 		timeKey: s.TimeKey, keyPos: s.KeyPos, startCol: s.StartCol, endCol: x.EndCol, timeCol: x.TimeCol,
-		wm: MinWatermark, out: out, lateCols: columns(x.InCols), lateness: x.Lateness, finalOnly: x.FinalOnly, finCol: -1, verCol: -1}
+		out: out, lateCols: columns(x.InCols), lateness: x.Lateness, finalOnly: x.FinalOnly, finCol: -1, verCol: -1}
 	for i, c := range x.Aggs {
 		switch c.Fn {
 		case "WINDOW_FINALITY":

@@ -24,16 +24,11 @@ func Text(p *Plan) string {
 	var b strings.Builder
 	stateful := false
 	var node func(n Node, first, rest string)
-	var not []string
 	node = func(n Node, first, rest string) {
 		snap := Snapshots(n)
 		if snap != "" {
 			snap = " snapshot=(" + snap + ")"
 			stateful = true
-		}
-		if why := NotCheckpointed(n); why != "" {
-			snap = " snapshot=(none: " + why + ")"
-			not = append(not, kindOf(n)+"["+n.Base().ID+"]")
 		}
 		fmt.Fprintf(&b, "%s%s%s\n", first, Describe(n), snap)
 		ins := n.Inputs()
@@ -46,10 +41,7 @@ func Text(p *Plan) string {
 		}
 	}
 	node(p.Root, "", "")
-	if len(not) > 0 {
-		fmt.Fprintf(&b, "Checkpoints: none: %s cannot be checkpointed yet; with --state-dir the job runs without checkpoints (a stopped run starts over)\n",
-			strings.Join(not, ", "))
-	} else if stateful {
+	if stateful {
 		kg := p.MaxParallelism
 		if kg <= 0 {
 			kg = 128
@@ -76,7 +68,7 @@ func Snapshots(n Node) string {
 		return "groups: the accumulators by group key"
 	case *WindowAggregate:
 		if x.Session != nil {
-			return "sessions: the open sessions and their accumulators by key"
+			return "sessions: each key's sessions with their rows (and, with allowed lateness, the row each emitted) until their horizon"
 		}
 		return "windows: the accumulators by window and group key"
 	case *Normalize:
@@ -88,30 +80,11 @@ func Snapshots(n Node) string {
 		case Deduplicate:
 			return "rows: the row kept by key"
 		case WindowRank:
-			return "windows: the top rows by window and partition"
+			return "windows: the top rows by window and partition (and, with allowed lateness, what a fired window emitted) until its horizon"
 		}
 		return "partitions: the top rows by partition"
 	case *OverAggregate:
 		return "partitions: the pending rows, their history and the running accumulators by partition"
-	}
-	return ""
-}
-
-// NotCheckpointed says why n's state is not in checkpoints ("" when it
-// is, or n has none): exec's operators for these keep state outside their
-// store. It must agree with exec's checkpointable operators.
-func NotCheckpointed(n Node) string {
-	switch x := n.(type) {
-	case *WindowAggregate:
-		if x.Session != nil {
-			return "a SESSION window aggregate is not checkpointed yet"
-		}
-	case *Rank:
-		if x.Kind == WindowRank {
-			return "a window Top-N is not checkpointed yet"
-		}
-	case *OverAggregate:
-		return "an OVER aggregate is not checkpointed yet"
 	}
 	return ""
 }
