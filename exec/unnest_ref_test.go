@@ -127,7 +127,17 @@ func randIntMap(r *rand.Rand) (row.Value, string) {
 // returns the final table of its changelog, one sorted line per row.
 func runUnnest(t *testing.T, path, query string, parallelism int) []string {
 	t.Helper()
-	sql := fmt.Sprintf("CREATE TABLE t (id INT, tags ARRAY<INT>, m MAP<STRING, INT>) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'debezium-json');\n%s;\n", path, query)
+	ddl := fmt.Sprintf("CREATE TABLE t (id INT, tags ARRAY<INT>, m MAP<STRING, INT>) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'debezium-json')", path)
+	out, _ := runFinalTable(t, ddl, query, parallelism)
+	return out
+}
+
+// runFinalTable runs query after the DDL ddl and returns the final table
+// of its changelog, one sorted line per row, and the change kinds it
+// emitted.
+func runFinalTable(t *testing.T, ddl, query string, parallelism int) ([]string, changelogmode.Mode) {
+	t.Helper()
+	sql := ddl + ";\n" + query + ";\n"
 	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
 	if j.Diags.HasErrors() {
 		t.Fatal(j.Diags.Err())
@@ -142,7 +152,9 @@ func runUnnest(t *testing.T, path, query string, parallelism int) []string {
 		t.Fatal(err)
 	}
 	count := map[string]int{}
+	var kinds changelogmode.Mode
 	for _, c := range sink.rows {
+		kinds = kinds.Union(changelogmode.Of(c.Kind))
 		parts := make([]string, len(c.Vals))
 		for i, v := range c.Vals {
 			parts[i] = cellText(v)
@@ -165,7 +177,7 @@ func runUnnest(t *testing.T, path, query string, parallelism int) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, kinds
 }
 
 func cellText(v row.Value) string {

@@ -610,7 +610,7 @@ func passedThrough(exprs []expr.Expr, s, e int) (ns, ne int) {
 	return ns, ne
 }
 
-// windowOf finds a window TVF under filters and column projections, and the
+// windowOf finds a window TVF under filters, column projections and UNNEST, and the
 // indexes of window_start and window_end in n's columns.
 func windowOf(n logical.Node) (*logical.Window, int, int) {
 	w, ok := windowColumns(n)
@@ -628,14 +628,19 @@ type windowIdx struct {
 	start, end, time, orig int
 }
 
-// windowColumns finds a window TVF under filters and column projections,
-// and where its columns are in n's.
+// windowColumns finds a window TVF under filters, column projections and
+// UNNEST (a Correlate keeps its input's columns first, at the same
+// indexes, and every row it expands has its input row's window, as
+// Flink keeps window_start, window_end and window_time through a
+// correlate), and where its columns are in n's.
 func windowColumns(n logical.Node) (windowIdx, bool) {
 	switch x := n.(type) {
 	case *logical.Window:
 		k := len(x.Cols)
 		return windowIdx{w: x, start: k - 3, end: k - 2, time: k - 1, orig: x.TimeCol}, true
 	case *logical.Filter:
+		return windowColumns(x.Input)
+	case *logical.Correlate:
 		return windowColumns(x.Input)
 	case *logical.Project:
 		w, ok := windowColumns(x.Input)
