@@ -248,6 +248,7 @@ var fakerSpec = &ConnectorSpec{
 				"'fields.<col>.key.expression' and 'fields.<col>.value.expression'), each generated anew."},
 	}, scanOptions()),
 	Source:       true,
+	Lookup:       true,
 	SourceEmits:  InsertOnly,
 	Bounded:      func(c *Config) bool { return c.Has("number-of-rows") },
 	Check:        checkFaker,

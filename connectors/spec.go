@@ -228,6 +228,18 @@ func LookupFormat(name string) (*FormatSpec, bool) {
 // Names returns the names of all connectors, sorted.
 func Names() []string { return sortedKeys(connectorRegistry) }
 
+// LookupNames returns the names of the connectors that can be looked up
+// (the dim side of a lookup join), sorted.
+func LookupNames() []string {
+	var out []string
+	for _, n := range Names() {
+		if connectorRegistry[n].Lookup {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // FormatNames returns the names of all formats, sorted.
 func FormatNames() []string { return sortedKeys(formatRegistry) }
 

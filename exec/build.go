@@ -465,24 +465,46 @@ func (f *fanOut) end() error {
 	return nil
 }
 
+// computed is a source table's computed columns, compiled: fill sets
+// them in a row of the table's columns, from its other columns.
+type computed struct {
+	table string
+	cols  []physical.Computed
+	fs    []scalarFunc
+}
+
+func (b *builder) computed(s *physical.Source) (*computed, error) {
+	c := &computed{table: s.TableName, cols: s.Computed}
+	for _, col := range s.Computed {
+		f, err := b.compile(col.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("table %s, computed column %s: %w", s.TableName, col.Name, err)
+		}
+		c.fs = append(c.fs, f)
+	}
+	return c, nil
+}
+
+func (c *computed) fill(vals []row.Value) error {
+	for i, f := range c.fs {
+		v, err := f(vals)
+		if err != nil {
+			return fmt.Errorf("table %s, computed column %s: %w", c.table, c.cols[i].Name, err)
+		}
+		vals[c.cols[i].At] = v
+	}
+	return nil
+}
+
 // prepare places the columns a source decodes at their positions in its
 // output and computes the computed columns.
 func (b *builder) prepare(s *physical.Source) (func(row.Batch) (row.Batch, error), error) {
-	type computed struct {
-		at   int
-		name string
-		f    scalarFunc
-	}
-	var comps []computed
-	for _, c := range s.Computed {
-		f, err := b.compile(c.Expr)
-		if err != nil {
-			return nil, fmt.Errorf("table %s, computed column %s: %w", s.TableName, c.Name, err)
-		}
-		comps = append(comps, computed{c.At, c.Name, f})
+	comps, err := b.computed(s)
+	if err != nil {
+		return nil, err
 	}
 	n := len(s.Cols)
-	identity := len(comps) == 0 && len(s.Place) == n
+	identity := len(comps.fs) == 0 && len(s.Place) == n
 	for j, p := range s.Place {
 		identity = identity && p == j
 	}
@@ -498,12 +520,8 @@ func (b *builder) prepare(s *physical.Source) (func(row.Batch) (row.Batch, error
 					vals[p] = r.Vals[j]
 				}
 			}
-			for _, c := range comps {
-				v, err := c.f(vals)
-				if err != nil {
-					return nil, fmt.Errorf("table %s, computed column %s: %w", s.TableName, c.name, err)
-				}
-				vals[c.at] = v
+			if err := comps.fill(vals); err != nil {
+				return nil, err
 			}
 			in[k] = row.Row{Kind: r.Kind, Vals: vals}
 		}

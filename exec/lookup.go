@@ -30,6 +30,10 @@ type lookupOp struct {
 	width    int   // the dim table's columns
 	nl       int   // the probe side's columns
 	residual predFunc
+	// computed fills the dim table's computed columns of each row joined,
+	// after the cache, as Flink's Calc over a lookup: a PROCTIME() column
+	// is the time of the join.
+	computed *computed
 	outer    bool
 	cache    *lookupCache // nil: no cache
 	now      func() int64 // ms, for the cache's expiry
@@ -68,6 +72,11 @@ func (b *builder) lookupJoin(x *physical.LookupJoin, out collector) error {
 	}
 	if op.residual, err = b.predicate(x.Residual); err != nil {
 		return err
+	}
+	if len(x.Dim.Computed) > 0 {
+		if op.computed, err = b.computed(x.Dim); err != nil {
+			return err
+		}
 	}
 	if x.Cache.Enabled() {
 		op.cache = newLookupCache(x.Cache)
@@ -128,6 +137,11 @@ func (o *lookupOp) process(_ int, b row.Batch) error {
 		if k := o.rowKeys[i]; k != "" {
 			for _, d := range o.found[k] {
 				vals := concat(r.Vals, o.nl, d.Vals, o.width)
+				if o.computed != nil {
+					if err := o.computed.fill(vals[o.nl:]); err != nil {
+						return err
+					}
+				}
 				if o.residual != nil {
 					ok, err := o.residual(vals)
 					if err != nil {

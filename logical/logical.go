@@ -136,8 +136,11 @@ type WindowJoin struct {
 type TemporalJoin struct {
 	Kind        ast.JoinKind
 	Left, Right Node
-	LeftTime    int
-	Lookup      bool
+	// AsOf indexes the FOR SYSTEM_TIME AS OF column in Cols: a time
+	// attribute of Left, or, for a lookup join, possibly a PROCTIME()
+	// column of Right (Join.AsOf).
+	AsOf   int
+	Lookup bool
 	// Keys and Residual are the join condition, as Join's; the keys cover
 	// Right's primary key.
 	Keys     []JoinKey
@@ -179,7 +182,10 @@ type Project struct {
 // (its equalities between the two inputs) and Residual (the rest, over
 // Left's then Right's columns, evaluated on each pair of rows with equal
 // keys); every rule and the runtime read those. AsOf is set for a temporal
-// join (FOR SYSTEM_TIME AS OF), and is over Left's columns.
+// join (FOR SYSTEM_TIME AS OF), a time attribute column over Cols: one of
+// Left's, or, only when it is a processing-time attribute, one of Right's
+// (a lookup join reads the table when the probe row arrives, whichever
+// side's PROCTIME() names that moment).
 type Join struct {
 	Kind        ast.JoinKind
 	Left, Right Node

@@ -572,8 +572,15 @@ func (b *binder) join(j *ast.Join) *rel {
 	}
 	out.Cond = expr.And(conds...)
 	// Temporal join: the right side is read as of the left side's time.
+	// The expression is bound in the join's scope, both sides, as Calcite
+	// validates it: a processing-time attribute of the looked-up table
+	// itself (the cookbook's `JOIN dim FOR SYSTEM_TIME AS OF proctime`,
+	// with `proctime AS PROCTIME()` declared on dim) is accepted as Flink
+	// accepts it, and means what the probe side's would: the time of the
+	// lookup, now. An event time of the versioned table is refused, as
+	// Flink refuses it: the version must be chosen by the probe row's time.
 	if tr, ok := j.Right.(*ast.TableRef); ok && tr.AsOf != nil {
-		bd := &expr.Binder{Scope: scopeOf(l.node.Columns(), l.tables), L: b.l, Clause: "FOR SYSTEM_TIME AS OF"}
+		bd := &expr.Binder{Scope: scope, L: b.l, Clause: "FOR SYSTEM_TIME AS OF"}
 		asOf := bd.Bind(tr.AsOf)
 		if asOf == nil {
 			return nil
@@ -582,6 +589,11 @@ func (b *binder) join(j *ast.Join) *rel {
 		if !isCol || c.Time == expr.NoTime {
 			b.errorf(diag.TimeAttribute, tr.AsOf.Span(), "FOR SYSTEM_TIME AS OF needs a time attribute of the probe side, but %s is not one", ast.Format(tr.AsOf)).
 				WithHint("use the left table's event-time column (the one with a WATERMARK)")
+			return nil
+		}
+		if nL := len(l.node.Columns()); c.Index >= nL && c.Time != expr.ProcTime {
+			b.errorf(diag.TimeAttribute, tr.AsOf.Span(), "FOR SYSTEM_TIME AS OF %s names the event time of %s, the versioned table itself: a temporal join reads the version valid at each probe row's time", ast.Format(tr.AsOf), cols[c.Index].Qualifier).
+				WithHint("use the probe side's event-time column (the one with a WATERMARK), as Flink requires")
 			return nil
 		}
 		if j.Kind != ast.InnerJoin && j.Kind != ast.LeftJoin {

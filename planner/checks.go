@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/streamsql/streamsql/ast"
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/diag"
 	"github.com/streamsql/streamsql/expr"
 	"github.com/streamsql/streamsql/logical"
@@ -117,9 +120,11 @@ func canLookup(t *catalog.Table) bool {
 // lookupProblem says why a join FOR SYSTEM_TIME AS OF a processing-time
 // attribute cannot run as a lookup join (Flink's LookupJoin), or returns
 // nil when it can: the right input must be a table (t) whose connector can
-// be looked up, without computed columns (a lookup returns what the table
-// stores), and the ON clause must equate columns of it with values of the
-// probe side of the same type (the lookup keys, as Flink requires).
+// be looked up, and the ON clause must equate stored columns of it with
+// values of the probe side of the same type (the lookup keys, as Flink
+// requires). Computed columns of the table are computed on each row found,
+// as Flink computes them in a Calc over the lookup (so a PROCTIME() column
+// is the time of the join).
 func lookupProblem(j *logical.Join, t *catalog.Table) func(*diag.List) {
 	right := j.Right
 	if w, ok := right.(*logical.WatermarkAssigner); ok {
@@ -133,17 +138,9 @@ func lookupProblem(j *logical.Join, t *catalog.Table) func(*diag.List) {
 	asOf := j.AsOf.(*expr.Column)
 	if !canLookup(t) {
 		return func(l *diag.List) {
-			l.Errorf(diag.LookupJoin, j.Right.Span(), "%s cannot be looked up: a lookup join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) queries the table's connector by key, and '%s' cannot be queried (only 'jdbc' and 'filesystem' can)",
-				t.Name, asOf.Name, t.Connector()).
+			l.Errorf(diag.LookupJoin, j.Right.Span(), "%s cannot be looked up: a lookup join (FOR SYSTEM_TIME AS OF %s, a PROCTIME() column) queries the table's connector by key, and '%s' cannot be queried (only %s can)",
+				t.Name, asOf.Name, t.Connector(), "'"+strings.Join(connectors.LookupNames(), "', '")+"'").
 				WithHint("declare %s with 'connector' = 'jdbc' (or a 'filesystem' file), or join the version valid at an event time: FOR SYSTEM_TIME AS OF <a column with a WATERMARK>, against a table with a PRIMARY KEY and a WATERMARK", t.Name)
-		}
-	}
-	for _, c := range t.Columns {
-		if c.Expr != nil {
-			return func(l *diag.List) {
-				l.Errorf(diag.LookupJoin, j.Right.Span(), "%s has a computed column (%s): a lookup join returns the table's stored columns only", t.Name, c.Name).
-					WithHint("compute it in the query instead (SELECT ..., <expression> AS %s)", c.Name)
-			}
 		}
 	}
 	if len(j.Keys) == 0 {
@@ -155,7 +152,13 @@ func lookupProblem(j *logical.Join, t *catalog.Table) func(*diag.List) {
 	var reports []func(*diag.List)
 	nL := len(j.Left.Columns())
 	for _, k := range j.Keys {
-		if _, isCol := lookupKeyColumn(k.Right); isCol {
+		if c, isCol := lookupKeyColumn(k.Right); isCol {
+			if c.Index < len(t.Columns) && t.Columns[c.Index].Expr != nil {
+				reports = append(reports, func(l *diag.List) {
+					l.Errorf(diag.LookupJoin, k.S, "the lookup key %s.%s is a computed column: a lookup join queries the table by the columns it stores", t.Name, c.Name).
+						WithHint("join on a stored column of %s, or compare with the computed column's expression in a WHERE clause", t.Name)
+				})
+			}
 			continue
 		}
 		col := k.Right

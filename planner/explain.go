@@ -144,9 +144,9 @@ func (e *explainer) title(n logical.Node) string {
 		return fmt.Sprintf("WindowJoin %s %s, %s", x.Kind, windowText(x.Window), render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols))
 	case *logical.TemporalJoin:
 		if x.Lookup {
-			return fmt.Sprintf("LookupJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.LeftTime), render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols))
+			return fmt.Sprintf("LookupJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.AsOf), render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols))
 		}
-		return fmt.Sprintf("TemporalJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.LeftTime), render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols))
+		return fmt.Sprintf("TemporalJoin %s AS OF %s, %s", x.Kind, colName(x.Cols, x.AsOf), render(joinCond(x.Keys, x.Residual, len(x.Left.Columns())), x.Cols))
 	case *logical.Window:
 		in := x.Input.Columns()
 		return "Window " + windowCall(x, colName(in, x.TimeCol))

@@ -458,7 +458,7 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		if rt < 0 {
 			return nil, fmt.Errorf("%s: the versioned side has no event-time column", name)
 		}
-		return &physical.TemporalJoin{Op: op(name, x), Join: j, LeftTime: x.LeftTime, RightTime: rt,
+		return &physical.TemporalJoin{Op: op(name, x), Join: j, LeftTime: x.AsOf, RightTime: rt,
 			Late: [2]*physical.LateRows{l.late(x.Left), l.late(x.Right)}, InCols: [2][]physical.Column{physCols(x.Left.Columns()), physCols(x.Right.Columns())}}, nil
 	case *logical.WindowAggregate:
 		a, err := l.aggregate(x.Input, x.Keys, x.Aggs)

@@ -460,7 +460,7 @@ func (o *optimizer) interval(j *logical.Join) logical.Node {
 // the right input cannot be looked up).
 func (o *optimizer) temporal(j *logical.Join) logical.Node {
 	asOf := j.AsOf.(*expr.Column)
-	tj := &logical.TemporalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, LeftTime: asOf.Index, Keys: j.Keys,
+	tj := &logical.TemporalJoin{Kind: j.Kind, Left: j.Left, Right: j.Right, AsOf: asOf.Index, Keys: j.Keys,
 		Residual: j.Residual, Keyword: j.Keyword, Cols: j.Cols, S: j.S}
 	if asOf.Time == expr.ProcTime {
 		tj.Lookup = true
@@ -826,7 +826,7 @@ func (o *optimizer) require(n logical.Node, need []bool) logical.Node {
 		return o.requireJoin(x, all, x.Keys, x.Residual)
 	case *logical.TemporalJoin:
 		all := append([]bool(nil), need...)
-		all[x.LeftTime] = true
+		all[x.AsOf] = true
 		return o.requireJoin(x, all, x.Keys, x.Residual)
 	case *logical.WindowJoin:
 		return o.requireJoin(x, need, x.Keys, x.Residual)

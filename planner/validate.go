@@ -233,7 +233,7 @@ func (d *deriver) walk(n logical.Node) {
 				WithHint("SET 'table.exec.emit.early-fire.enabled' = 'false' and 'table.exec.emit.late-fire.enabled' = 'false' before this statement: the settings apply to the statements after them")
 		}
 	case *logical.TemporalJoin:
-		lt := x.Cols[x.LeftTime].Name
+		lt := x.Cols[x.AsOf].Name
 		if !d.props[x.Left].Produced.IsInsertOnly() {
 			o := d.origin(x.Left)
 			d.l.Errorf(diag.TemporalProbe, nodeSpan(x), "a temporal join needs an insert-only probe side, but %s emits updates", tableName(x.Left)).

@@ -442,19 +442,17 @@ END;`},
 		sql: "CREATE TABLE airports (IATA_CODE CHAR(3), CITY STRING, `STATE` CHAR(2), LATITUDE DOUBLE)\n" +
 			`WITH ('connector' = 'filesystem', 'path' = 'airports.csv', 'format' = 'csv');
 SELECT * FROM airports /*+ OPTIONS('csv.ignore-parse-errors'='true') */ WHERE LATITUDE IS NULL;`},
-	{suite: "Cookbook", name: "functions/05 expanding arrays", shape: "ARRAY<STRING>, CROSS JOIN UNNEST in a view, lookup join", mark: "runs",
-		note: "the spells' languages are a table in a test database, looked up on the characters' PROCTIME()",
-		dbSetup: []string{"CREATE TABLE spell_languages (spell TEXT PRIMARY KEY, spoken_language TEXT NOT NULL)",
-			"INSERT INTO spell_languages VALUES ('Lumos', 'English'), ('Alohomora', 'Rune'), ('Obliviate', 'Mermish'), ('Crucio', 'Troll')"},
-		sql: "CREATE TABLE HarryPotter (`character` STRING, spells ARRAY<STRING>, proc AS PROCTIME())\n" +
+	{suite: "Cookbook", name: "functions/05 expanding arrays", shape: "ARRAY<STRING>, CROSS JOIN UNNEST in a view, lookup join on faker AS OF the looked-up table's own PROCTIME()", mark: "runs",
+		sql: "CREATE TABLE HarryPotter (`character` STRING, spells ARRAY<STRING>)\n" +
 			"WITH ('connector' = 'faker', 'number-of-rows' = '20', 'fields.character.expression' = '#{harry_potter.character}',\n" +
 			"  'fields.spells.expression' = '#{harry_potter.spell}', 'fields.spells.length' = '3');\n" +
-			`CREATE TABLE spell_languages (spell STRING, spoken_language STRING, PRIMARY KEY (spell) NOT ENFORCED)
-WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:5432/postgres', 'table-name' = 'spell_languages', 'username' = 'postgres');
+			`CREATE TABLE spell_languages (spell STRING, spoken_language STRING, proctime AS PROCTIME())
+WITH ('connector' = 'faker', 'fields.spell.expression' = '#{harry_potter.spell}',
+  'fields.spoken_language.expression' = '#{regexify ''(Parseltongue|Rune|Troll|English)''}');
 CREATE TEMPORARY VIEW spells_per_character AS
-SELECT h.` + "`character`" + `, s.spell, h.proc FROM HarryPotter AS h CROSS JOIN UNNEST(h.spells) AS s (spell);
+SELECT h.` + "`character`" + `, s.spell FROM HarryPotter AS h CROSS JOIN UNNEST(h.spells) AS s (spell);
 SELECT c.` + "`character`" + `, c.spell, l.spoken_language
-FROM spells_per_character AS c JOIN spell_languages FOR SYSTEM_TIME AS OF c.proc AS l ON c.spell = l.spell;`},
+FROM spells_per_character AS c JOIN spell_languages FOR SYSTEM_TIME AS OF proctime AS l ON c.spell = l.spell;`},
 	{suite: "Cookbook", name: "functions/06 split strings into maps", shape: "STR_TO_MAP (a MAP result)", mark: "runs",
 		sql: `CREATE TABLE customers (identifier STRING, postal_address STRING, residential_address STRING)
 WITH ('connector' = 'datagen', 'number-of-rows' = '5');

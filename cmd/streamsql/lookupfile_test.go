@@ -42,15 +42,24 @@ func TestRunLookupJoinFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, kind := range []string{"JOIN", "LEFT JOIN"} {
+	// The third case joins AS OF the dim table's own PROCTIME() column (as
+	// the cookbook's functions/05 does; Flink reads it as the time of the
+	// lookup) and reads a computed column of the dim table, computed on
+	// each row found.
+	for _, c := range []struct{ kind, dimCols, asOf, v, suffix string }{
+		{"JOIN", "", "B.p", "S.`value`", ""},
+		{"LEFT JOIN", "", "B.p", "S.`value`", ""},
+		{"JOIN", ", w AS CONCAT(`value`, '!'), pt AS PROCTIME()", "pt", "CASE WHEN S.pt IS NOT NULL THEN S.w END", "!"},
+	} {
+		kind := c.kind
 		job := writeJobIn(t, dir, "q13.sql", "CREATE TABLE bids (id BIGINT, auction BIGINT, p AS PROCTIME())\n"+
 			"WITH ('connector' = 'filesystem', 'path' = 'bids.json', 'format' = 'json');\n"+
-			"CREATE TABLE side_input (key BIGINT, `value` STRING) WITH ('connector' = 'filesystem', 'path' = 'side.csv', 'format' = 'csv');\n"+
+			"CREATE TABLE side_input (key BIGINT, `value` STRING"+c.dimCols+") WITH ('connector' = 'filesystem', 'path' = 'side.csv', 'format' = 'csv');\n"+
 			"CREATE TABLE out (id BIGINT, auction BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'out.json', 'format' = 'json');\n"+
-			"INSERT INTO out SELECT B.id, B.auction, S.`value` FROM bids AS B\n"+
-			kind+" side_input FOR SYSTEM_TIME AS OF B.p AS S ON MOD(B.auction, 30) = S.key;\n")
+			"INSERT INTO out SELECT B.id, B.auction, "+c.v+" FROM bids AS B\n"+
+			kind+" side_input FOR SYSTEM_TIME AS OF "+c.asOf+" AS S ON MOD(B.auction, 30) = S.key;\n")
 		if r := invoke("run", job); r.code != 0 {
-			t.Fatalf("%s: %s", kind, r)
+			t.Fatalf("%s AS OF %s: %s", kind, c.asOf, r)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "out.json"))
 		if err != nil {
@@ -76,7 +85,7 @@ func TestRunLookupJoinFile(t *testing.T) {
 			n := 0
 			for _, d := range dim {
 				if a%30 == d.k {
-					want = append(want, fmt.Sprintf("%d,%d,%s", i, a, d.v))
+					want = append(want, fmt.Sprintf("%d,%d,%s%s", i, a, d.v, c.suffix))
 					n++
 				}
 			}
@@ -87,7 +96,7 @@ func TestRunLookupJoinFile(t *testing.T) {
 		slices.Sort(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
-			t.Errorf("%s: %d rows, want %d\ngot  %.20v\nwant %.20v", kind, len(got), len(want), got, want)
+			t.Errorf("%s AS OF %s: %d rows, want %d\ngot  %.20v\nwant %.20v", kind, c.asOf, len(got), len(want), got, want)
 		}
 	}
 }
