@@ -57,6 +57,17 @@ type SplitPauser interface {
 	ResumeSplits(splits []int)
 }
 
+// Buffered is implemented by sources that fetch ahead (Kafka): Buffered
+// reports whether the next Read would return rows at once, from records
+// already fetched, without waiting. The runtime then reads them into the
+// same batch, so that a fetch holding several splits goes downstream as one
+// batch followed by one watermark. Each Read must return a batch of its
+// own: the runtime may append the next Read's rows to it. Called from the
+// goroutine that calls Read.
+type Buffered interface {
+	Buffered() bool
+}
+
 // SplitMeter is implemented by sources that measure their reading per
 // split, for metrics. Both methods may be called from any goroutine, at
 // any time after Open returned, concurrently with Read: they read values

@@ -1,6 +1,6 @@
 // Package connector is the contract between the runtime and the code that
 // reads and writes data: the Source and Sink interfaces, the optional
-// SplitDoner, SplitPauser, SplitMeter and Acknowledger, the BadRowError a source
+// SplitDoner, SplitPauser, Buffered, SplitMeter and Acknowledger, the BadRowError a source
 // reports undecodable input with, the Column descriptors of a schema, and
 // the registry of factories by connector name; and for checkpoints the
 // optional Positioner and CheckpointNotifier (sources) and SinkCheckpointer,

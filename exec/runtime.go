@@ -156,6 +156,10 @@ const (
 	msgBarrier
 )
 
+// coalesceRows is the most rows a source runner puts in one batch from
+// what its source has already fetched (connector.Buffered).
+const coalesceRows = 4096
+
 // sourceRunner reads one source in its own goroutine.
 type sourceRunner struct {
 	idx      int
@@ -251,6 +255,12 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 	w := newSplitWatermarks(max(r.src.Splits(), 1), r.now())
 	splits := r.counters.publishSplits(r.src, w.n())
 	pauser, _ := r.src.(connector.SplitPauser)
+	buffered, _ := r.src.(connector.Buffered)
+	if r.align != nil {
+		// Alignment checks the group before every Read: a source ahead of
+		// it must not read on.
+		buffered = nil
+	}
 	cur := MinWatermark
 	if r.cp.restore != nil {
 		if err := r.seek(w, &cur); err != nil {
@@ -331,50 +341,48 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			}
 		}
 		split, rows, err := r.read(ctx, tick)
-		var bad, stop *connector.BadRowError
-		if errors.As(err, &bad) {
-			r.counters.Bad.Add(1)
-			if !r.skipBad {
-				stop = bad // after the good rows before it
-			}
-			err = nil
-		}
 		now := r.now()
-		if len(rows) > 0 {
-			if split < 0 || split >= w.n() {
-				split = 0
-			}
-			rows, perr := r.prepare(rows)
-			if perr != nil {
-				fail(perr)
-				return
-			}
-			r.counters.In.Add(int64(len(rows)))
-			w.active(split, now)
-			if r.timeCol >= 0 {
-				maxT := w.wm[split]
-				for _, rw := range rows {
-					v := rw.Vals[r.timeCol]
-					if v.IsNull() || !validTime(v.Int()) {
-						// No time to move the watermark with: the row goes
-						// on, and an operator that needs its time counts it.
-						continue
-					}
-					if t := v.Int(); satAdd(t, -r.delay) > maxT {
-						maxT = satAdd(t, -r.delay)
-						if t > r.counters.MaxTime.Load() {
-							r.counters.MaxTime.Store(t)
-							r.checkFuture(t, now)
-						}
-					}
+		var stop *connector.BadRowError
+		var out row.Batch
+		for {
+			var bad *connector.BadRowError
+			if errors.As(err, &bad) {
+				r.counters.Bad.Add(1)
+				if !r.skipBad {
+					stop = bad // after the good rows before it
 				}
-				w.wm[split] = maxT
-				splits[split].WM.Store(maxT)
+				err = nil
 			}
+			if len(rows) > 0 {
+				if split < 0 || split >= w.n() {
+					split = 0
+				}
+				var perr error
+				if rows, perr = r.take(split, rows, now, w, splits); perr != nil {
+					fail(perr)
+					return
+				}
+				if out == nil {
+					out = rows
+				} else {
+					out = append(out, rows...)
+				}
+			}
+			// What the source has already fetched goes in the same batch
+			// (issue #18): one message, and one watermark after it, for a
+			// whole fetch instead of one per split it holds, so a job that
+			// keeps up does not pay the hand-over downstream once for every
+			// few rows. Nothing here waits for rows that are not there yet.
+			if err != nil || stop != nil || len(out) >= coalesceRows || buffered == nil || !buffered.Buffered() {
+				break
+			}
+			split, rows, err = r.src.Read(ctx)
+		}
+		if len(out) > 0 {
 			if !setIdle(false) { // active again: say so before the rows
 				return
 			}
-			if !send(msg{src: r.idx, kind: msgBatch, batch: rows}) {
+			if !send(msg{src: r.idx, kind: msgBatch, batch: out}) {
 				return
 			}
 		}
@@ -417,6 +425,39 @@ func (r *sourceRunner) run(ctx context.Context, out chan<- msg) {
 			return
 		}
 	}
+}
+
+// take prepares rows Read returned from split (computed columns), counts
+// them and moves the split's watermark with their times.
+func (r *sourceRunner) take(split int, rows row.Batch, now time.Time, w *splitWatermarks, splits []*SplitWatermark) (row.Batch, error) {
+	rows, err := r.prepare(rows)
+	if err != nil {
+		return nil, err
+	}
+	r.counters.In.Add(int64(len(rows)))
+	w.active(split, now)
+	if r.timeCol < 0 {
+		return rows, nil
+	}
+	maxT := w.wm[split]
+	for _, rw := range rows {
+		v := rw.Vals[r.timeCol]
+		if v.IsNull() || !validTime(v.Int()) {
+			// No time to move the watermark with: the row goes on, and an
+			// operator that needs its time counts it.
+			continue
+		}
+		if t := v.Int(); satAdd(t, -r.delay) > maxT {
+			maxT = satAdd(t, -r.delay)
+			if t > r.counters.MaxTime.Load() {
+				r.counters.MaxTime.Store(t)
+				r.checkFuture(t, now)
+			}
+		}
+	}
+	w.wm[split] = maxT
+	splits[split].WM.Store(maxT)
+	return rows, nil
 }
 
 // read reads once. With a tick, Read gets a deadline so that the runner

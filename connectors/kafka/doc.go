@@ -35,6 +35,9 @@
 // last offset is a marker still ends.
 //
 // Read returns the rows of up to BatchRecords records of one partition.
+// Buffered says whether fetched records are still to be returned: the
+// runtime then reads them at once into the same batch (connector.Buffered),
+// so a fetch of several partitions goes downstream as one batch.
 // Values are decoded with 'format' / 'value.format' (json, debezium-json,
 // csv; see package format). With 'key.format' and 'key.fields' (kafka) or
 // the PRIMARY KEY (upsert-kafka) the key columns are decoded from the record

@@ -702,6 +702,11 @@ func (s *Source) brokersGone(err error) error {
 
 func (s *Source) bounded() bool { return s.boundMode != "unbounded" }
 
+// Buffered reports whether Read has fetched records of a partition that is
+// not paused still to return (connector.Buffered): the next Read returns
+// them without waiting.
+func (s *Source) Buffered() bool { return s.ready() >= 0 }
+
 // ready returns the first queued piece of a partition that is not paused,
 // or -1.
 func (s *Source) ready() int {
