@@ -664,6 +664,8 @@ func (j *Job) Run(ctx context.Context) (err error) {
 			err = cerr
 		}
 	}()
+	stopGCFloor := startGCFloor()
+	defer stopGCFloor()
 	checkpoints := j.cp != nil && j.cp.off == "" && j.cp.cfg.Interval > 0
 	if why := j.needCheckpoints(); why != "" && !checkpoints {
 		return errors.New(why)
