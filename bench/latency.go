@@ -68,7 +68,9 @@ import (
 // comma-separated list of src.OPTION=VALUE and sink.OPTION=VALUE added to
 // the sources' and the sink's WITH, or `default` for none), BENCH_PARALLELISM,
 // BENCH_BIN (a streamsql binary to use instead of building one), BENCH_OUT
-// (bench/results/latency.json).
+// (bench/results/latency.json), BENCH_LAT_DUMP (a directory: every result
+// of the window, sent and arrival time, to a file per run, to see when in
+// the run the tail happened, e.g. against GODEBUG=gctrace=1 of the job).
 
 const (
 	latBoundMS = 1000 // the join's bound
@@ -499,6 +501,17 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 	// Check every result of the window and measure it.
 	seen := make(map[int64]bool, winOrders)
 	var matched, padded, engine []float64
+	var dump *bytes.Buffer // BENCH_LAT_DUMP: every result of the window, one a line
+	if dir := os.Getenv("BENCH_LAT_DUMP"); dir != "" {
+		dump = &bytes.Buffer{}
+		fmt.Fprintln(dump, "# sent_ns arrival_ns record_ms shipment_sent_ns (0: padded); sent is the later input's")
+		name := fmt.Sprintf("latency-%s-%d.txt", strings.NewReplacer("/", "_", " ", "", ",", "+").Replace(variant), rate)
+		defer func() {
+			if err := os.WriteFile(filepath.Join(dir, name), dump.Bytes(), 0o644); err != nil {
+				fmt.Fprintf(os.Stderr, "bench: BENCH_LAT_DUMP: %v\n", err)
+			}
+		}()
+	}
 	for _, x := range results {
 		if !inWindow(x) {
 			continue
@@ -517,6 +530,9 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 		}
 		if wantPadded && x.orderIndex%10 != 0 {
 			r.Stalled++
+		}
+		if dump != nil {
+			fmt.Fprintf(dump, "%d %d %d %d\n", max(x.sSent, x.oSent), x.recv, x.ts, x.sSent)
 		}
 		if x.sSent != 0 {
 			matched = append(matched, float64(x.recv-max(x.sSent, x.oSent))/1e3)
