@@ -100,6 +100,9 @@ type builder struct {
 	curPart int
 	// curParts is the number of partitions of the operator being built.
 	curParts int
+	// shared is the Badger database the job's temporary stores spill to
+	// (made with the first).
+	shared *state.Shared
 	// maxP is 'pipeline.max-parallelism': the key groups of keyed state.
 	maxP int
 }
@@ -683,7 +686,7 @@ func (b *builder) joinSides(name string, j *physical.Join) (sides, error) {
 // --state-dir/<operator ID>.p<partition> when one was given (the name of
 // its parts in a checkpoint, the same from one run of the plan to the
 // next), else a temporary store that touches the disk only if it has to
-// spill. The memory budget ('state.memory-budget', default 1gb) is shared
+// spill, in the job's one temporary Badger database. The memory budget ('state.memory-budget', default 1gb) is shared
 // by every partition of every stateful operator of the job.
 func (b *builder) openState() (*state.Store, error) {
 	dir := ""
@@ -705,9 +708,18 @@ func (b *builder) openState() (*state.Store, error) {
 	}
 	var st *state.Store
 	var err error
-	if c := b.opts.Checkpoint; c != nil && c.Restore != nil && dir != "" {
+	switch c := b.opts.Checkpoint; {
+	case c != nil && c.Restore != nil && dir != "":
 		st, err = b.restoreState(c.Restore, dir)
-	} else {
+	case dir == "":
+		// Without --state-dir, the stores of the job spill to one Badger
+		// database: its memtables, table builders and compactions are
+		// paid once, not once per operator partition.
+		if b.shared == nil {
+			b.shared = state.NewShared()
+		}
+		st, err = state.Open("", state.Options{MemoryBudget: b.budgetShare(), Scratch: true, Shared: b.shared})
+	default:
 		st, err = state.Open(dir, state.Options{MemoryBudget: b.budgetShare(), Scratch: true})
 	}
 	if err != nil {

@@ -79,7 +79,7 @@ type Counters struct {
 	PeakState atomic.Int64
 	// Spilled counts state keys written out to Badger under the budget;
 	// StateMem is the estimated bytes of the state's in-memory tier, and
-	// StateDisk the bytes its directory takes on disk (setStore).
+	// StateDisk the bytes it takes on disk (setStore; state.Store.DiskBytes).
 	Spilled   atomic.Int64
 	StateMem  atomic.Int64
 	StateDisk atomic.Int64

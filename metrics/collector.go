@@ -80,7 +80,7 @@ var (
 	opPeak        = gaugeDesc("operator_state_rows_peak", "The most rows the operator has kept in state.", opLabels)
 	opSpilled     = counterDesc("operator_state_spilled_keys_total", "State keys written to disk under 'state.memory-budget'.", opLabels)
 	opStateMem    = gaugeDesc("operator_state_memory_bytes", "Estimated bytes of the operator's state in memory (the hot tier under 'state.memory-budget').", opLabels)
-	opStateDisk   = gaugeDesc("operator_state_disk_bytes", "Bytes the operator's state directory takes on disk (what spilled under 'state.memory-budget', and what checkpoints flushed), as du counts them; measured after the state store last wrote or read, at most every 250 ms.", opLabels)
+	opStateDisk   = gaugeDesc("operator_state_disk_bytes", "Bytes the operator's state takes on disk (what spilled under 'state.memory-budget', and what checkpoints flushed), as du counts them: its directory under --state-dir, else its share of the job's temporary Badger database in proportion to the keys it spilled; measured after the state store last wrote or read, at most every 250 ms.", opLabels)
 	opWM          = gaugeDesc("operator_watermark_seconds", "The operator's watermark, in seconds since the Unix epoch.", opLabels)
 	opInputWM     = gaugeDesc("operator_input_watermark_seconds", "The watermark of one input of a multi-input operator (a join, a union), in seconds since the Unix epoch.", inputLabels)
 	opInputDrift  = gaugeDesc("operator_input_drift_seconds", "The largest input watermark minus the smallest, over a multi-input operator's inputs.", opLabels)

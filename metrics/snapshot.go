@@ -87,7 +87,7 @@ type Operator struct {
 	PeakState int64
 	Spilled   int64
 	// StateMem is the estimated bytes of state in memory, StateDisk the
-	// bytes its state directory takes on disk.
+	// bytes its state takes on disk (state.Store.DiskBytes).
 	StateMem, StateDisk int64
 	Watermark           int64
 	Inputs              []Input

@@ -40,7 +40,7 @@ func TestIncrementalSnapshotsAgainstModel(t *testing.T) {
 
 func incrementalRun(t *testing.T, budget int64, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
+	s, err := openTest(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func countNoExpiry(m *snapModel) int {
 // changes to a large state, it is a small fraction of a whole one.
 func TestIncrementalSnapshotIsSmall(t *testing.T) {
 	for _, budget := range []int64{1 << 10, -1} {
-		s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
+		s, err := openTest(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,16 @@
 // belongs to one goroutine (one partition of a keyed operator: with N
 // partitions, open N stores, e.g. in DIR/p0 … DIR/pN-1, each with budget/N).
 // Open("") makes a fresh directory under the system's temporary directory
-// that Close removes (the default of `streamsql run` without --state-dir).
+// that Close removes. Stores may share one Badger database instead
+// (Options.Shared, a Shared: what `streamsql run` without --state-dir
+// does for a job's stores), each store's keys under a prefix of its own
+// ('s' and a 4-byte store number, before the layout below): Badger's
+// memory (memtables, table builders, compactions) is per database, so a
+// job pays it once rather than once per partition. A store in a shared
+// database is still used from one goroutine; the database orders its
+// stores' write batches against a DropPrefix (which blocks every write),
+// and one store at a time gives back its mapped pages. Restore makes a
+// store with a database of its own (its StreamWriter needs an empty one).
 //
 // A Table (Store.Table) is a namespace, one per operator input side: a
 // multimap from a key (the encoded join or group key, passed as []byte so a
@@ -61,8 +70,8 @@
 // # The Go memory limit
 //
 // While stores are open, and unless the user set GOMEMLIMIT, the Go memory
-// limit is twice the sum of their budgets plus 48 MB per store (Badger's
-// memtables and compaction buffers, the index of spilled keys) plus 192 MB
+// limit is twice the sum of their budgets plus 48 MB per Badger database
+// (its memtables and compaction buffers) plus 192 MB
 // for the rest of the job (see memlimit.go): without it the collector lets
 // the heap reach twice its live size whatever the budget. A store with no
 // budget lifts the limit; closing the last store restores the previous one.

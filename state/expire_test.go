@@ -103,8 +103,7 @@ func TestDurability(t *testing.T) {
 	tab.Delete([]byte("b"))
 	// Simulate a crash after the Flush: close Badger without flushing the hot tier.
 	s.closed = true
-	memLimitClose(s.budget)
-	if err := s.db.Close(); err != nil {
+	if err := s.release(); err != nil {
 		t.Fatal(err)
 	}
 	s, err = Open(dir, Options{MemoryBudget: -1})

@@ -17,8 +17,8 @@ import (
 // While stores are open, and unless the user set GOMEMLIMIT, the limit is
 // twice the sum of their budgets (the hot tier, and room for the garbage
 // its churn makes: with only the budget, the collector ran so often that
-// a spilling join took 40% more CPU) plus memLimitSlack per store
-// (Badger's memtables and compaction buffers, the index of spilled keys)
+// a spilling join took 40% more CPU) plus memLimitSlack per Badger
+// database with a store open (its memtables and compaction buffers)
 // plus memLimitBase (everything that is not state: sources, batches in
 // flight, sinks). The limit only makes the collector run sooner; a job
 // whose live heap exceeds it runs slower (the runtime caps the collector
@@ -62,6 +62,7 @@ var memLimit struct {
 	sync.Mutex
 	budgets   int64 // sum of the finite budgets of open stores
 	stores    int   // open stores with a finite budget
+	dbs       int   // Badger databases with a store open
 	unlimited int   // open stores with no budget
 	prev      int64 // the limit before the first store opened
 	active    bool  // the limit is ours
@@ -71,12 +72,13 @@ var memLimit struct {
 // the stores leave it alone.
 var userMemLimit = os.Getenv("GOMEMLIMIT") != ""
 
-// memLimitOpen and memLimitClose count a store in or out of the limit.
-func memLimitOpen(budget int64) { memLimitAdd(budget, 1) }
+// memLimitOpen and memLimitClose count a store in or out of the limit, and
+// its Badger database when it is the first (last) store open on it.
+func memLimitOpen(budget int64, db bool) { memLimitAdd(budget, 1, db) }
 
-func memLimitClose(budget int64) { memLimitAdd(budget, -1) }
+func memLimitClose(budget int64, db bool) { memLimitAdd(budget, -1, db) }
 
-func memLimitAdd(budget int64, d int) {
+func memLimitAdd(budget int64, d int, db bool) {
 	if userMemLimit {
 		return
 	}
@@ -88,6 +90,9 @@ func memLimitAdd(budget int64, d int) {
 	} else {
 		m.budgets += int64(d) * budget
 		m.stores += d
+	}
+	if db {
+		m.dbs += d
 	}
 	if m.stores+m.unlimited == 0 {
 		if m.active {
@@ -102,7 +107,7 @@ func memLimitAdd(budget int64, d int) {
 	}
 	limit := int64(math.MaxInt64)
 	if m.unlimited == 0 {
-		limit = 2*m.budgets + memLimitBase + int64(m.stores)*memLimitSlack
+		limit = 2*m.budgets + memLimitBase + int64(m.dbs)*memLimitSlack
 	}
 	debug.SetMemoryLimit(capToContainer(limit))
 }

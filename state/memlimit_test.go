@@ -12,7 +12,7 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	}
 	prev := debug.SetMemoryLimit(-1)
 	memLimit.Lock()
-	budgets, stores, unlimited := memLimit.budgets, memLimit.stores, memLimit.unlimited
+	budgets, dbs, unlimited := memLimit.budgets, memLimit.dbs, memLimit.unlimited
 	memLimit.Unlock()
 	if unlimited > 0 {
 		t.Fatalf("%d stores with no budget were left open by other tests", unlimited)
@@ -21,18 +21,12 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := capToContainer(2*(budgets+64<<20) + memLimitBase + int64(stores+1)*memLimitSlack)
-	if got := debug.SetMemoryLimit(-1); got != want {
-		t.Fatalf("one store of 64 MiB: limit %d, want %d", got, want)
-	}
+	expectLimit(t, "one store of 64 MiB", budgets+64<<20, dbs+1)
 	b, err := Open("", Options{MemoryBudget: 32 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = capToContainer(2*(budgets+96<<20) + memLimitBase + int64(stores+2)*memLimitSlack)
-	if got := debug.SetMemoryLimit(-1); got != want {
-		t.Fatalf("two stores: limit %d, want %d", got, want)
-	}
+	expectLimit(t, "two stores", budgets+96<<20, dbs+2)
 	u, err := Open("", Options{MemoryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -42,9 +36,7 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	}
 	u.Close()
 	u.Close() // a second Close counts nothing
-	if got := debug.SetMemoryLimit(-1); got != want {
-		t.Fatalf("after closing the unlimited store: limit %d, want %d", got, want)
-	}
+	expectLimit(t, "after closing the unlimited store", budgets+96<<20, dbs+2)
 	a.Close()
 	b.Close()
 	if got := debug.SetMemoryLimit(-1); got != prev {
@@ -74,10 +66,20 @@ func TestMemoryLimitCappedByContainer(t *testing.T) {
 		t.Fatal(err)
 	}
 	memLimit.Lock()
-	budgets, stores := memLimit.budgets, memLimit.stores
+	budgets, dbs := memLimit.budgets, memLimit.dbs
 	memLimit.Unlock()
-	if got, want := debug.SetMemoryLimit(-1), 2*budgets+memLimitBase+int64(stores)*memLimitSlack; got != want {
+	if got, want := debug.SetMemoryLimit(-1), 2*budgets+memLimitBase+int64(dbs)*memLimitSlack; got != want {
 		t.Errorf("a 1 MiB budget in a 64 GiB container: limit %d, want the budgets' %d", got, want)
 	}
 	s.Close()
+}
+
+// expectLimit checks that the Go memory limit is the one of open stores
+// with these budgets on dbs Badger databases.
+func expectLimit(t *testing.T, what string, budgets int64, dbs int) {
+	t.Helper()
+	want := capToContainer(2*budgets + memLimitBase + int64(dbs)*memLimitSlack)
+	if got := debug.SetMemoryLimit(-1); got != want {
+		t.Fatalf("%s: limit %d, want %d", what, got, want)
+	}
 }

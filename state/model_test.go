@@ -151,7 +151,7 @@ func runModel(t *testing.T, seed uint64, budget int64, steps int, reopen bool) S
 		dir = t.TempDir()
 	}
 	open := func() (*Store, *Table) {
-		s, err := Open(dir, Options{MemoryBudget: budget, BucketWidth: 16})
+		s, err := openTest(dir, Options{MemoryBudget: budget, BucketWidth: 16})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,7 +61,7 @@ func TestPageOutMappings(t *testing.T) {
 	}
 	// Read keys back, with the store's own paging out held off: the
 	// tables holding them are faulted in.
-	s.pagedOut = time.Now().Add(time.Hour)
+	s.d.pagedOut.Store(time.Now().Add(time.Hour).UnixNano())
 	for i := 0; i < 100_000; i += 7 {
 		tab.Scan([]byte(fmt.Sprint(i)), func(*Record) (bool, bool) { return true, false })
 	}

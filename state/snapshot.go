@@ -509,7 +509,11 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 		return cw.n, err
 	}
 	var count uint64
+	// The store's keys in a shared database begin with its prefix: the
+	// snapshot holds them without it.
+	pre := sn.s.kpre
 	put := func(k, v []byte) error {
+		k = k[len(pre):]
 		buf = binary.AppendUvarint(buf[:0], uint64(len(k)))
 		buf = append(buf, k...)
 		buf = binary.AppendUvarint(buf, uint64(len(v)))
@@ -518,10 +522,10 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 		_, err := cw.Write(buf)
 		return err
 	}
-	it := sn.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
+	it := sn.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: pre})
 	var err error
 	i := 0
-	for it.Rewind(); it.Valid() && err == nil; it.Next() {
+	for it.Seek(pre); it.ValidForPrefix(pre) && err == nil; it.Next() {
 		item := it.Item()
 		k := item.Key()
 		if string(k) == string(formatKey) {
@@ -610,6 +614,7 @@ func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 		if i > 0 && bytes.Equal(kk, c.key(&kvs[i-1])) {
 			continue // (a key is listed once; the hot tier's comes first)
 		}
+		kk = kk[len(sn.s.kpre):] // (see WriteTo)
 		buf = binary.AppendUvarint(buf[:0], uint64(len(kk)))
 		buf = append(buf, kk...)
 		if v := c.value(&kvs[i]); v == nil {
@@ -657,8 +662,13 @@ type SnapshotPart struct {
 // the entries of the snapshots in parts whose table and key keep accepts
 // (keep nil: every entry). Every part is read to its end, so a part reader
 // that checks a checksum at the end gets to do so. A part that cannot be
-// read is an error naming it, and no store is returned.
+// read is an error naming it, and no store is returned. A restored store
+// has a database of its own (opts.Shared must be nil): Restore builds its
+// tables with Badger's StreamWriter, which needs an empty database.
 func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table string, key []byte) bool) (*Store, error) {
+	if opts.Shared != nil {
+		return nil, errors.New("state: restoring into a shared database")
+	}
 	if dir != "" {
 		if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 			return nil, fmt.Errorf("state: restoring into %s: the directory is not empty", dir)

@@ -201,7 +201,7 @@ func TestSnapshotRestoreAgainstModel(t *testing.T) {
 
 func snapshotRun(t *testing.T, budget int64, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
+	s, err := openTest(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}

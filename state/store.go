@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
-	"os"
-	"path/filepath"
+	"slices"
+
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
-	"github.com/dgraph-io/badger/v4/options"
 )
 
 // DefaultMemoryBudget is the hot tier's budget when Options.MemoryBudget is 0.
@@ -38,19 +37,26 @@ type Options struct {
 	// durable copy is elsewhere (checkpoints, read back with Restore), so
 	// Close does not write the hot tier into it first.
 	Scratch bool
+	// Shared, when set, is the Badger database the store spills to, with
+	// the other stores of the job (Open's dir must be ""); MemTableSize
+	// is then the Shared's.
+	Shared *Shared
 }
 
 // Store is keyed operator state: an in-memory hot tier in front of one
 // Badger database. A Store and its tables belong to one goroutine (one
 // operator partition); nothing in it is safe for concurrent use.
 type Store struct {
-	mt     int64 // Badger memtable size
-	db     *badger.DB
-	dir    string
-	temp   bool
-	budget int64
-	width  int64
-	seed   maphash.Seed
+	// d is the Badger database the store spills to, its own or shared;
+	// kpre begins every key of the store in it (empty in its own). db is
+	// d's once open, and pageDir its directory as /proc/self/maps shows it.
+	d       *disk
+	kpre    []byte
+	db      *badger.DB
+	pageDir string
+	budget  int64
+	width   int64
+	seed    maphash.Seed
 	// scratch: Options.Scratch.
 	scratch bool
 
@@ -60,20 +66,19 @@ type Store struct {
 	tables map[string]*Table
 	tlist  []*Table // by Table.idx
 
-	// pageDir is the directory's absolute path as /proc/self/maps shows
-	// it; pagedOut is when its mapped pages were last given back.
-	pageDir  string
-	pagedOut time.Time
-	// disk is what the directory took on disk when it was last measured
-	// (DiskBytes), at measured.
+	// disk is what the store took on disk when it was last measured
+	// (DiskBytes), at measured; coldPub is the count of its keys in
+	// Badger it last added to its shared database's (measure).
 	disk     int64
 	measured time.Time
+	coldPub  int64
 
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
 	closed     bool
 	stats      Stats
 	arena      arena
+	wb         batch     // the batch being made (newBatch)
 	snaps      snapshots // being written (snapshot.go); Close waits
 	// cow is the hot tier of the snapshot being written while it still
 	// has frozen keys (see thaw); nil otherwise.
@@ -101,7 +106,7 @@ type Stats struct {
 
 // Open opens (or creates) the state in dir. With dir "" the state lives in
 // a fresh directory under the system's temporary directory that Close
-// removes.
+// removes, or in opts.Shared.
 func Open(dir string, opts Options) (*Store, error) {
 	s := &Store{budget: opts.MemoryBudget, tables: map[string]*Table{}, seed: maphash.MakeSeed(), scratch: opts.Scratch}
 	if s.budget == 0 {
@@ -114,80 +119,48 @@ func Open(dir string, opts Options) (*Store, error) {
 	if s.width <= 0 {
 		s.width = 1024
 	}
-	s.mt = opts.MemTableSize
-	memLimitOpen(s.budget)
+	switch {
+	case opts.Shared != nil && dir != "":
+		return nil, fmt.Errorf("state: a store in a shared database has no directory of its own (%s)", dir)
+	case opts.Shared != nil:
+		s.d = &opts.Shared.d
+	default:
+		s.d = &disk{dir: dir, temp: dir == "", mt: opts.MemTableSize}
+	}
+	var first bool
+	s.kpre, first = s.d.acquire()
+	memLimitOpen(s.budget, first)
 	if dir == "" {
 		// A temporary store opens Badger only when something has to spill:
 		// state that fits the budget never touches the disk.
-		s.temp = true
 		return s, nil
 	}
-	s.dir = dir
 	if err := s.openDB(); err != nil {
-		memLimitClose(s.budget)
+		s.release()
 		return nil, err
 	}
 	return s, nil
 }
 
-// openDB opens Badger in s.dir, making a temporary directory first for a
-// temporary store.
+// openDB opens the store's Badger database (shared: unless another store
+// did).
 func (s *Store) openDB() error {
-	if s.temp {
-		d, err := os.MkdirTemp("", "streamsql-state-")
-		if err != nil {
-			return fmt.Errorf("state: %w", err)
-		}
-		s.dir = d
-	}
-	dir := s.dir
-	mt := s.mt
-	if mt <= 0 {
-		mt = 4 << 20
-	}
-	bo := badger.DefaultOptions(dir).
-		WithLogger(nil).
-		WithSyncWrites(false).
-		WithNumVersionsToKeep(1).
-		WithCompression(options.None).
-		WithBlockCacheSize(0).
-		WithIndexCacheSize(0).
-		WithMemTableSize(mt).
-		WithNumMemtables(2).
-		WithNumLevelZeroTables(2).
-		WithNumLevelZeroTablesStall(8).
-		WithBaseTableSize(2 << 20).
-		WithBaseLevelSize(16 << 20).
-		WithValueLogFileSize(64 << 20).
-		WithNumCompactors(2).
-		WithNumGoroutines(2).
-		WithMetricsEnabled(false).
-		WithDetectConflicts(false).
-		// A value goes to the value log only above this; it must stay
-		// under Badger's largest batch (15% of a memtable).
-		WithValueThreshold(min(256<<10, mt/8))
-	bo.TableSizeMultiplier = 1 // 2 MB tables at every level: compaction buffers stay small
-	db, err := badger.Open(bo)
+	db, pageDir, err := s.d.open()
 	if err != nil {
-		if s.temp {
-			os.RemoveAll(dir)
-		}
-		return fmt.Errorf("state: opening %s: %w", dir, err)
+		return err
 	}
-	if err := checkFormat(db); err != nil {
-		db.Close()
-		return fmt.Errorf("state: %s: %w", dir, err)
-	}
-	s.db = db
-	s.disk = diskUsage(dir)
-	s.pageDir = dir
-	if abs, err := filepath.Abs(dir); err == nil {
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = r
-		}
-		s.pageDir = abs
-	}
+	s.db, s.pageDir = db, pageDir
+	s.measure()
 	return nil
+}
+
+// release counts the store out of its database (closing it if it was the
+// last) and out of the memory limit.
+func (s *Store) release() error {
+	s.d.cold.Add(-s.coldPub)
+	last, err := s.d.release()
+	memLimitClose(s.budget, last)
+	return err
 }
 
 // pageOutEvery is how often, at most, a store gives back the resident
@@ -213,14 +186,39 @@ func (s *Store) maybePageOut() {
 		return
 	}
 	now := time.Now()
-	if now.Sub(s.pagedOut) >= pageOutEvery {
+	if s.d.pageOutDue(now) {
 		pageOutMappings(s.pageDir)
-		s.pagedOut = now
 	}
 	if now.Sub(s.measured) >= diskEvery {
-		s.disk = diskUsage(s.pageDir)
+		s.measure()
 		s.measured = now
 	}
+}
+
+// measure sets what the store takes on disk: its directory's size, or in
+// a shared database the directory's size in proportion to the keys the
+// store has in it (Badger's tables mix the stores' keys, so this is an
+// estimate; the stores' figures add up to the directory's).
+func (s *Store) measure() {
+	if s.db == nil {
+		s.disk = 0
+		return
+	}
+	n := diskUsage(s.pageDir)
+	if s.d.shared {
+		var cold int64
+		for _, t := range s.tlist {
+			cold += t.coldKeys
+		}
+		total := s.d.cold.Add(cold - s.coldPub)
+		s.coldPub = cold
+		if total > 0 {
+			n = int64(float64(n) * float64(cold) / float64(total))
+		} else {
+			n = 0
+		}
+	}
+	s.disk = n
 }
 
 // formatKey holds the layout version of a state directory (see "key
@@ -280,8 +278,9 @@ func (s *Store) ensureDB() bool {
 	return true
 }
 
-// Dir is the directory holding the state.
-func (s *Store) Dir() string { return s.dir }
+// Dir is the directory holding the state (shared with other stores when
+// opened with Options.Shared; "" while a temporary store has not spilled).
+func (s *Store) Dir() string { return s.d.directory() }
 
 // Err is the first I/O or decoding error the store met. Tables keep
 // working from memory after one, but their results are no longer
@@ -297,10 +296,12 @@ func (s *Store) fail(err error) {
 // MemBytes is the estimated size of the hot tier of all tables.
 func (s *Store) MemBytes() int64 { return s.used }
 
-// DiskBytes is what the store's directory takes on disk (Badger's tables,
-// value log and memtable logs, counted as du counts them), as measured
-// after Badger last wrote or read, at most every diskEvery; 0 while
-// nothing was written there (a temporary store that never spilled).
+// DiskBytes is what the store takes on disk (Badger's tables, value log
+// and memtable logs, counted as du counts them): its directory, or in a
+// shared database the directory's size in proportion to the keys the
+// store has there; measured after Badger last wrote or read, at most
+// every diskEvery; 0 while nothing was written there (a temporary store
+// that never spilled).
 func (s *Store) DiskBytes() int64 { return s.disk }
 
 // Budget is the memory budget in bytes (math.MaxInt64: unlimited).
@@ -354,22 +355,15 @@ func (s *Store) Close() error {
 		return nil
 	}
 	var err error
-	if !s.temp && !s.scratch && s.err == nil {
+	if !s.d.temp && !s.scratch && s.err == nil {
 		err = s.Flush()
 	}
 	s.closed = true
 	s.snaps.wait()
-	memLimitClose(s.budget)
-	if s.db != nil {
-		if e := s.db.Close(); err == nil && e != nil {
-			err = fmt.Errorf("state: %w", e)
-		}
+	if e := s.release(); err == nil {
+		err = e
 	}
-	if s.temp && s.dir != "" {
-		if e := os.RemoveAll(s.dir); err == nil && e != nil {
-			err = fmt.Errorf("state: %w", e)
-		}
-	}
+	s.db = nil
 	if err == nil {
 		err = s.err
 	}
@@ -421,8 +415,8 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 	t := &Table{
 		s:          s,
 		name:       name,
-		dpre:       append([]byte{'d', byte(len(name))}, name...),
-		xpre:       append([]byte{'x', byte(len(name))}, name...),
+		dpre:       append(append(slices.Clip(s.kpre), 'd', byte(len(name))), name...),
+		xpre:       append(append(slices.Clip(s.kpre), 'x', byte(len(name))), name...),
 		hot:        map[string]*entry{},
 		idx:        uint16(len(s.tlist)),
 		cold:       map[uint32]uint32{},
@@ -478,41 +472,61 @@ func (a *arena) reset() {
 	}
 }
 
+// batch is a Badger write batch being made: its writes, their keys and
+// values in the store's arena, go to Badger together at commit.
 type batch struct {
-	wb *badger.WriteBatch
-	n  int
+	ops  []batchOp
+	busy bool // (the store's own batch, being made)
 }
 
-func (s *Store) newBatch() *batch { return &batch{} }
+type batchOp struct {
+	k, v []byte
+	del  bool
+}
+
+// newBatch returns an empty batch: the store's own, reused, unless it is
+// being made.
+func (s *Store) newBatch() *batch {
+	if s.wb.busy {
+		return &batch{}
+	}
+	s.wb.busy = true
+	return &s.wb
+}
 
 func (s *Store) set(b *batch, k, v []byte) {
-	if b.wb == nil {
-		if !s.ensureDB() {
-			return
-		}
-		b.wb = s.db.NewWriteBatch()
-	}
-	b.n++
-	s.fail(b.wb.Set(s.arena.copy(k), s.arena.copy(v)))
+	b.ops = append(b.ops, batchOp{k: s.arena.copy(k), v: s.arena.copy(v)})
 }
 
 func (s *Store) del(b *batch, k []byte) {
-	if b.wb == nil {
-		if !s.ensureDB() {
-			return
-		}
-		b.wb = s.db.NewWriteBatch()
-	}
-	b.n++
-	s.fail(b.wb.Delete(s.arena.copy(k)))
+	b.ops = append(b.ops, batchOp{k: s.arena.copy(k), del: true})
 }
 
 // commit writes the batch and waits for it: after commit, reads see it.
+// The writes go to Badger here, not as they are made, so that a store
+// holds its database's writes lock (see disk) only while it commits.
 func (s *Store) commit(b *batch) {
-	if b.wb != nil {
-		s.fail(b.wb.Flush())
+	if len(b.ops) > 0 && s.ensureDB() {
+		s.d.writes.RLock()
+		wb := s.db.NewWriteBatch()
+		for i := range b.ops {
+			op := &b.ops[i]
+			if op.del {
+				s.fail(wb.Delete(op.k))
+			} else {
+				s.fail(wb.Set(op.k, op.v))
+			}
+		}
+		s.fail(wb.Flush())
+		s.d.writes.RUnlock()
 		s.maybePageOut()
 	}
+	clear(b.ops)
+	b.ops = b.ops[:0]
+	if cap(b.ops) > 1<<16 {
+		b.ops = nil // (a Flush of the whole hot tier)
+	}
+	b.busy = false
 	s.arena.reset()
 }
 

@@ -1003,7 +1003,10 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 // they spill. It returns the number of records removed.
 func (t *Table) dropCold() int {
 	s := t.s
-	if err := s.db.DropPrefix(t.dpre, t.xpre); err != nil {
+	s.d.writes.Lock() // (DropPrefix fails every other write meanwhile)
+	err := s.db.DropPrefix(t.dpre, t.xpre)
+	s.d.writes.Unlock()
+	if err != nil {
 		s.fail(err)
 		return 0
 	}
