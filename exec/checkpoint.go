@@ -230,6 +230,35 @@ type driverState struct {
 	// Finished: every input had ended and the operator had finished (its
 	// state is not kept: nothing more comes).
 	Finished bool `json:"finished,omitempty"`
+	// Counts are the operator's late-row counts at the barrier.
+	Counts lateCounts `json:"counts"`
+}
+
+// lateCounts are an operator instance's counts of the rows it could not
+// take in time (Counters.Late, LateUpdates, NoTime): they are part of its
+// checkpoint, so that a resumed job's go on from the checkpoint's, as if
+// it had not stopped (rows in and out count the run's own).
+type lateCounts struct {
+	Late        int64 `json:"late,omitempty"`
+	LateUpdates int64 `json:"late_updates,omitempty"`
+	NoTime      int64 `json:"no_time,omitempty"`
+}
+
+func countsOf(c *Counters) lateCounts {
+	return lateCounts{Late: c.Late.Load(), LateUpdates: c.LateUpdates.Load(), NoTime: c.NoTime.Load()}
+}
+
+func (l *lateCounts) add(o lateCounts) {
+	l.Late += o.Late
+	l.LateUpdates += o.LateUpdates
+	l.NoTime += o.NoTime
+}
+
+// restore sets c's counts to l.
+func (l lateCounts) restore(c *Counters) {
+	c.Late.Store(l.Late)
+	c.LateUpdates.Store(l.LateUpdates)
+	c.NoTime.Store(l.NoTime)
 }
 
 // srcCP is a source runner's side of checkpoints.
@@ -459,7 +488,7 @@ func (d *driver) recordFinal() error {
 	if d.cp == nil {
 		return nil
 	}
-	st := driverState{In: d.v.in, Ended: d.v.ended, Cur: d.v.cur, Finished: true}
+	st := driverState{In: d.v.in, Ended: d.v.ended, Cur: d.v.cur, Finished: true, Counts: countsOf(d.op.counters())}
 	if so, ok := d.op.(*sinkOp); ok {
 		s, err := so.sink.(connector.SinkCheckpointer).Checkpoint(so.ctx)
 		if err != nil {
@@ -514,7 +543,7 @@ func (d *driver) snapshot(b *barrier) {
 		b.run.fail(fmt.Errorf("%s cannot be checkpointed", d.name))
 		return
 	}
-	st := driverState{In: d.v.in, Ended: d.v.ended, Cur: d.v.cur}
+	st := driverState{In: d.v.in, Ended: d.v.ended, Cur: d.v.cur, Counts: countsOf(d.op.counters())}
 	if so, ok := d.op.(*sinkOp); ok {
 		sc, ok := so.sink.(connector.SinkCheckpointer)
 		if !ok {
@@ -637,7 +666,8 @@ func chainOf(c *checkpoint.Checkpoint, name string) *stateChain {
 // gets the least watermark of the old merge's inputs (which are equal for
 // the same reason), or, when the operator ran unpartitioned, no watermark
 // until the partitions send one, which the operators downstream, restored
-// with theirs, do not go back for.
+// with theirs, do not go back for. The old partitions' late-row counts go
+// on, added up, in partition 0.
 func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
 	name := d.partName() + ".meta"
 	old := oldPartitions(c, d.id)
@@ -717,6 +747,11 @@ func (d *driver) restoreMeta(c *checkpoint.Checkpoint) (*driverState, error) {
 		st.Cur = min(st.Cur, m.Cur)
 		st.Store = st.Store || m.Store
 		st.Finished = st.Finished && m.Finished
+		if d.part == 0 {
+			// The old partitions' counts go on in the first partition:
+			// the operator's total is theirs.
+			st.Counts.add(m.Counts)
+		}
 	}
 	d.applyMeta(st)
 	return st, nil
@@ -735,7 +770,7 @@ func readMeta(c *checkpoint.Checkpoint, name string) (*driverState, error) {
 }
 
 // applyMeta restores the driver's valve (and the operator's copy of the
-// combined watermark) from st.
+// combined watermark) and the operator's late-row counts from st.
 func (d *driver) applyMeta(st *driverState) {
 	copy(d.v.in, st.In)
 	copy(d.v.ended, st.Ended)
@@ -749,6 +784,7 @@ func (d *driver) applyMeta(st *driverState) {
 	if st.Cur != MinWatermark {
 		d.op.counters().Watermark.Store(st.Cur)
 	}
+	st.Counts.restore(d.op.counters())
 }
 
 // checkpointPlan lists the operators of plans as a checkpoint's manifest

@@ -121,7 +121,7 @@ func randomPlan(r *rand.Rand, batches, p1, p2 int) resumePlan {
 
 // runResumed runs sql (one query over the table whose rows are at path) as
 // rp says, and returns the changes the two runs leave and the late counts
-// of the whole job (the second run's counters go on from the checkpoint's).
+// of the resumed job (which go on from the checkpoint's).
 func runResumed(t *testing.T, sql, path string, rp resumePlan) (lines []string, late, updates int64) {
 	t.Helper()
 	j := frontend.CheckJob(diag.NewSource("job.sql", sql))
@@ -223,11 +223,12 @@ func batchesOf(n int) int { return (n + 6) / 7 }
 // uninterrupted run at the first run's parallelism, and compares their
 // changes: equal when both runs of the resumed one had one partition, else
 // equal per group (group names a change's group). Per group, the changes
-// must also be want's, the model's. It returns the resumed run's changes.
-func resumeCheck(t *testing.T, name, sql, path string, rp resumePlan, want []string, group func(string) string) []string {
+// must also be want's, the model's, and the late counts the model's. It
+// returns the resumed run's changes.
+func resumeCheck(t *testing.T, name, sql, path string, rp resumePlan, want []string, late, updates int, group func(string) string) []string {
 	t.Helper()
 	clean, _, _ := runLines(t, sql, rp.p1)
-	got, _, _ := runResumed(t, sql, path, rp)
+	got, gotLate, gotUpdates := runResumed(t, sql, path, rp)
 	if rp.p1 == 1 && rp.p2 == 1 {
 		if !slices.Equal(got, clean) {
 			t.Fatalf("%s, %v: the resumed changelog differs from an uninterrupted run's\nresumed:\n%s\nuninterrupted:\n%s",
@@ -239,6 +240,10 @@ func resumeCheck(t *testing.T, name, sql, path string, rp resumePlan, want []str
 	}
 	if g, w := groupLines(got, group), groupLines(want, group); !maps2Equal(g, w) {
 		t.Fatalf("%s, %v: the changes per group differ from the model's\nresumed:\n%s\nmodel:\n%s", name, rp, joinLines(got), joinLines(want))
+	}
+	// The late counts go on from the checkpoint's: the whole input's.
+	if gotLate != int64(late) || gotUpdates != int64(updates) {
+		t.Fatalf("%s, %v: late rows %d and late updates %d, the model's %d and %d", name, rp, gotLate, gotUpdates, late, updates)
 	}
 	return got
 }
@@ -312,7 +317,7 @@ func TestSessionResume(t *testing.T) {
 		want := modelWant(rows, 1000, m.batch, m.watermark)
 		sql := fmt.Sprintf(resumeTable, path) + budgetSet(budget) + mode.sets() + sessionSQL(gap, "")
 		rp := randomPlan(r, batchesOf(len(rows)), ps[0], ps[1])
-		resumeCheck(t, fmt.Sprintf("%v, seed %d, budget %q", mode, seed, budget), sql, path, rp, want, sessionGroup)
+		resumeCheck(t, fmt.Sprintf("%v, seed %d, budget %q", mode, seed, budget), sql, path, rp, want, m.late, m.updates, sessionGroup)
 	})
 }
 
@@ -354,7 +359,7 @@ func TestWindowRankResume(t *testing.T) {
 		sql := fmt.Sprintf(resumeTable, path) + budgetSet(budget) + mode.sets() + wrQuery(size, m.n, m.rankCol)
 		rp := randomPlan(r, batchesOf(len(rows)), ps[0], ps[1])
 		name := fmt.Sprintf("%v, top %d, rn %v, seed %d, budget %q", mode, m.n, m.rankCol, seed, budget)
-		got := resumeCheck(t, name, sql, path, rp, want, windowKeyGroup)
+		got := resumeCheck(t, name, sql, path, rp, want, m.late, m.updates, windowKeyGroup)
 		if fin, ref := materialize(t, joinLines(got)), m.finalTable(); !slices.Equal(fin, ref) {
 			t.Fatalf("%s, %v: the final table\n%s\nthe brute-force top rows\n%s", name, rp, joinLines(fin), joinLines(ref))
 		}
@@ -502,7 +507,7 @@ func TestOverResume(t *testing.T) {
 		sql := fmt.Sprintf(resumeTable, path) + budgetSet(budget) + m.query()
 		rp := randomPlan(r, batchesOf(len(rows)), ps[0], ps[1])
 		name := fmt.Sprintf("%q (lag %v), seed %d, budget %q", m.frame.sql, m.lag, seed, budget)
-		resumeCheck(t, name, sql, path, rp, want, keyGroup)
+		resumeCheck(t, name, sql, path, rp, want, m.late, 0, keyGroup)
 		if m.late == 0 {
 			t.Fatalf("%s: the rows had none late", name)
 		}
