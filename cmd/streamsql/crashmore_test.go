@@ -31,6 +31,9 @@ import (
 //     random parallelism from 1 to 4;
 //   - partitioned: the interval join into a PARTITIONED BY filesystem
 //     table (key=value/ directories, a part file each);
+//   - windowed: a SESSION window aggregate, an OVER aggregate and a window
+//     Top-N with allowed lateness over input with late rows (windowedInputs),
+//     each run at a random parallelism from 1 to 4 (changelogs folded);
 //   - damaged: the interval join, with one file of the latest complete
 //     checkpoint (a part or the manifest) truncated or a byte of it flipped
 //     after the 1st, 5th, 9th... kill of an episode that left one; the next run must
@@ -47,6 +50,9 @@ type crashScenario struct {
 	fold    bool     // debezium-json: compare the folded table
 	rescale bool     // each run at a random parallelism
 	damage  bool     // damage the latest checkpoint now and then
+	// inputs writes the job's input files in dir, n rows each (nil:
+	// crashInputs, a.json and b.json).
+	inputs func(t *testing.T, dir string, n int)
 	// commits: the first out is a PARTITIONED BY sink that commits
 	// partitions with success files; while the job runs, is killed and
 	// resumes, every partition seen committed must hold the clean run's
@@ -93,6 +99,35 @@ INSERT INTO top SELECT g, id, v, rn FROM (
 INSERT INTO first SELECT g, id, ts FROM (
   SELECT MOD(v, 200) AS g, id, ts, ROW_NUMBER() OVER (PARTITION BY MOD(v, 200) ORDER BY ts ASC) AS rn FROM a)
   WHERE rn = 1;
+`},
+	// windowed: operators whose state includes what they emitted and
+	// when the watermark next has something for them. SESSION windows
+	// with allowed lateness retract and re-emit sessions that late rows
+	// extend or merge; the OVER aggregate drops late rows and keeps each
+	// partition's last rows for the frame; the window Top-N updates the
+	// top rows of windows that fired. Their results depend on which rows
+	// are late, so a resumed run must restore each operator's watermark
+	// (every input batch ends with one: the same cut each run).
+	{name: "windowed", fold: true, rescale: true, inputs: windowedInputs,
+		outs: []string{"out/sess.json", "out/ov.json", "out/wtop.json"}, job: `SET 'execution.checkpointing.interval' = '%s';
+SET 'table.exec.emit.allow-lateness' = '3 s';
+CREATE TABLE c (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.1' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'c.json', 'format' = 'json');
+CREATE TABLE sess (k INT, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, s BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = 'out/sess.json', 'format' = 'debezium-json');
+CREATE TABLE ov (k INT, v INT, ts TIMESTAMP(3), n BIGINT, s BIGINT, mx INT)
+  WITH ('connector' = 'filesystem', 'path' = 'out/ov.json', 'format' = 'debezium-json');
+CREATE TABLE wtop (ws TIMESTAMP(3), k INT, v INT, rn BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = 'out/wtop.json', 'format' = 'debezium-json');
+INSERT INTO sess SELECT k, window_start, window_end, COUNT(*), SUM(v)
+  FROM TABLE(SESSION(TABLE c PARTITION BY k, DESCRIPTOR(ts), INTERVAL '0.2' SECOND)) GROUP BY k, window_start, window_end;
+INSERT INTO ov SELECT k, v, ts,
+  COUNT(*) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW),
+  SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW),
+  MAX(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) FROM c;
+INSERT INTO wtop SELECT window_start, k, v, rn FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn
+  FROM TABLE(TUMBLE(TABLE c, DESCRIPTOR(ts), INTERVAL '1' SECOND))) WHERE rn <= 3;
 `},
 	{name: "damaged", damage: true, outs: []string{"out/o.json"}, job: crashJob},
 	// partitioned: the interval join into a PARTITIONED BY filesystem
@@ -197,7 +232,11 @@ func TestCrashScenarios(t *testing.T) {
 	for _, sc := range crashScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			crashInputs(t, dir, rows)
+			if sc.inputs != nil {
+				sc.inputs(t, dir, rows)
+			} else {
+				crashInputs(t, dir, rows)
+			}
 			job := filepath.Join(dir, "job.sql")
 			if err := os.WriteFile(job, []byte(fmt.Sprintf(sc.job, "20ms")), 0o644); err != nil {
 				t.Fatal(err)
@@ -515,4 +554,29 @@ func damageCheckpoint(t *testing.T, rng *rand.Rand, st string) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// windowedInputs writes c.json: n rows 1 ms apart, each key active for
+// 100 rows in 700 (its sessions, with a gap of 200 ms, end), v the row's
+// number. Every 10th row is 1.5 s behind its place (past the watermark's
+// 100 ms and the 1 s of event time a filesystem batch spans, within the
+// 3 s of lateness: a late update, which extends the key's session before
+// and retracts it if it was emitted), and every 97th 10 s behind (late).
+func windowedInputs(t *testing.T, dir string, n int) {
+	t.Helper()
+	var sb strings.Builder
+	for i := range n {
+		ms := int64(i)
+		switch {
+		case i%97 == 96 && ms >= 10000:
+			ms -= 10000
+		case i%10 == 9 && ms >= 1500:
+			ms -= 1500
+		}
+		fmt.Fprintf(&sb, `{"k": %d, "v": %d, "ts": "%s"}`+"\n", (i/100)%7, i,
+			time.UnixMilli(1767225600000+ms).UTC().Format("2006-01-02 15:04:05.000"))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
