@@ -281,6 +281,8 @@ func (rw *rewriter) scan() {
 			rw.overlay(k)
 		case t.is("ARRAY_AGG") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.arrayAgg(k)
+		case t.is("LAG") && k+1 < len(toks) && toks[k+1].isOp("("):
+			rw.lagOffset(k)
 		case t.is("LISTAGG") && k+1 < len(toks) && toks[k+1].isOp("(") && rw.overAfter(k+1):
 			// LISTAGG(x [, sep]) OVER (...): TiDB takes OVER after the
 			// aggregates it knows; it reads JSON_ARRAYAGG(x) or
@@ -475,6 +477,50 @@ func (rw *rewriter) arrayAgg(k int) {
 				"ARRAY_AGG(... IGNORE NULLS) is not supported yet; write ARRAY_AGG(x) FILTER (WHERE x IS NOT NULL)")
 		}
 	}
+}
+
+// lagOffset refuses a LAG offset that is not an unsigned integer literal
+// with LAG's own message (SQL305): TiDB's grammar takes an unsigned number
+// there only, which made LAG(x, -1) or LAG(x, n) a syntax error. Flink's
+// LAG fails a job with a negative offset when it runs ("Offset(-1) should
+// be positive"); streamsql refuses it at check.
+func (rw *rewriter) lagOffset(k int) {
+	top, end := rw.topLevel(k + 1)
+	if end < 0 {
+		return
+	}
+	var arg []int // the offset's tokens: between the first top-level comma and the next, or the ')'
+	for i, j := range top {
+		if !rw.toks[j].isOp(",") {
+			continue
+		}
+		to := end
+		for _, j2 := range top[i+1:] {
+			if rw.toks[j2].isOp(",") {
+				to = j2
+				break
+			}
+		}
+		for m := j + 1; m < to; m++ {
+			arg = append(arg, m)
+		}
+		break
+	}
+	if len(arg) == 0 || len(arg) == 1 && rw.toks[arg[0]].kind == tNumber {
+		return
+	}
+	first, last := rw.toks[arg[0]], rw.toks[arg[len(arg)-1]]
+	sp := diag.Span{Start: first.start, End: last.end}
+	text := rw.src[first.start:last.end]
+	if len(arg) == 2 && first.isOp("-") && last.kind == tNumber {
+		text = "-" + last.val
+		rw.l.Errorf(diag.WrongArguments, sp, "LAG's offset must be the number of rows back, from 0, but it is %s: a negative offset would read a later row (Flink fails the job when it runs: Offset(%s) should be positive)", text, text).
+			WithHint("a stream knows the rows before a row, not after it: LAG(x, %s) OVER (…) on the later row pairs it with this one", last.val)
+	} else {
+		rw.l.Errorf(diag.WrongArguments, sp, "LAG's offset must be an integer literal (the number of rows back), but it is %s", text).
+			WithHint("write the number of rows back, as in LAG(x, 2); the default, the third argument, may be any constant")
+	}
+	rw.failed = true
 }
 
 // overlay rewrites OVERLAY(s PLACING r FROM pos [FOR len]), at the OVERLAY
