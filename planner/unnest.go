@@ -49,8 +49,10 @@ func (b *binder) unnest(l *rel, j *ast.Join, u *ast.Unnest) *rel {
 		}
 	}
 	if len(u.Exprs) != 1 {
-		b.errorf(diag.UnsupportedFeature, u.Exprs[1].Span(), "UNNEST of more than one value is not supported").
-			WithHint("unnest one at a time: CROSS JOIN UNNEST(a) AS x (a1) CROSS JOIN UNNEST(b) AS y (b1)")
+		// Flink does not run it either: its LogicalUnnestRule builds
+		// the UNNEST table function from the first value's type alone.
+		b.errorf(diag.UnsupportedFeature, u.Exprs[1].Span(), "UNNEST of more than one value is not supported (nor by Flink); the SQL standard pairs their elements by position").
+			WithHint("to pair elements by position, unnest one WITH ORDINALITY and index the others: CROSS JOIN UNNEST(a) WITH ORDINALITY AS x (a1, i) gives a1 and b[i]; for every combination, unnest one after the other: CROSS JOIN UNNEST(a) AS x (a1) CROSS JOIN UNNEST(b) AS y (b1)")
 		return nil
 	}
 	bd := &expr.Binder{Scope: scopeOf(l.node.Columns(), l.tables), L: b.l, Clause: "UNNEST"}
