@@ -58,11 +58,17 @@ func (o *optimizer) ranks(n logical.Node) logical.Node {
 	if end == math.MaxInt64 {
 		r.End = 0
 	}
-	var text []string
-	for _, u := range used {
-		text = append(text, render(u, r.Cols))
+	if internalName(r.Cols[rn].Name) {
+		// The row number of a correlated subquery's LIMIT, which the
+		// user never named.
+		o.fire("rank", f.S, "the subquery's LIMIT keeps rows %s of each correlation value, in its ORDER BY: a rank that keeps only those", rankRange(r))
+	} else {
+		var text []string
+		for _, u := range used {
+			text = append(text, render(u, r.Cols))
+		}
+		o.fire("rank", f.S, "the filter %s on the row number of %s keeps rows %s of each partition: the rank keeps only those", strings.Join(text, " AND "), r.Func, rankRange(r))
 	}
-	o.fire("rank", f.S, "the filter %s on the row number of %s keeps rows %s of each partition: the rank keeps only those", strings.Join(text, " AND "), r.Func, rankRange(r))
 	if len(rest) == 0 {
 		return r
 	}
