@@ -246,6 +246,20 @@ func jsonExists(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 func init() {
 	functions["JSON_OBJECT"] = jsonConstructor
 	functions["JSON_ARRAY"] = jsonConstructor
+	functions["JSON_STRING"] = jsonString
+}
+
+// jsonString is JSON_STRING(value), Flink's: compact JSON text of the
+// value, NULL for NULL.
+func jsonString(_ *compiler, _ *expr.Call, args []node) (Func, error) {
+	t := args[0].t
+	return un(args[0], func(v row.Value) (row.Value, error) {
+		var b bytes.Buffer
+		if err := appendSQLAsJSON(&b, v, t, false); err != nil {
+			return row.NullValue, err
+		}
+		return row.StrValue(b.String()), nil
+	}), nil
 }
 
 // jsonConstructor is JSON_OBJECT(onNull, k1, v1, …) and JSON_ARRAY(onNull,

@@ -54,6 +54,13 @@ func init() {
 		}
 		return types.StringType().NotNull(), ""
 	}
+	functions["JSON_STRING"] = &fn{1, 1, "JSON_STRING(value) is value written as JSON text (a string quoted, an ARRAY as a list, a MAP or ROW as an object); NULL for NULL",
+		func(args []Expr) (types.T, string) {
+			if !jsonValueType(args[0].Type()) {
+				return types.T{}, "takes a string, boolean, number, or an ARRAY, MAP or ROW of those, got " + describeTypes(args)
+			}
+			return types.StringType(), ""
+		}}
 	functions["JSON_OBJECT"] = &fn{1, -1, "JSON_OBJECT([[KEY] k VALUE v, …] [{NULL | ABSENT} ON NULL])", construct}
 	functions["JSON_ARRAY"] = &fn{1, -1, "JSON_ARRAY([v, …] [{NULL | ABSENT} ON NULL])", construct}
 	functions["JSON_EXISTS"] = &fn{3, 3, "JSON_EXISTS(json, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])",
