@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -202,6 +203,15 @@ type sessionAggOp struct {
 	// first-change order, each with the starts of those sessions.
 	dirty      map[string][]int64
 	dirtyOrder []string
+	// procTime: the sessions are over a processing-time attribute; ends
+	// holds a timer at each session's last millisecond (keyed by the
+	// end), at which the clock fires every session that has ended, as
+	// the watermark would (windowAggOp's procTime). procFired is the
+	// clock at the last such firing: it counts as the watermark.
+	procTime  bool
+	ends      procTimers
+	procFired int64
+	endBytes  []byte
 }
 
 // horizon is the last watermark at which a session ending at end still
@@ -251,6 +261,9 @@ func (o *sessionAggOp) open(_ context.Context, in inputs) error {
 func (o *sessionAggOp) process(_ int, b row.Batch) error {
 	o.c.In.Add(int64(len(b)))
 	wm := o.in.watermark()
+	if o.procTime {
+		wm = max(wm, o.procFired)
+	}
 	o.buf = o.buf[:0]
 	for _, r := range b {
 		sv, ev := r.Vals[o.startCol], r.Vals[o.endCol]
@@ -332,6 +345,9 @@ func (o *sessionAggOp) process(_ int, b row.Batch) error {
 		i, _ := slices.BinarySearchFunc(kept, merged.start, func(s session, t int64) int { return cmpInt64(s.start, t) })
 		l.sessions = slices.Insert(kept, i, merged)
 		o.lists.Put(kb, l, o.expiry(l))
+		if o.procTime {
+			o.ends.add(binary.BigEndian.AppendUint64(o.endBytes[:0], uint64(merged.end)), merged.end-1)
+		}
 	}
 	if err := o.emitUpdates(wm); err != nil {
 		return err
@@ -496,6 +512,26 @@ func (o *sessionAggOp) fire(keys []row.Value, s session) ([]row.Value, error) {
 
 func (o *sessionAggOp) pushFired() error { return pushFired(o.c, o.out, &o.buf) }
 
+func (o *sessionAggOp) timed() bool { return o.procTime }
+
+func (o *sessionAggOp) nextTimer() (int64, bool) { return o.ends.next() }
+
+// onTimer fires the sessions over processing time that have ended by now:
+// the clock passed the last millisecond of some, and every session up to
+// now goes, as the watermark would fire it (so a session restored without
+// its timer goes too).
+func (o *sessionAggOp) onTimer(now int64) error {
+	due := false
+	if err := o.ends.due(now, func(string) error { due = true; return nil }); err != nil {
+		return err
+	}
+	if !due {
+		return nil
+	}
+	o.procFired = max(o.procFired, now)
+	return o.advance(now)
+}
+
 func (o *sessionAggOp) counters() *Counters { return o.c }
 
 func (b *builder) sessionAgg(x *physical.WindowAggregate, out collector) (operator, error) {
@@ -510,7 +546,8 @@ func (b *builder) sessionAgg(x *physical.WindowAggregate, out collector) (operat
 	s := x.Session
 	op := &sessionAggOp{name: x.Name, key: k, specs: specs, nKeys: len(x.Keys), startKey: s.StartKey, endKey: s.EndKey,
 		timeKey: s.TimeKey, keyPos: s.KeyPos, startCol: s.StartCol, endCol: x.EndCol, timeCol: x.TimeCol,
-		out: out, lateCols: columns(x.InCols), lateness: x.Lateness, finalOnly: x.FinalOnly, finCol: -1, verCol: -1}
+		out: out, lateCols: columns(x.InCols), lateness: x.Lateness, finalOnly: x.FinalOnly, finCol: -1, verCol: -1,
+		procTime: x.ProcTime, procFired: MinWatermark}
 	for i, c := range x.Aggs {
 		switch c.Fn {
 		case "WINDOW_FINALITY":

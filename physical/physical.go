@@ -373,7 +373,8 @@ type WindowAggregate struct {
 	// (a PROCTIME() column): a window also fires when the clock reaches
 	// its last millisecond, as Flink's processing-time windows do, not
 	// only when the watermark (on such a stream, the end of the input)
-	// passes it. Not for sessions.
+	// passes it; a session fires when the clock reaches its end (its last
+	// row's time + gap) - 1ms.
 	ProcTime bool
 }
 

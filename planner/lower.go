@@ -480,6 +480,7 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 			Late: l.late(x.Input), InCols: physCols(x.Input.Columns())}
 		s := l.settings
 		wa.Lateness, wa.FinalOnly = s.AllowLateness.Milliseconds(), s.FinalOnly
+		wa.ProcTime = w.w.Input.Columns()[w.w.TimeCol].Time == expr.ProcTime
 		if w.w.Func == "SESSION" {
 			// Early and late firing are refused for sessions (validate.go).
 			if wa.Session, err = sessionOf(x, w); err != nil {
@@ -488,7 +489,6 @@ func (l *lowerer) node(n logical.Node) (physical.Node, error) {
 		} else {
 			wa.EarlyFire, wa.EarlyFireDelay = s.EarlyFire, s.EarlyFireDelay.Milliseconds()
 			wa.LateFire, wa.LateFireDelay = s.LateFire, s.LateFireDelay.Milliseconds()
-			wa.ProcTime = w.w.Input.Columns()[w.w.TimeCol].Time == expr.ProcTime
 		}
 		return wa, nil
 	case *logical.Aggregate:
