@@ -798,6 +798,14 @@ func (p *printer) expr(e Expr) {
 			p.expr(e.Escape)
 		}
 	case *FuncCall:
+		if e.Name.Name == "IS JSON" && len(e.Args) == 2 {
+			// x IS JSON kind (the parser's form of the predicate).
+			if k, ok := e.Args[1].(*Literal); ok {
+				p.expr(e.Args[0])
+				p.w(" IS JSON ", k.Raw)
+				return
+			}
+		}
 		if (e.Name.Name == "FLOOR" || e.Name.Name == "CEIL") && len(e.Args) == 2 {
 			if u, ok := e.Args[1].(*Literal); ok && u.Kind == SymbolLit {
 				p.w(e.Name.Name, "(")

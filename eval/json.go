@@ -247,6 +247,37 @@ func init() {
 	functions["JSON_OBJECT"] = jsonConstructor
 	functions["JSON_ARRAY"] = jsonConstructor
 	functions["JSON_STRING"] = jsonString
+	functions["IS JSON"] = isJSON
+}
+
+// isJSON is text IS JSON kind (Flink's, Calcite's): whether text is one
+// JSON value (as JSON_VALUE reads it), of the kind (VALUE: any; SCALAR:
+// neither an object nor an array); FALSE, not NULL, for NULL text.
+func isJSON(_ *compiler, _ *expr.Call, args []node) (Func, error) {
+	if len(args) != 2 || !args[1].konst {
+		return nil, fmt.Errorf("eval: IS JSON takes a text and a constant kind")
+	}
+	kind := args[1].v.Str()
+	text := args[0].f
+	return func(vals []row.Value) (row.Value, error) {
+		v, err := text(vals)
+		if err != nil || v.IsNull() {
+			return row.BoolValue(false), err
+		}
+		n, perr := parseJSON(v.Str())
+		if perr != nil {
+			return row.BoolValue(false), nil
+		}
+		switch kind {
+		case "OBJECT":
+			return row.BoolValue(n.kind == 'o'), nil
+		case "ARRAY":
+			return row.BoolValue(n.kind == 'a'), nil
+		case "SCALAR":
+			return row.BoolValue(n.kind != 'o' && n.kind != 'a'), nil
+		}
+		return row.BoolValue(true), nil
+	}, nil
 }
 
 // jsonString is JSON_STRING(value), Flink's: compact JSON text of the

@@ -180,6 +180,12 @@ func Format(e Expr, col func(*Column) string) string {
 			return s + ")"
 		case e.Fn == "NOT":
 			return "NOT " + args[0]
+		case e.Fn == "IS JSON" && len(args) == 2:
+			if k, ok := e.Args[1].(*Const); ok {
+				if s, ok := k.V.(string); ok {
+					return "(" + args[0] + " IS JSON " + s + ")"
+				}
+			}
 		case e.Fn == "NEG":
 			return "-" + args[0]
 		case strings.HasPrefix(e.Fn, "IS_"):

@@ -95,6 +95,7 @@ var functionDocs = []FunctionDoc{
 	{"JSON_QUERY", "JSON", "differs: as JSON_VALUE's paths; RETURNING ARRAY<STRING> is not supported"},
 	{"JSON_EXISTS", "JSON", "differs: as JSON_VALUE's paths"},
 	{"JSON_STRING", "JSON", "differs: as JSON_OBJECT's values"},
+	{"IS JSON", "JSON", "differs: the text must be exactly one JSON value (Flink's Jackson ignores text after it)"},
 	{"JSON_OBJECT", "JSON", "differs: values are strings, booleans, numbers, and ARRAY, MAP and ROW of those; other types are refused (CAST them to STRING)"},
 	{"JSON_ARRAY", "JSON", "differs: as JSON_OBJECT"},
 	{"IS_ALPHA", "string", "same"},

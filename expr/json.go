@@ -54,6 +54,13 @@ func init() {
 		}
 		return types.StringType().NotNull(), ""
 	}
+	functions["IS JSON"] = &fn{2, 2, "text IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] is whether text is JSON (of that kind; VALUE: any); FALSE for NULL",
+		func(args []Expr) (types.T, string) {
+			if !kindOK(args[0], isStr) {
+				return types.T{}, "takes a string, got " + args[0].Type().String()
+			}
+			return types.New(types.Boolean).NotNull(), ""
+		}}
 	functions["JSON_STRING"] = &fn{1, 1, "JSON_STRING(value) is value written as JSON text (a string quoted, an ARRAY as a list, a MAP or ROW as an object); NULL for NULL",
 		func(args []Expr) (types.T, string) {
 			if !jsonValueType(args[0].Type()) {

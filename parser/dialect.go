@@ -40,6 +40,7 @@ type rewriter struct {
 	intervals []*ast.IntervalLit
 	units     []*ast.Literal       // FLOOR(x TO unit), CEIL(x TO unit): @_u<i>
 	escapes   map[int]*ast.Literal // ESCAPE token index -> its string (blanked)
+	isJSON    map[int]isJSONRecord // IS token index -> its IS [NOT] JSON [kind], read by TiDB as IS [NOT] TRUE
 	distinct  map[int]bool         // index of the ( of ARRAY_AGG(DISTINCT x), DISTINCT blanked
 	groupings []*ast.GroupingSets  // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
 	typedLits []*ast.Literal
@@ -115,6 +116,13 @@ type filterRecord struct {
 	end  diag.Pos // the end of FILTER's ')'
 }
 
+// isJSONRecord is x IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT]: the
+// kind (VALUE when not given) and the index of its last token.
+type isJSONRecord struct {
+	kind string
+	last int
+}
+
 type castRecord struct {
 	typ *ast.TypeName
 	try bool
@@ -129,7 +137,7 @@ type edit struct {
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
 		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}, tblHints: map[int][]*ast.Hint{},
-		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}, distinct: map[int]bool{}}
+		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}, distinct: map[int]bool{}, isJSON: map[int]isJSONRecord{}}
 	rw.blankComments()
 	rw.scan()
 	return rw
@@ -279,6 +287,20 @@ func (rw *rewriter) scan() {
 			rw.trim(k)
 		case t.is("OVERLAY") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.overlay(k)
+		case t.is("IS") && isJSONAt(toks, k):
+			// x IS [NOT] JSON [kind]: TiDB reads IS [NOT] TRUE, the
+			// converter the predicate from the record.
+			j := k + 1
+			if toks[j].is("NOT") {
+				j++
+			}
+			rec := isJSONRecord{kind: "VALUE", last: j}
+			if j+1 < len(toks) && jsonKinds[strings.ToUpper(toks[j+1].val)] && toks[j+1].kind == tIdent {
+				rec = isJSONRecord{kind: strings.ToUpper(toks[j+1].val), last: j + 1}
+			}
+			rw.isJSON[k] = rec
+			rw.replace(j, rec.last+1, "TRUE")
+			k = rec.last
 		case t.is("ARRAY_AGG") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.arrayAgg(k)
 		case t.is("LAG") && k+1 < len(toks) && toks[k+1].isOp("("):
@@ -477,6 +499,18 @@ func (rw *rewriter) arrayAgg(k int) {
 				"ARRAY_AGG(... IGNORE NULLS) is not supported yet; write ARRAY_AGG(x) FILTER (WHERE x IS NOT NULL)")
 		}
 	}
+}
+
+// jsonKinds are the kinds IS JSON takes.
+var jsonKinds = map[string]bool{"VALUE": true, "SCALAR": true, "ARRAY": true, "OBJECT": true}
+
+// isJSONAt reports whether IS at k begins IS [NOT] JSON.
+func isJSONAt(toks []token, k int) bool {
+	j := k + 1
+	if j < len(toks) && toks[j].is("NOT") {
+		j++
+	}
+	return j < len(toks) && toks[j].is("JSON") && (j+1 >= len(toks) || !toks[j+1].isOp("("))
 }
 
 // lagOffset refuses a LAG offset that is not an unsigned integer literal

@@ -983,6 +983,27 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		return n
 	case *tast.IsTruthExpr:
 		x := c.expr(e.Expr)
+		save := c.pos
+		if is := c.findWord("IS"); is >= 0 {
+			if rec, ok := c.rw.isJSON[is]; ok {
+				// x IS [NOT] JSON [kind]: the function IS JSON of x
+				// and the kind, under NOT for IS NOT JSON.
+				c.pos = rec.last + 1
+				kind := &ast.Literal{Kind: ast.StringLitKind, Raw: rec.kind}
+				kind.S = c.toks[rec.last].span()
+				name := &ast.Ident{Name: "IS JSON"}
+				name.S = c.toks[is].span()
+				fc := &ast.FuncCall{Name: name, Args: []ast.Expr{x, kind}}
+				fc.S = x.Span().Join(c.toks[rec.last].span())
+				if !e.Not {
+					return fc
+				}
+				n := &ast.Unary{Op: "NOT", X: fc}
+				n.S = fc.S
+				return n
+			}
+		}
+		c.pos = save
 		k := c.find(func(t token) bool { return t.is("TRUE") || t.is("FALSE") || t.is("UNKNOWN") })
 		n := &ast.IsBool{X: x, Not: e.Not, Value: e.True != 0}
 		n.S = x.Span().Join(c.spanOf(k))
