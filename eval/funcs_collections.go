@@ -25,6 +25,10 @@ func init() {
 		"ARRAY_UNION":     arrayUnion,
 		"ARRAY_CONCAT":    arrayConcat,
 		"ARRAY_JOIN":      arrayJoin,
+		"ARRAY_APPEND":    arrayAdd(false),
+		"ARRAY_PREPEND":   arrayAdd(true),
+		"ARRAY_MAX":       arrayExtreme(1),
+		"ARRAY_MIN":       arrayExtreme(-1),
 		"MAP_KEYS":        mapPart(func(k, _ row.Value) row.Value { return k }),
 		"MAP_VALUES":      mapPart(func(_, v row.Value) row.Value { return v }),
 		"MAP_ENTRIES":     mapPart(func(k, v row.Value) row.Value { return row.ListValue([]row.Value{k, v}) }),
@@ -308,4 +312,63 @@ func mapFromArrays(_ *compiler, _ *expr.Call, args []node) (Func, error) {
 		}
 		return row.MapValue(keys, vals), nil
 	}), nil
+}
+
+// arrayAdd is ARRAY_APPEND (first false) and ARRAY_PREPEND: NULL when the
+// array is; the value, converted to the element type, is added even when
+// NULL, as in Flink.
+func arrayAdd(first bool) builtin {
+	return func(_ *compiler, e *expr.Call, args []node) (Func, error) {
+		if len(args) != 2 {
+			return nil, fmt.Errorf("eval: %s takes an array and a value", e.Fn)
+		}
+		cv, err := converter(args[1].t, e.T.Elem(), false)
+		if err != nil {
+			return nil, err
+		}
+		af, x := args[0].f, args[1]
+		return func(vals []row.Value) (row.Value, error) {
+			a, err := af(vals)
+			if err != nil || a.IsNull() {
+				return row.NullValue, err
+			}
+			v, err := evalConv(x, cv, vals)
+			if err != nil {
+				return row.NullValue, err
+			}
+			els, err := elements(a)
+			if err != nil {
+				return row.NullValue, err
+			}
+			if first {
+				return row.ListValue(append([]row.Value{v}, els...)), nil
+			}
+			return row.ListValue(append(els, v)), nil
+		}, nil
+	}
+}
+
+// arrayExtreme is ARRAY_MAX (sign 1) and ARRAY_MIN (-1): the first largest
+// (smallest) non-NULL element, NULL when there is none, as Flink's
+// ArrayMaxFunction.
+func arrayExtreme(sign int) builtin {
+	return func(_ *compiler, e *expr.Call, args []node) (Func, error) {
+		cmp, err := elemComparer(args[0].t)
+		if err != nil {
+			return nil, err
+		}
+		return un(args[0], func(a row.Value) (row.Value, error) {
+			els, err := elements(a)
+			if err != nil {
+				return row.NullValue, err
+			}
+			best := row.NullValue
+			for _, el := range els {
+				if !el.IsNull() && (best.IsNull() || sign*cmp(el, best) > 0) {
+					best = el
+				}
+			}
+			return best, nil
+		}), nil
+	}
 }

@@ -60,6 +60,14 @@ var collectionFunctions = map[string]*fn{
 			}
 			return str, ""
 		}},
+	"ARRAY_APPEND": {2, 2, "ARRAY_APPEND(array, x) is array with x added at its end (a NULL x too); NULL when array is",
+		elementCheck},
+	"ARRAY_PREPEND": {2, 2, "ARRAY_PREPEND(array, x) is array with x added at its start (a NULL x too); NULL when array is",
+		elementCheck},
+	"ARRAY_MAX": {1, 1, "ARRAY_MAX(array) is its largest element, NULLs left out; NULL when array is NULL or has no other element",
+		orderedCheck},
+	"ARRAY_MIN": {1, 1, "ARRAY_MIN(array) is its smallest element, NULLs left out; NULL when array is NULL or has no other element",
+		orderedCheck},
 	"MAP_KEYS": {1, 1, "MAP_KEYS(map) is the array of its keys",
 		mapCheck(func(m types.T) types.T { return types.ArrayOf(m.Key()).WithNullable(m.Nullable) })},
 	"MAP_VALUES": {1, 1, "MAP_VALUES(map) is the array of its values",
@@ -134,4 +142,34 @@ func mapCheck(result func(types.T) types.T) func([]Expr) (types.T, string) {
 		}
 		return result(args[0].Type()), ""
 	}
+}
+
+// elementCheck checks an ARRAY and a value its elements' type takes: the
+// result's elements are nullable when the value is.
+func elementCheck(args []Expr) (types.T, string) {
+	if msg := arrayArg(args[0], "the first argument"); msg != "" {
+		return types.T{}, msg
+	}
+	a, x := args[0].Type(), args[1].Type()
+	el := a.Elem()
+	switch {
+	case el.Kind.IsString() && x.Kind.IsString():
+		// Strings of any length: the elements' type grows to hold x.
+		el, _ = types.CommonType(el, x)
+	case !types.ImplicitCast(x, el):
+		return types.T{}, fmt.Sprintf("the elements are %s, which %s does not convert to (CAST it)", a.Elem(), x)
+	}
+	return types.ArrayOf(el.WithNullable(el.Nullable || x.Nullable)).WithNullable(a.Nullable), ""
+}
+
+// orderedCheck checks an ARRAY whose elements have an order: the result is
+// an element, nullable.
+func orderedCheck(args []Expr) (types.T, string) {
+	if msg := arrayArg(args[0], "the argument"); msg != "" {
+		return types.T{}, msg
+	}
+	if el := args[0].Type().Elem(); !types.Orderable(el, el) {
+		return types.T{}, fmt.Sprintf("the elements are %s, which have no order", el)
+	}
+	return args[0].Type().Elem().WithNullable(true), ""
 }
