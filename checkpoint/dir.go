@@ -249,7 +249,12 @@ type PartWriter struct {
 	crc  hash.Hash32
 	n    int64
 	err  error
+	recs *int64 // SetRecords
 }
+
+// SetRecords records in the manifest how many records the part holds
+// (PartInfo.Records). Call it before Close.
+func (p *PartWriter) SetRecords(n int64) { p.recs = &n }
 
 // Write appends to the part.
 func (p *PartWriter) Write(b []byte) (int, error) {
@@ -296,7 +301,7 @@ func (p *PartWriter) Close() error {
 		}
 		return p.err
 	}
-	w.parts[p.name] = &PartInfo{Name: p.name, Size: p.n, CRC32C: p.crc.Sum32(), File: p.file}
+	w.parts[p.name] = &PartInfo{Name: p.name, Size: p.n, CRC32C: p.crc.Sum32(), File: p.file, Records: p.recs}
 	return nil
 }
 

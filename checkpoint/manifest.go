@@ -46,6 +46,11 @@ type PartInfo struct {
 	// checkpoint and listed again, unchanged, by the later ones that
 	// refer to it (incremental checkpoints).
 	File string `json:"file,omitempty"`
+	// Records is how many records the part holds, as its writer counted
+	// them (PartWriter.SetRecords; a state snapshot's, see
+	// state.Snapshot.Records); nil when it did not. Its writer uses it
+	// to weigh a chain of incremental parts against the state they make.
+	Records *int64 `json:"records,omitempty"`
 }
 
 // Size is the total size of the checkpoint's parts.

@@ -190,3 +190,38 @@ func TestSharedPartDamaged(t *testing.T) {
 		t.Fatal("a part outside the shared directory was reused")
 	}
 }
+
+// The records a part's writer counted (SetRecords) are in the manifest,
+// read back and kept when a later checkpoint reuses the part; a part
+// whose writer counted none has none.
+func TestPartRecords(t *testing.T) {
+	d, err := Open(t.TempDir(), Options{Retained: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := w.SharedPart("a.state")
+	io.WriteString(p, "base")
+	p.SetRecords(1234)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = w.Part("x.meta")
+	io.WriteString(p, "meta")
+	p.Close()
+	c1, err := w.Commit(Meta{Job: "job.sql"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeShared(t, d, map[string]string{"a.delta.1": "delta"}, part(t, c1, "a.state"))
+	c := latest(t, d) // read back from its manifest
+	if r := part(t, c, "a.state").Records; r == nil || *r != 1234 {
+		t.Fatalf("a.state's records after a reuse and a reload: %v, want 1234", r)
+	}
+	if r := part(t, c, "a.delta.1").Records; r != nil {
+		t.Fatalf("a.delta.1's records: %d, want none", *r)
+	}
+}

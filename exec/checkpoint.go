@@ -561,7 +561,7 @@ func (d *driver) snapshot(b *barrier) {
 		ch := d.chain.Load()
 		var sn *state.Snapshot
 		var err error
-		if ch.extend() {
+		if ch.extend(store.Rows()) {
 			sn, err = store.SnapshotChanges()
 		} else {
 			sn, err = store.Snapshot()
@@ -595,6 +595,7 @@ func (d *driver) snapshot(b *barrier) {
 			if _, err := sn.WriteTo(p); err != nil {
 				b.run.fail(fmt.Errorf("%s: %w", d.name, err))
 			}
+			p.SetRecords(sn.Records())
 			b.run.fail(p.Close())
 		}()
 	}
@@ -608,14 +609,25 @@ func (d *driver) snapshot(b *barrier) {
 // state.SnapshotChanges). A checkpoint lists the whole chain: the parts it
 // did not write are those of the checkpoint before, unchanged (the
 // checkpoint package keeps a shared part while a kept checkpoint lists
-// it). A chain grows by one delta per checkpoint until its deltas are as
-// large as its base or maxDeltas long; then the next checkpoint writes a
-// base again, which bounds what a restore reads to about twice the state.
-// The first checkpoint of a run, and the one after a checkpoint failed
-// (its snapshot's changes were never written), are whole.
+// it). A chain grows by one delta per checkpoint until it holds twice the
+// records the store holds (the records its parts wrote, a key rewritten
+// counting in every part that has it, against state.Store.Rows), or
+// maxDeltas; then the next checkpoint writes a base again, which bounds
+// what a restore reads to about twice the state. A state that only grows
+// (every key written once) is therefore never rewritten whole but every
+// maxDeltas checkpoints; one whose keys change again and again is, once
+// the chain has written them twice. Parts whose records were not counted
+// (a checkpoint of an older streamsql) fall back to sizes: the deltas
+// against their base. The first checkpoint of a run, and the one after a
+// checkpoint failed (its snapshot's changes were never written), are
+// whole.
 
-// maxDeltas bounds the number of deltas in a chain.
-const maxDeltas = 32
+// maxDeltas bounds the number of deltas in a chain: the files a restore
+// opens, and the parts every checkpoint's manifest lists. It is large
+// because the interval is wall time: a loaded machine takes a checkpoint
+// every few thousand rows, and a growing state would otherwise be
+// rewritten whole every maxDeltas of them.
+const maxDeltas = 128
 
 // stateChain is a store's chain in the last checkpoint that completed.
 type stateChain struct {
@@ -623,16 +635,29 @@ type stateChain struct {
 	deltas []checkpoint.PartInfo
 }
 
-// extend reports whether the next snapshot may be a delta on c.
-func (c *stateChain) extend() bool {
+// extend reports whether the next snapshot of a store holding rows
+// records may be a delta on c.
+func (c *stateChain) extend(rows int64) bool {
 	if c == nil || len(c.deltas) >= maxDeltas {
 		return false
 	}
-	var n int64
-	for _, p := range c.deltas {
-		n += p.Size
+	var size, recs int64
+	counted := c.base.Records != nil
+	if counted {
+		recs = *c.base.Records
 	}
-	return n < c.base.Size
+	for _, p := range c.deltas {
+		size += p.Size
+		if p.Records == nil {
+			counted = false
+		} else {
+			recs += *p.Records
+		}
+	}
+	if counted {
+		return recs < 2*rows
+	}
+	return size < c.base.Size
 }
 
 // deltaName is the name of the n-th delta of instance name's chain.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/state"
 )
@@ -148,5 +149,47 @@ func TestOverlappingPartitions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestStateChainExtend: a chain takes another delta while the records its
+// parts wrote stay under twice the store's rows (so a state that only
+// grows is never rewritten whole), up to maxDeltas; parts without counted
+// records fall back to sizes, the deltas against the base.
+func TestStateChainExtend(t *testing.T) {
+	recs := func(n int64) *int64 { return &n }
+	part := func(size int64, r *int64) checkpoint.PartInfo { return checkpoint.PartInfo{Size: size, Records: r} }
+	grow := &stateChain{base: part(100, recs(10))}
+	for i := range 40 {
+		// Each delta adds 10 new records: the chain holds the state once.
+		rows := int64(10 * (i + 1))
+		if got, want := grow.extend(rows), i < maxDeltas; got != want {
+			t.Fatalf("growing state, %d deltas: extend = %v, want %v", i, got, want)
+		}
+		if i < maxDeltas {
+			grow.deltas = append(grow.deltas, part(100, recs(10)))
+		}
+	}
+	churn := &stateChain{base: part(100, recs(10))}
+	for i := range 3 {
+		// The same 10 records rewritten by every delta.
+		if got, want := churn.extend(10), i < 1; got != want {
+			t.Fatalf("rewritten state, %d deltas: extend = %v, want %v", i, got, want)
+		}
+		churn.deltas = append(churn.deltas, part(100, recs(10)))
+	}
+	if (*stateChain)(nil).extend(10) {
+		t.Fatal("no chain: extend = true")
+	}
+	if (&stateChain{base: part(100, recs(0))}).extend(0) {
+		t.Fatal("an empty store: extend = true (a whole snapshot costs nothing)")
+	}
+	old := &stateChain{base: part(100, nil), deltas: []checkpoint.PartInfo{part(60, recs(1))}}
+	if !old.extend(1) {
+		t.Fatal("uncounted base, deltas smaller than it: extend = false")
+	}
+	old.deltas = append(old.deltas, part(40, recs(1)))
+	if old.extend(1000) {
+		t.Fatal("uncounted base, deltas as large as it: extend = true")
 	}
 }

@@ -244,75 +244,102 @@ func BenchmarkRestore1M(b *testing.B) {
 	reportCPU(b, start, stopped)
 }
 
-// Restoring 1M keys from a chain at its longest by bytes: a whole snapshot
-// of 500k keys and 4 deltas that add the other 500k (and change and delete
-// some of the first), as large together as the base — the most an
-// incremental checkpoint's restore reads (exec starts a new base then).
+// Restoring 1M keys from a chain at its longest: exec lets a chain grow
+// until its parts hold twice the records of the state (or 128 deltas).
+// "grown": a state that only grew, a base of 1/32 of its keys and 31
+// deltas adding the others (every record once; and some deleted);
+// "rewritten": a base of 1M keys and 4 deltas that rewrite all of them
+// (every record twice, half of them in deltas).
 func BenchmarkRestore1MChain(b *testing.B) {
-	keys := benchKeys(1_000_000)
-	s, err := Open(b.TempDir(), Options{MemoryBudget: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	tab := s.Table("left", TableOptions{})
-	write := func(sn *Snapshot, err error) []byte {
+	const n = 1_000_000
+	keys := benchKeys(n)
+	chain := func(b *testing.B, grown bool) (base []byte, deltas [][]byte, want int64) {
+		s, err := Open(b.TempDir(), Options{MemoryBudget: -1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if _, err := sn.WriteTo(&buf); err != nil {
-			b.Fatal(err)
+		defer s.Close()
+		tab := s.Table("left", TableOptions{})
+		write := func(sn *Snapshot, err error) []byte {
+			if err != nil {
+				b.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := sn.WriteTo(&buf); err != nil {
+				b.Fatal(err)
+			}
+			return buf.Bytes()
 		}
-		return buf.Bytes()
+		add := func(from, to int) {
+			for i := from; i < to; i++ {
+				tab.Append(keys[i], Record{Vals: benchVals(i), Time: int64(i), Expiry: int64(i) + 1000})
+			}
+		}
+		if grown {
+			const parts = 32
+			add(0, n/parts)
+			base = write(s.Snapshot())
+			for d := 1; d < parts; d++ {
+				add(d*n/parts, (d+1)*n/parts)
+				for i := d * 100; i < (d+1)*100; i++ {
+					tab.Delete(keys[i])
+				}
+				deltas = append(deltas, write(s.SnapshotChanges()))
+			}
+			return base, deltas, tab.Len()
+		}
+		add(0, n)
+		base = write(s.Snapshot())
+		for d := range 4 {
+			for i := d * n / 4; i < (d+1)*n/4; i++ {
+				tab.Scan(keys[i], func(r *Record) (bool, bool) { r.Flags++; return true, false })
+			}
+			deltas = append(deltas, write(s.SnapshotChanges()))
+		}
+		return base, deltas, tab.Len()
 	}
-	for i := range 500_000 {
-		tab.Append(keys[i], Record{Vals: benchVals(i), Time: int64(i), Expiry: int64(i) + 1000})
+	for _, grown := range []bool{true, false} {
+		name := "rewritten"
+		if grown {
+			name = "grown"
+		}
+		b.Run(name, func(b *testing.B) {
+			base, deltas, want := chain(b, grown)
+			size := 0
+			for _, d := range deltas {
+				size += len(d)
+			}
+			runtime.GC()
+			b.ReportMetric(float64(len(base))/(1<<20), "baseMB")
+			b.ReportMetric(float64(size)/(1<<20), "deltasMB")
+			var stopped time.Duration
+			start := cpuTime()
+			for b.Loop() {
+				b.StopTimer()
+				t0 := cpuTime()
+				dir := filepath.Join(b.TempDir(), "r")
+				p := SnapshotPart{Name: "base", R: bytes.NewReader(base)}
+				for _, d := range deltas {
+					p.Deltas = append(p.Deltas, SnapshotPart{Name: "delta", R: bytes.NewReader(d)})
+				}
+				stopped += cpuTime() - t0
+				b.StartTimer()
+				r, err := Restore(dir, Options{MemoryBudget: -1}, []SnapshotPart{p}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n := r.Table("left", TableOptions{}).Len(); n != want {
+					b.Fatalf("%d records restored, want %d", n, want)
+				}
+				b.StopTimer()
+				t0 = cpuTime()
+				r.Close()
+				stopped += cpuTime() - t0
+				b.StartTimer()
+			}
+			reportCPU(b, start, stopped)
+		})
 	}
-	base := write(s.Snapshot())
-	var deltas [][]byte
-	var size int
-	for d := range 4 {
-		for i := 500_000 + d*125_000; i < 500_000+(d+1)*125_000; i++ {
-			tab.Append(keys[i], Record{Vals: benchVals(i), Time: int64(i), Expiry: int64(i) + 1000})
-		}
-		for i := d * 1000; i < (d+1)*1000; i++ {
-			tab.Delete(keys[i])
-		}
-		delta := write(s.SnapshotChanges())
-		deltas = append(deltas, delta)
-		size += len(delta)
-	}
-	want := tab.Len()
-	s.Close()
-	runtime.GC()
-	b.ReportMetric(float64(len(base))/(1<<20), "baseMB")
-	b.ReportMetric(float64(size)/(1<<20), "deltasMB")
-	var stopped time.Duration
-	start := cpuTime()
-	for b.Loop() {
-		b.StopTimer()
-		t0 := cpuTime()
-		dir := filepath.Join(b.TempDir(), "r")
-		p := SnapshotPart{Name: "base", R: bytes.NewReader(base)}
-		for _, d := range deltas {
-			p.Deltas = append(p.Deltas, SnapshotPart{Name: "delta", R: bytes.NewReader(d)})
-		}
-		stopped += cpuTime() - t0
-		b.StartTimer()
-		r, err := Restore(dir, Options{MemoryBudget: -1}, []SnapshotPart{p}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if n := r.Table("left", TableOptions{}).Len(); n != want {
-			b.Fatalf("%d records restored, want %d", n, want)
-		}
-		b.StopTimer()
-		t0 = cpuTime()
-		r.Close()
-		stopped += cpuTime() - t0
-		b.StartTimer()
-	}
-	reportCPU(b, start, stopped)
 }
 
 // A checkpoint of a 1M-key store after 10k keys changed: a whole snapshot

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -16,6 +17,40 @@ type chainSnap struct {
 	taken
 	delta bool
 	base  int // index of the chain's base in the list of snapshots
+	sn    *Snapshot
+}
+
+// countRecords counts the records of a written snapshot from its bytes
+// (a deleted key of a delta counting one), for Snapshot.Records.
+func countRecords(t *testing.T, tk *chainSnap) int64 {
+	t.Helper()
+	var n int64
+	count := func(k, v []byte) error {
+		if k[0] != 'd' {
+			return nil
+		}
+		if v == nil {
+			n++
+			return nil
+		}
+		c, w := binary.Uvarint(v)
+		if w <= 0 {
+			return ErrCorrupt
+		}
+		n += int64(c)
+		return nil
+	}
+	p := SnapshotPart{Name: "counted", R: bytes.NewReader(tk.buf.Bytes())}
+	var err error
+	if tk.delta {
+		err = readDelta(p, func(_ uint64, k, v []byte) error { return count(k, v) })
+	} else {
+		err = readPart(p, true, func(_ uint64, k, v []byte) error { return count(k, v) })
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestIncrementalSnapshotsAgainstModel drives a store with random appends,
@@ -92,7 +127,10 @@ func incrementalRun(t *testing.T, budget int64, seed uint64) {
 			continue
 		}
 		whole = false
-		tk := &chainSnap{taken: taken{step: step, m: d.m.clone(), now: d.now}, delta: sn.Delta()}
+		if rows, want := s.Rows(), d.m.len()+int64(len(d.m.vals)); rows != want {
+			t.Fatalf("step %d: Rows %d, the model holds %d records", step, rows, want)
+		}
+		tk := &chainSnap{taken: taken{step: step, m: d.m.clone(), now: d.now}, delta: sn.Delta(), sn: sn}
 		tk.base = len(snaps)
 		if tk.delta {
 			deltas++
@@ -126,6 +164,13 @@ func incrementalRun(t *testing.T, budget int64, seed uint64) {
 		}
 		if i > 0 && tk.delta && snaps[i-1].base != tk.base {
 			t.Fatalf("snapshot %d: a delta after a snapshot of another chain", i)
+		}
+		got, want := tk.sn.Records(), countRecords(t, tk)
+		if got != want {
+			t.Fatalf("snapshot %d: Records %d, its bytes hold %d", i, got, want)
+		}
+		if !tk.delta && got != tk.m.len()+int64(len(tk.m.vals)) {
+			t.Fatalf("snapshot %d (whole): Records %d, the model held %d records", i, got, tk.m.len()+int64(len(tk.m.vals)))
 		}
 	}
 	for i, tk := range snaps {

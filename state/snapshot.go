@@ -111,6 +111,8 @@ type Snapshot struct {
 	// barrier is Badger's (in txn's view), or that are gone.
 	delta bool
 	look  []lookKey
+	// records: what WriteTo wrote, counted as Records says.
+	records int64
 }
 
 type lookKey struct {
@@ -122,6 +124,24 @@ type lookKey struct {
 // Delta reports whether the snapshot holds only what changed since the
 // store's previous snapshot (see SnapshotChanges).
 func (sn *Snapshot) Delta() bool { return sn.delta }
+
+// Records is the number of records WriteTo wrote, a deleted key counting
+// as one (what restoring it reads, in records; compare Store.Rows). Call
+// it after WriteTo returned, on its goroutine.
+func (sn *Snapshot) Records() int64 { return sn.records }
+
+// entryRecords is the number of records the data entry value v holds (its
+// leading count), and 1 for a delete (v nil).
+func entryRecords(v []byte) int64 {
+	if v == nil {
+		return 1
+	}
+	n, w := binary.Uvarint(v)
+	if w <= 0 {
+		return 0
+	}
+	return int64(n)
+}
 
 // cow is the hot tier of a snapshot, copied on write. At the barrier,
 // Snapshot marks every changed hot key frozen and lists it: nothing is
@@ -514,6 +534,9 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	pre := sn.s.kpre
 	put := func(k, v []byte) error {
 		k = k[len(pre):]
+		if k[0] == 'd' {
+			sn.records += entryRecords(v)
+		}
 		buf = binary.AppendUvarint(buf[:0], uint64(len(k)))
 		buf = append(buf, k...)
 		buf = binary.AppendUvarint(buf, uint64(len(v)))
@@ -617,7 +640,9 @@ func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 		kk = kk[len(sn.s.kpre):] // (see WriteTo)
 		buf = binary.AppendUvarint(buf[:0], uint64(len(kk)))
 		buf = append(buf, kk...)
-		if v := c.value(&kvs[i]); v == nil {
+		v := c.value(&kvs[i])
+		sn.records += entryRecords(v)
+		if v == nil {
 			buf = append(buf, deltaDelete)
 		} else {
 			buf = append(buf, deltaPut)

@@ -304,6 +304,16 @@ func (s *Store) MemBytes() int64 { return s.used }
 // that never spilled).
 func (s *Store) DiskBytes() int64 { return s.disk }
 
+// Rows is the number of records every table holds, hot and cold (the sum
+// of their Len).
+func (s *Store) Rows() int64 {
+	var n int64
+	for _, t := range s.tlist {
+		n += t.rows
+	}
+	return n
+}
+
 // Budget is the memory budget in bytes (math.MaxInt64: unlimited).
 func (s *Store) Budget() int64 { return s.budget }
 
