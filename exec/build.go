@@ -734,6 +734,11 @@ func (b *builder) openState() (*state.Store, error) {
 // the number of stateful operators in a job is small.
 func (b *builder) budgetShare() int64 {
 	total := b.opts.Settings.MemoryBudget
+	if c := state.ContainerBudget(); c > 0 && total > c {
+		b.job.warn("memory-budget-container", fmt.Sprintf("'state.memory-budget' = %d MB is more than the container's memory limit leaves for state "+
+			"(%d MB: the Go memory limit is capped at three quarters of the container's); the collector will take up to half the CPU, "+
+			"and the kernel may kill the job: set 'state.memory-budget' to at most %dmb", total>>20, c>>20, c>>20))
+	}
 	return max(total/int64(max(b.opts.Parallelism, 1)), 1)
 }
 

@@ -70,11 +70,12 @@
 // # The Go memory limit
 //
 // While stores are open, and unless the user set GOMEMLIMIT, the Go memory
-// limit is twice the sum of their budgets plus 48 MB per Badger database
-// (its memtables and compaction buffers) plus 192 MB
-// for the rest of the job (see memlimit.go): without it the collector lets
-// the heap reach twice its live size whatever the budget. A store with no
-// budget lifts the limit; closing the last store restores the previous one.
+// limit is one and a half times the sum of their budgets plus 48 MB per
+// Badger database (its memtables and compaction buffers) plus 192 MB for
+// the rest of the job, and at most three quarters of a container's memory
+// limit (see memlimit.go): without it the collector lets the heap reach
+// twice its live size whatever the budget. A store with no budget lifts
+// the limit; closing the last store restores the previous one.
 //
 // # Expiry by bucket
 //

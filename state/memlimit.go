@@ -15,16 +15,20 @@ import (
 // heap grow to twice what was live after the last collection, so a job
 // whose state is held to 128 MB could still peak at several times that.
 // While stores are open, and unless the user set GOMEMLIMIT, the limit is
-// twice the sum of their budgets (the hot tier, and room for the garbage
-// its churn makes: with only the budget, the collector ran so often that
-// a spilling join took 40% more CPU) plus memLimitSlack per Badger
-// database with a store open (its memtables and compaction buffers)
-// plus memLimitBase (everything that is not state: sources, batches in
-// flight, sinks). The limit only makes the collector run sooner; a job
-// whose live heap exceeds it runs slower (the runtime caps the collector
-// at about half the CPU), never fails. Any open store with an unlimited budget
-// lifts the limit. When the last store closes, the limit goes back to what
-// it was.
+// one and a half times the sum of their budgets (the hot tier, and room
+// for the garbage its churn makes) plus memLimitSlack per Badger database
+// with a store open (its memtables and compaction buffers) plus
+// memLimitBase (everything that is not state: sources, batches in flight,
+// sinks). It was twice the budgets: the 4-hour join under a 128mb budget,
+// whose live heap is 200-300 MB, then held 520 MB of anonymous memory, the
+// collector letting the heap grow to the limit. A limit nearer the live
+// heap costs collector CPU, steeply below about 1.8 times its mean (the
+// same join at 384 MiB: 17% more CPU than at 448 MiB; docs/performance.md,
+// "Memory under a budget"). The limit only makes the collector run
+// sooner; a job whose live heap exceeds it runs slower (the runtime caps
+// the collector at about half the CPU), never fails. Any open store with
+// an unlimited budget lifts the limit. When the last store closes, the
+// limit goes back to what it was.
 //
 // In a container with a memory limit (a cgroup's memory.max, v1 or v2,
 // read once with github.com/KimMachineGun/automemlimit) the limit is
@@ -38,6 +42,12 @@ const (
 	memLimitBase  = 192 << 20
 	memLimitSlack = 48 << 20
 )
+
+// memLimitFor is the Go memory limit for stores with these budgets (their
+// sum) on dbs Badger databases, before the container's cap.
+func memLimitFor(budgets int64, dbs int) int64 {
+	return budgets + budgets/2 + memLimitBase + int64(dbs)*memLimitSlack
+}
 
 // containerLimit is the cgroup's memory limit in bytes, 0 when there is
 // none (a variable for the tests).
@@ -56,6 +66,22 @@ func capToContainer(limit int64) int64 {
 		return min(limit, c/4*3)
 	}
 	return limit
+}
+
+// ContainerBudget is the largest total of budgets whose Go memory limit
+// (with one Badger database) fits the container the process runs in —
+// the limit's cap, three quarters of the container's memory limit — or 0
+// outside a container, or when the user set GOMEMLIMIT. Budgets above it
+// hold a live heap above the Go limit, which the collector cannot keep
+// under the container's: the job runs with the collector at half the CPU,
+// and may be killed by the kernel.
+func ContainerBudget() int64 {
+	c := containerLimit()
+	if c <= 0 || userMemLimit {
+		return 0
+	}
+	room := c/4*3 - memLimitBase - memLimitSlack
+	return max(room/3*2, 1)
 }
 
 var memLimit struct {
@@ -107,7 +133,7 @@ func memLimitAdd(budget int64, d int, db bool) {
 	}
 	limit := int64(math.MaxInt64)
 	if m.unlimited == 0 {
-		limit = 2*m.budgets + memLimitBase + int64(m.dbs)*memLimitSlack
+		limit = memLimitFor(m.budgets, m.dbs)
 	}
 	debug.SetMemoryLimit(capToContainer(limit))
 }

@@ -52,12 +52,12 @@ func TestMemoryLimitCappedByContainer(t *testing.T) {
 	}
 	defer func(f func() int64) { containerLimit = f }(containerLimit)
 	containerLimit = func() int64 { return 512 << 20 }
-	s, err := Open("", Options{MemoryBudget: 128 << 20})
+	s, err := Open("", Options{MemoryBudget: 256 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := debug.SetMemoryLimit(-1); got != 384<<20 {
-		t.Errorf("a 128 MiB budget in a 512 MiB container: limit %d, want %d", got, 384<<20)
+		t.Errorf("a 256 MiB budget in a 512 MiB container: limit %d, want %d", got, 384<<20)
 	}
 	s.Close()
 	containerLimit = func() int64 { return 64 << 30 }
@@ -68,7 +68,7 @@ func TestMemoryLimitCappedByContainer(t *testing.T) {
 	memLimit.Lock()
 	budgets, dbs := memLimit.budgets, memLimit.dbs
 	memLimit.Unlock()
-	if got, want := debug.SetMemoryLimit(-1), 2*budgets+memLimitBase+int64(dbs)*memLimitSlack; got != want {
+	if got, want := debug.SetMemoryLimit(-1), memLimitFor(budgets, dbs); got != want {
 		t.Errorf("a 1 MiB budget in a 64 GiB container: limit %d, want the budgets' %d", got, want)
 	}
 	s.Close()
@@ -78,8 +78,56 @@ func TestMemoryLimitCappedByContainer(t *testing.T) {
 // with these budgets on dbs Badger databases.
 func expectLimit(t *testing.T, what string, budgets int64, dbs int) {
 	t.Helper()
-	want := capToContainer(2*budgets + memLimitBase + int64(dbs)*memLimitSlack)
+	want := capToContainer(memLimitFor(budgets, dbs))
 	if got := debug.SetMemoryLimit(-1); got != want {
 		t.Fatalf("%s: limit %d, want %d", what, got, want)
+	}
+}
+
+// The limit of the documented cases (docs/performance.md): the 4-hour
+// join's two stores of 64 MiB on one database, and a 1 GiB budget.
+func TestMemoryLimitFormula(t *testing.T) {
+	for _, c := range []struct {
+		budgets int64
+		dbs     int
+		want    int64
+	}{
+		{128 << 20, 1, 432 << 20}, // 192 + 48 + 192
+		{128 << 20, 2, 480 << 20}, // one database per partition
+		{1 << 30, 1, 1776 << 20},  // 1536 + 48 + 192
+		{0, 0, 192 << 20},
+	} {
+		if got := memLimitFor(c.budgets, c.dbs); got != c.want {
+			t.Errorf("budgets %d MiB on %d databases: limit %d MiB, want %d MiB", c.budgets>>20, c.dbs, got>>20, c.want>>20)
+		}
+	}
+}
+
+// The budget a container leaves is the one whose Go limit is the
+// container's cap: 96 MiB in a 512 MiB container (a limit of 144 + 48 +
+// 192 = 384 MiB), none outside a container.
+func TestContainerBudget(t *testing.T) {
+	if userMemLimit {
+		t.Skip("GOMEMLIMIT is set: the stores leave the limit alone")
+	}
+	defer func(f func() int64) { containerLimit = f }(containerLimit)
+	containerLimit = func() int64 { return 512 << 20 }
+	if got := ContainerBudget(); got != 96<<20 {
+		t.Errorf("in a 512 MiB container: budget %d, want %d", got, 96<<20)
+	}
+	containerLimit = func() int64 { return 256 << 20 }
+	if got := ContainerBudget(); got != 1 {
+		t.Errorf("in a 256 MiB container, where the job's own 240 MiB leave nothing: budget %d, want 1", got)
+	}
+	for _, c := range []int64{1 << 30, 6 << 30, 64 << 30} {
+		containerLimit = func() int64 { return c }
+		b := ContainerBudget()
+		if lim := memLimitFor(b, 1); b <= 0 || lim > c/4*3 || memLimitFor(b+3, 1) <= c/4*3 {
+			t.Errorf("in a %d MiB container: budget %d MiB, whose limit %d MiB is not the largest under %d MiB", c>>20, b>>20, lim>>20, c/4*3>>20)
+		}
+	}
+	containerLimit = func() int64 { return 0 }
+	if got := ContainerBudget(); got != 0 {
+		t.Errorf("outside a container: budget %d, want 0 (none)", got)
 	}
 }

@@ -136,7 +136,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return s, nil
 	}
 	if err := s.openDB(); err != nil {
-		s.release()
+		_ = s.release() // (nothing opened: only the counts)
 		return nil, err
 	}
 	return s, nil
