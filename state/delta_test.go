@@ -357,3 +357,99 @@ func TestIncrementalSnapshotDamaged(t *testing.T) {
 		t.Error("k3, deleted in the delta, is back")
 	}
 }
+
+// Deltas in version 1 (sorted, as the streamsql before wrote them) still
+// restore, and one out of order is refused; a key twice in one delta of
+// version 2 (in no order) is refused, naming the delta.
+func TestDeltaVersions(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range 20 {
+		tab.Append([]byte(fmt.Sprint("k", i)), Record{Vals: randVals(rng), Expiry: int64(i)})
+	}
+	var base, delta bytes.Buffer
+	sn, _ := s.Snapshot()
+	if _, err := sn.WriteTo(&base); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		tab.Append([]byte(fmt.Sprint("k", 29-i)), Record{Vals: randVals(rng), Expiry: int64(i + 40)})
+	}
+	tab.Delete([]byte("k3"))
+	sn, _ = s.SnapshotChanges()
+	if _, err := sn.WriteTo(&delta); err != nil {
+		t.Fatal(err)
+	}
+	type kv struct{ k, v []byte }
+	var ents []kv
+	if err := readDelta(SnapshotPart{Name: "d", R: bytes.NewReader(delta.Bytes())}, func(_ uint64, k, v []byte) error {
+		ents = append(ents, kv{bytes.Clone(k), bytes.Clone(v)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	encode := func(version byte, ents []kv) []byte {
+		b := append([]byte(deltaMagic), version)
+		b = binary.AppendUvarint(b, uint64(len(formatVersion)))
+		b = append(b, formatVersion...)
+		for _, e := range ents {
+			b = binary.AppendUvarint(b, uint64(len(e.k)))
+			b = append(b, e.k...)
+			if e.v == nil {
+				b = append(b, deltaDelete)
+				continue
+			}
+			b = append(b, deltaPut)
+			b = binary.AppendUvarint(b, uint64(len(e.v)))
+			b = append(b, e.v...)
+		}
+		b = binary.AppendUvarint(b, 0)
+		return binary.AppendUvarint(b, uint64(len(ents)))
+	}
+	restore := func(d []byte) (*Store, error) {
+		return Restore("", Options{}, []SnapshotPart{{Name: "op3.p0.state", R: bytes.NewReader(base.Bytes()),
+			Deltas: []SnapshotPart{{Name: "op3.p0.delta.1", R: bytes.NewReader(d)}}}}, nil)
+	}
+	check := func(what string, d []byte) {
+		r, err := restore(d)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		defer r.Close()
+		rt := r.Table("t", TableOptions{})
+		if n, want := rt.Len(), tab.Len(); n != want {
+			t.Fatalf("%s: %d records restored, want %d", what, n, want)
+		}
+		if rt.Scan([]byte("k3"), func(*Record) (bool, bool) { return true, false }) {
+			t.Fatalf("%s: k3, deleted in the delta, is back", what)
+		}
+		if n := rt.Expire(1<<40, nil); n != int(tab.Len()) {
+			t.Fatalf("%s: %d records expired, want %d", what, n, tab.Len())
+		}
+	}
+	check("as written (version 2)", delta.Bytes())
+	sorted := slices.Clone(ents)
+	slices.SortFunc(sorted, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	if slices.EqualFunc(sorted, ents, func(a, b kv) bool { return bytes.Equal(a.k, b.k) }) {
+		t.Fatal("the delta was written sorted: this test needs one in another order")
+	}
+	check("version 1, sorted", encode(1, sorted))
+	if r, err := restore(encode(1, ents)); err == nil {
+		r.Close()
+		t.Fatal("a delta of version 1 out of order was restored")
+	}
+	twice := append(slices.Clone(ents), ents[len(ents)/2])
+	r, err := restore(encode(deltaVersion, twice))
+	if err == nil {
+		r.Close()
+		t.Fatal("a delta with a key twice was restored")
+	}
+	if !strings.Contains(err.Error(), "op3.p0.delta.1") || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("the error does not name the delta and say what: %v", err)
+	}
+}

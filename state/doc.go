@@ -156,8 +156,10 @@
 // changed in Badger by a cold expiry). Store.SnapshotChanges freezes the
 // listed keys and writes, for every changed key, its value at the barrier
 // (the hot tier's, or Badger's in the read view) or a delete: the data
-// entries only, sorted. Restore applies a chain (a whole snapshot and its
-// deltas, SnapshotPart.Deltas) in one merge: a key a delta names takes its
+// entries only, in the order they were encoded (not sorted: Restore sorts
+// the entries of a chain's deltas together). Restore applies a chain (a
+// whole snapshot and its deltas, SnapshotPart.Deltas) in one merge, after
+// reading and sorting every delta's entries: a key a delta names takes its
 // last delta's value, the base's index entries of such a key are dropped
 // and the index entries of the delta's value derived from it. A table
 // dropped whole (the cold expiry's DropPrefix) makes the next snapshot a

@@ -55,15 +55,18 @@ const snapshotVersion = 1
 // An incremental snapshot (SnapshotChanges):
 //
 //	"SSQLDELT" version(1 byte) formatVersion(len-prefixed)
-//	(uvarint(len(k)) k (0 uvarint(len(v)) v | 1))*   data keys, sorted: put | delete
+//	(uvarint(len(k)) k (0 uvarint(len(v)) v | 1))*   data keys, each once: put | delete
 //	uvarint(0) uvarint(count)
 //
 // It holds only data entries ('d'): restoring derives the expiry index
-// entries of the keys it puts (indexEntries), and drops the base's for
-// every key it names.
+// entries of the keys it puts (deltaSet.addIndex), and drops the base's for
+// every key it names. In version 2 the keys are in no particular order (in
+// version 1, which is still read, they were sorted): a restore sorts the
+// entries of all the deltas of a chain together anyway, so sorting each
+// delta as it is written, most of the writer's CPU, bought nothing.
 const deltaMagic = "SSQLDELT"
 
-const deltaVersion = 1
+const deltaVersion = 2
 
 const (
 	deltaPut    = 0
@@ -444,7 +447,9 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 	c := &cow{tabs: slices.Clip(s.tlist), delta: delta}
 	var look []lookKey
 	if delta {
+		c.ents = make([]*entry, 0, len(s.chg))
 		for _, e := range s.chg {
+			e.fresh = false
 			if e.chk {
 				e.chk, e.frozen = false, true
 				c.ents = append(c.ents, e)
@@ -466,7 +471,7 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 			}
 		}
 		for _, e := range s.chg {
-			e.chk = false
+			e.chk, e.fresh = false, false
 		}
 	}
 	// What changes from here on goes into the next snapshot.
@@ -590,7 +595,7 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 }
 
 // writeDelta writes an incremental snapshot: the frozen hot keys encoded
-// (kvs), and the other changed keys as Badger's view has them, sorted.
+// (kvs), and the other changed keys as Badger's view has them, in no order.
 func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 	c := sn.cow
 	var k []byte
@@ -619,7 +624,6 @@ func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 			return 0, fmt.Errorf("state: snapshot: %w", err)
 		}
 	}
-	c.sort()
 	kvs := c.kvs
 	bw := bufio.NewWriterSize(w, 256<<10)
 	cw := &countWriter{w: bw}
@@ -632,11 +636,10 @@ func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 		return cw.n, err
 	}
 	var count uint64
+	// Each key is once in kvs: encoded (frozen at the barrier) or looked
+	// up (changed, not hot at the barrier), never both (see snapshot).
 	for i := range kvs {
 		kk := c.key(&kvs[i])
-		if i > 0 && bytes.Equal(kk, c.key(&kvs[i-1])) {
-			continue // (a key is listed once; the hot tier's comes first)
-		}
 		kk = kk[len(sn.s.kpre):] // (see WriteTo)
 		buf = binary.AppendUvarint(buf[:0], uint64(len(kk)))
 		buf = append(buf, kk...)
@@ -789,22 +792,38 @@ func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byt
 // deltaSet is what a chain of incremental snapshots changed: for each data
 // key named, its last value or a delete, sorted, and the index entries of
 // the keys put, sorted. Keys and values are in one arena and the lists
-// hold offsets, and the set of keys is by hash: nothing the collector
-// scans per entry (a chain as large as a 500k-key base restores in about
-// a second more than the base alone).
+// hold offsets and what sorts them (no pointer the collector scans per
+// entry, and a comparison rarely reads the arena): a chain of 1M keys
+// restores in about what its base alone would take plus a second.
 type deltaSet struct {
 	arena []byte
 	ents  []dent // data entries, sorted by key, one per key
-	idx   []dent // derived index entries, sorted by key
+	idx   []ient // derived index entries, in Badger's order
+	xpre  [][]byte
+	// named is the set of data keys by hash (built on first use by names,
+	// when the base has index entries to drop).
 	named map[uint64]int32
 	seed  maphash.Seed
+	recs  []idxKey // scratch of addIndex
 }
 
-// dent is an entry of a deltaSet: key and value as offsets in its arena.
+// dent is a data entry of a deltaSet: key and value as offsets in its
+// arena, and the 8 bytes of its key after what all keys share (pre).
 type dent struct {
+	pre    uint64
 	ko, vo int
 	kl, vl int32
+	part   int32 // the delta it comes from, in the chain
 	del    bool
+}
+
+// ient is a derived index entry of a deltaSet: the key xpre[tab] exp seq
+// (exp sign-flipped, as in the key), its value in the arena.
+type ient struct {
+	exp, seq uint64
+	vo       int
+	vl       int32
+	tab      uint32
 }
 
 func (ds *deltaSet) key(e *dent) []byte { return ds.arena[e.ko : e.ko+int(e.kl)] }
@@ -817,16 +836,36 @@ func (ds *deltaSet) val(e *dent) []byte {
 	return ds.arena[e.vo : e.vo+int(e.vl)]
 }
 
-func (ds *deltaSet) add(list []dent, k, v []byte, del bool) []dent {
-	e := dent{ko: len(ds.arena), kl: int32(len(k)), del: del}
+// ikey appends the key of the index entry e to dst.
+func (ds *deltaSet) ikey(dst []byte, e *ient) []byte {
+	dst = append(dst, ds.xpre[e.tab]...)
+	dst = binary.BigEndian.AppendUint64(dst, e.exp)
+	return binary.BigEndian.AppendUint64(dst, e.seq)
+}
+
+func (ds *deltaSet) ival(e *ient) []byte { return ds.arena[e.vo : e.vo+int(e.vl)] }
+
+func (ds *deltaSet) add(k, v []byte, del bool, part int) {
+	e := dent{ko: len(ds.arena), kl: int32(len(k)), del: del, part: int32(part)}
 	ds.arena = append(ds.arena, k...)
 	e.vo, e.vl = len(ds.arena), int32(len(v))
 	ds.arena = append(ds.arena, v...)
-	return append(list, e)
+	ds.ents = append(ds.ents, e)
 }
 
 // names reports whether a delta names the data key k.
 func (ds *deltaSet) names(k []byte) bool {
+	if ds.named == nil {
+		ds.named = make(map[uint64]int32, len(ds.ents))
+		for i := range ds.ents {
+			h := maphash.Bytes(ds.seed, ds.key(&ds.ents[i]))
+			if _, dup := ds.named[h]; dup {
+				ds.named[h] = -1
+			} else {
+				ds.named[h] = int32(i)
+			}
+		}
+	}
 	i, ok := ds.named[maphash.Bytes(ds.seed, k)]
 	switch {
 	case !ok:
@@ -843,7 +882,7 @@ func (ds *deltaSet) names(k []byte) bool {
 // replacing the earlier's, keeping the keys keep accepts.
 func readDeltas(parts []SnapshotPart, keep func(string, []byte) bool) (*deltaSet, error) {
 	ds := &deltaSet{seed: maphash.MakeSeed()}
-	for _, p := range parts {
+	for i, p := range parts {
 		err := readDelta(p, func(count uint64, k, v []byte) error {
 			table, key, ok := entryKey(k, nil)
 			if !ok || k[0] != 'd' {
@@ -852,56 +891,172 @@ func readDeltas(parts []SnapshotPart, keep func(string, []byte) bool) (*deltaSet
 			if keep != nil && !keep(table, key) {
 				return nil
 			}
-			ds.ents = ds.add(ds.ents, k, v, v == nil)
+			ds.add(k, v, v == nil, i)
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("state: restoring from %s: %w", p.Name, err)
 		}
 	}
-	// Sorted by key, the deltas' order kept among equal keys: the last
-	// of each key is its value.
-	slices.SortStableFunc(ds.ents, func(a, b dent) int { return bytes.Compare(ds.key(&a), ds.key(&b)) })
-	n := 0
-	for i := range ds.ents {
-		if i+1 < len(ds.ents) && bytes.Equal(ds.key(&ds.ents[i]), ds.key(&ds.ents[i+1])) {
-			continue
-		}
-		ds.ents[n] = ds.ents[i]
-		n++
+	if dup := ds.sortEnts(); dup >= 0 {
+		return nil, fmt.Errorf("state: restoring from %s: a key twice: %w", parts[dup].Name, ErrCorrupt)
 	}
-	ds.ents = ds.ents[:n]
-	ds.named = make(map[uint64]int32, n)
-	for i := range ds.ents {
-		h := maphash.Bytes(ds.seed, ds.key(&ds.ents[i]))
-		if _, dup := ds.named[h]; dup {
-			ds.named[h] = -1
-		} else {
-			ds.named[h] = int32(i)
-		}
-	}
-	var scratch []kvPair
 	for i := range ds.ents {
 		e := &ds.ents[i]
 		if e.del {
 			continue
 		}
-		var err error
-		scratch, err = indexEntries(scratch[:0], ds.key(e), ds.val(e))
-		if err != nil {
+		if err := ds.addIndex(ds.key(e), ds.val(e)); err != nil {
 			return nil, fmt.Errorf("state: restoring from %s: the value of %q: %w", parts[len(parts)-1].Name, ds.key(e), err)
 		}
-		for _, kv := range scratch {
-			ds.idx = ds.add(ds.idx, kv.k, kv.v, false)
-		}
 	}
-	slices.SortFunc(ds.idx, func(a, b dent) int { return bytes.Compare(ds.key(&a), ds.key(&b)) })
+	ds.sortIndex()
 	return ds, nil
 }
 
+// sortEnts sorts the data entries by key, the deltas' order kept among
+// equal keys (their arena offsets), and keeps the last of each key: its
+// value. Most comparisons are of the 8 key bytes past the keys' common
+// prefix, held in the entry. A key twice in one delta is corruption: it
+// returns that delta's index (else -1).
+func (ds *deltaSet) sortEnts() int {
+	if len(ds.ents) == 0 {
+		return -1
+	}
+	first := ds.key(&ds.ents[0])
+	lcp := len(first)
+	for i := 1; i < len(ds.ents) && lcp > 0; i++ {
+		k := ds.key(&ds.ents[i])
+		n := 0
+		for n < lcp && n < len(k) && first[n] == k[n] {
+			n++
+		}
+		lcp = n
+	}
+	for i := range ds.ents {
+		var p [8]byte
+		copy(p[:], ds.key(&ds.ents[i])[lcp:])
+		ds.ents[i].pre = binary.BigEndian.Uint64(p[:])
+	}
+	slices.SortFunc(ds.ents, func(a, b dent) int {
+		if a.pre != b.pre {
+			return cmp.Compare(a.pre, b.pre)
+		}
+		if c := bytes.Compare(ds.key(&a), ds.key(&b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ko, b.ko)
+	})
+	n := 0
+	for i := range ds.ents {
+		if e := &ds.ents[i]; i+1 < len(ds.ents) && e.pre == ds.ents[i+1].pre && bytes.Equal(ds.key(e), ds.key(&ds.ents[i+1])) {
+			if e.part == ds.ents[i+1].part {
+				return int(e.part)
+			}
+			continue
+		}
+		ds.ents[n] = ds.ents[i]
+		n++
+	}
+	ds.ents = slices.Clip(ds.ents[:n])
+	return -1
+}
+
+// addIndex adds the expiry index entries of the data entry k, v (as
+// writeEntry writes them).
+func (ds *deltaSet) addIndex(k, v []byte) error {
+	_, key, ok := entryKey(k, nil)
+	if !ok || k[0] != 'd' {
+		return ErrCorrupt
+	}
+	n, p := binary.Uvarint(v)
+	if p <= 0 || n == 0 || n > uint64(len(v)) {
+		return ErrCorrupt
+	}
+	due := ds.recs[:0]
+	maxExp := int64(math.MinInt64)
+	var r Record
+	for range n {
+		seq, w := binary.Uvarint(v[p:])
+		if w <= 0 {
+			return ErrCorrupt
+		}
+		p += w
+		m, err := DecodeHeader(v[p:], &r)
+		if err != nil {
+			return err
+		}
+		p += m
+		_, size, _, err := valuesLen(v[p:])
+		if err != nil {
+			return err
+		}
+		p += size
+		maxExp = max(maxExp, r.Expiry)
+		if r.Expiry != NoExpiry {
+			due = append(due, idxKey{r.Expiry, seq})
+		}
+	}
+	ds.recs = due[:0]
+	if len(due) == 0 {
+		return nil
+	}
+	// The table's index prefix: 'x' and the data key's table.
+	xpre := k[:len(k)-len(key)]
+	tab := -1
+	for i := len(ds.xpre) - 1; i >= 0; i-- {
+		if string(ds.xpre[i][1:]) == string(xpre[1:]) {
+			tab = i
+			break
+		}
+	}
+	if tab < 0 {
+		tab = len(ds.xpre)
+		ds.xpre = append(ds.xpre, append([]byte{'x'}, xpre[1:]...))
+	}
+	vo := len(ds.arena)
+	ds.arena = binary.BigEndian.AppendUint64(ds.arena, uint64(maxExp))
+	ds.arena = binary.AppendUvarint(ds.arena, n)
+	ds.arena = append(ds.arena, key...)
+	vl := int32(len(ds.arena) - vo)
+	for _, d := range due {
+		ds.idx = append(ds.idx, ient{exp: uint64(d.exp) ^ (1 << 63), seq: d.seq, vo: vo, vl: vl, tab: uint32(tab)})
+	}
+	return nil
+}
+
+// sortIndex puts the index entries in Badger's order: by their table's
+// prefix (bytes), then expiry and sequence number (integers).
+func (ds *deltaSet) sortIndex() {
+	order := make([]int, len(ds.xpre))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(ds.xpre[a], ds.xpre[b]) })
+	rank := make([]uint32, len(order))
+	xpre := make([][]byte, len(order))
+	for r, i := range order {
+		rank[i] = uint32(r)
+		xpre[r] = ds.xpre[i]
+	}
+	ds.xpre = xpre
+	for i := range ds.idx {
+		ds.idx[i].tab = rank[ds.idx[i].tab]
+	}
+	slices.SortFunc(ds.idx, func(a, b ient) int {
+		if a.tab != b.tab {
+			return cmp.Compare(a.tab, b.tab)
+		}
+		if a.exp != b.exp {
+			return cmp.Compare(a.exp, b.exp)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+}
+
 // readDelta reads an incremental snapshot, checking its header, its order
-// and its end, and calls fn for each entry (v nil: deleted; k and v are
-// valid until fn returns).
+// (version 1) and its end, and calls fn for each entry (v nil: deleted; k
+// and v are valid until fn returns).
 func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 	r := bufio.NewReaderSize(p.R, 256<<10)
 	head := make([]byte, len(deltaMagic)+1)
@@ -911,8 +1066,9 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 	if string(head[:len(deltaMagic)]) != deltaMagic {
 		return errors.New("not an incremental state snapshot")
 	}
-	if v := head[len(deltaMagic)]; v != deltaVersion {
-		return fmt.Errorf("an incremental state snapshot in version %d; this streamsql reads version %d", v, deltaVersion)
+	version := head[len(deltaMagic)]
+	if version != 1 && version != deltaVersion {
+		return fmt.Errorf("an incremental state snapshot in version %d; this streamsql reads versions 1 to %d", version, deltaVersion)
 	}
 	layout, err := readField(r)
 	if err != nil {
@@ -934,10 +1090,12 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 		}
 		kb = k[:0]
 		count++
-		if count > 1 && bytes.Compare(k, last) <= 0 {
-			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+		if version == 1 {
+			if count > 1 && bytes.Compare(k, last) <= 0 {
+				return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
+			}
+			last = append(last[:0], k...)
 		}
-		last = append(last[:0], k...)
 		op, err := r.ReadByte()
 		if err != nil {
 			return fmt.Errorf("truncated (%w)", unexpected(err))
@@ -958,62 +1116,6 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 		}
 	}
 	return readTrailer(r, count)
-}
-
-// indexEntries appends the expiry index entries of the data entry k, v
-// (as writeEntry writes them) to out.
-func indexEntries(out []kvPair, k, v []byte) ([]kvPair, error) {
-	_, key, ok := entryKey(k, nil)
-	if !ok || k[0] != 'd' {
-		return out, ErrCorrupt
-	}
-	xpre := k[:len(k)-len(key)]
-	n, p := binary.Uvarint(v)
-	if p <= 0 || n == 0 || n > uint64(len(v)) {
-		return out, ErrCorrupt
-	}
-	type es struct {
-		exp int64
-		seq uint64
-	}
-	var due []es
-	maxExp := int64(math.MinInt64)
-	var r Record
-	for range n {
-		seq, w := binary.Uvarint(v[p:])
-		if w <= 0 {
-			return out, ErrCorrupt
-		}
-		p += w
-		m, err := DecodeHeader(v[p:], &r)
-		if err != nil {
-			return out, err
-		}
-		p += m
-		_, size, _, err := valuesLen(v[p:])
-		if err != nil {
-			return out, err
-		}
-		p += size
-		maxExp = max(maxExp, r.Expiry)
-		if r.Expiry != NoExpiry {
-			due = append(due, es{r.Expiry, seq})
-		}
-	}
-	if len(due) == 0 {
-		return out, nil
-	}
-	val := binary.BigEndian.AppendUint64(nil, uint64(maxExp))
-	val = binary.AppendUvarint(val, n)
-	val = append(val, key...)
-	for _, d := range due {
-		xk := make([]byte, 0, len(xpre)+16)
-		xk = append(append(xk, 'x'), xpre[1:]...)
-		xk = binary.BigEndian.AppendUint64(xk, uint64(d.exp)^(1<<63))
-		xk = binary.BigEndian.AppendUint64(xk, d.seq)
-		out = append(out, kvPair{k: xk, v: val})
-	}
-	return out, nil
 }
 
 // mergePart calls fn for the entries of the snapshot p with the deltas ds
@@ -1040,9 +1142,18 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 		}
 		return nil
 	}
+	var ik []byte // the key of ds.idx[j]
+	ikey := func() []byte {
+		ik = ds.ikey(ik[:0], &ds.idx[j])
+		return ik
+	}
 	idxBefore := func(k []byte) error {
-		for ; j < len(ds.idx) && (k == nil || bytes.Compare(ds.key(&ds.idx[j]), k) < 0); j++ {
-			if err := emit(ds.key(&ds.idx[j]), ds.val(&ds.idx[j])); err != nil {
+		for ; j < len(ds.idx) && (k == nil || bytes.Compare(ikey(), k) < 0); j++ {
+			x := ikey()
+			if !reuse {
+				x = bytes.Clone(x) // fn keeps it
+			}
+			if err := emit(x, ds.ival(&ds.idx[j])); err != nil {
 				return err
 			}
 		}
@@ -1080,7 +1191,7 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 				if err := idxBefore(k); err != nil {
 					return err
 				}
-				if j < len(ds.idx) && bytes.Equal(ds.key(&ds.idx[j]), k) {
+				if j < len(ds.idx) && bytes.Equal(ikey(), k) {
 					return fmt.Errorf("entry %d: an index entry both in the snapshot and its deltas: %w", count, ErrCorrupt)
 				}
 			}

@@ -443,6 +443,8 @@ func TestSnapshotSurvivesExpiry(t *testing.T) {
 // expires, in its key's order: each store numbered its records from 0, and
 // records of two stores with one expiry and one number must not become
 // one index entry (one of them would never expire: a window never fired).
+// Each store's snapshot is a chain: a base with half its keys and a delta
+// with the rest, whose index entries the restore derives.
 func TestRestoreSeveralSnapshotsExpiresAll(t *testing.T) {
 	const parts, keys = 3, 400
 	var snaps []SnapshotPart
@@ -455,7 +457,21 @@ func TestRestoreSeveralSnapshotsExpiresAll(t *testing.T) {
 		}
 		tab := s.Table("t", TableOptions{})
 		m := NewMap(s, "m", BytesCodec{}, TableOptions{})
+		write := func(sn *Snapshot, err error) *bytes.Buffer {
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := sn.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			return &buf
+		}
+		var base *bytes.Buffer
 		for i := range keys {
+			if i == keys/2 {
+				base = write(s.Snapshot())
+			}
 			k := fmt.Sprintf("p%d-k%d", p, i)
 			for j := range 2 {
 				// The same expiries, the same seqs in every store.
@@ -464,18 +480,12 @@ func TestRestoreSeveralSnapshotsExpiresAll(t *testing.T) {
 			}
 			m.Put([]byte(k), []byte(k), int64(10+i%5))
 		}
-		sn, err := s.Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if _, err := sn.WriteTo(&buf); err != nil {
-			t.Fatal(err)
-		}
+		delta := write(s.SnapshotChanges())
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		snaps = append(snaps, SnapshotPart{Name: fmt.Sprint("part ", p), R: &buf})
+		snaps = append(snaps, SnapshotPart{Name: fmt.Sprint("part ", p), R: base,
+			Deltas: []SnapshotPart{{Name: fmt.Sprint("part ", p, " delta"), R: delta}}})
 	}
 	r, err := Restore(filepath.Join(t.TempDir(), "merged"), Options{MemoryBudget: 1}, snaps, nil)
 	if err != nil {

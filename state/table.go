@@ -129,6 +129,10 @@ type entry struct {
 	// barrier and has not encoded it yet (guarded by the snapshot's cow.mu;
 	// see Store.thaw).
 	frozen bool
+	// fresh: made since the store's last snapshot, not read from Badger
+	// (Store.track only): a delete of the key before the next snapshot
+	// need not be in it, unless an earlier one of the same key is.
+	fresh bool
 }
 
 // entrySize is what e counts against the budget: what newEntry, load,
@@ -279,7 +283,9 @@ func (t *Table) lookup(key []byte, create bool) *entry {
 	if !create {
 		return nil
 	}
-	return t.newEntry(string(key))
+	e := t.newEntry(string(key))
+	e.fresh = t.s.track
+	return e
 }
 
 func (t *Table) newEntry(key string) *entry {
@@ -515,8 +521,12 @@ func (t *Table) evict(wb *batch, e *entry) {
 func (t *Table) removeEntry(e *entry) {
 	if t.s.track {
 		// Deleted: Badger's data goes with the pending deletes, written
-		// before a snapshot reads Badger.
-		t.gone[e.key] = false
+		// before a snapshot reads Badger. A key made since the last
+		// snapshot was in none: nothing to delete (a delete of it before,
+		// if any, is in gone already).
+		if !e.fresh {
+			t.gone[e.key] = false
+		}
 		e.chk = false
 	}
 	for i := range e.recs {
