@@ -406,9 +406,9 @@ func appendSQLAsJSON(b *bytes.Buffer, v row.Value, t types.T, raw bool) error {
 	case t.Kind == types.Boolean:
 		b.WriteString(strconv.FormatBool(v.Bool()))
 	case t.Kind == types.Float:
-		b.WriteString(javaFloat(v.Float(), 32))
+		b.WriteString(formatFloat(v.Float(), true))
 	case t.Kind == types.Double:
-		b.WriteString(javaDoubleText(v.Float()))
+		b.WriteString(formatFloat(v.Float(), false))
 	case t.Kind.IsNumeric():
 		b.WriteString(FormatValue(v, t))
 	case t.Kind == types.Array || t.Kind == types.Row:

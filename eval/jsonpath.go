@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -132,7 +131,7 @@ func (n *jnode) text() string {
 	case 'i':
 		return n.i.String()
 	case 'f':
-		return javaDoubleText(n.f)
+		return formatFloat(n.f, false)
 	case 's':
 		return n.s
 	}
@@ -196,54 +195,6 @@ func appendJSONString(b *bytes.Buffer, s string) {
 		}
 	}
 	b.WriteByte('"')
-}
-
-// javaDoubleText prints f as Java's Double.toString: plain from 10^-3 up to
-// 10^7, else d.dddE±n; at least one digit after the point; the shortest
-// digits that read back as f.
-func javaDoubleText(f float64) string { return javaFloat(f, 64) }
-
-// javaFloat is javaDoubleText for bits 64, Java's Float.toString for 32.
-func javaFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	sign := ""
-	if f < 0 {
-		sign, f = "-", -f
-	}
-	e := strconv.FormatFloat(f, 'e', -1, bits) // d.ddde±XX
-	mant, expText, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expText)
-	digits := strings.Replace(mant, ".", "", 1)
-	if f >= 1e-3 && f < 1e7 {
-		var s string
-		if exp >= 0 {
-			if len(digits) <= exp+1 {
-				s = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-			} else {
-				s = digits[:exp+1] + "." + digits[exp+1:]
-			}
-		} else {
-			s = "0." + strings.Repeat("0", -exp-1) + digits
-		}
-		return sign + s
-	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
-	}
-	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
 }
 
 // jsonPath is a parsed path: its mode and its steps.
