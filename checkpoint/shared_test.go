@@ -203,15 +203,26 @@ func TestPartRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := w.SharedPart("a.state")
-	io.WriteString(p, "base")
+	p, err := w.SharedPart("a.state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(p, "base"); err != nil {
+		t.Fatal(err)
+	}
 	p.SetRecords(1234)
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	p, _ = w.Part("x.meta")
-	io.WriteString(p, "meta")
-	p.Close()
+	if p, err = w.Part("x.meta"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(p, "meta"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
 	c1, err := w.Commit(Meta{Job: "job.sql"})
 	if err != nil {
 		t.Fatal(err)
