@@ -187,9 +187,6 @@ type cowKV struct {
 	look    bool // read from Badger's view (writeDelta), not encoded
 }
 
-// kvPair is a key and a value.
-type kvPair struct{ k, v []byte }
-
 func (c *cow) key(kv *cowKV) []byte {
 	b := *c.chunks[kv.ci]
 	return b[kv.off : kv.off+kv.kl]
