@@ -91,6 +91,14 @@ type Store struct {
 	track     bool
 	chg       []*entry
 	wholeNext bool
+	// rtxn is the read transaction the lookups of cold keys share (a
+	// transaction per lookup cost a round trip through Badger's watermark
+	// goroutine each), with the reads made through it: it is ended after
+	// readTxnReads reads (it holds back the versions compactions may
+	// discard) and whenever the store writes, so a read sees every
+	// write the store made before it (see readTxn).
+	rtxn  *badger.Txn
+	rtxnN int
 }
 
 // Stats count the traffic between the tiers since Open.
@@ -99,6 +107,7 @@ type Stats struct {
 	Spilled     int64 // keys evicted from the hot tier
 	Written     int64 // keys written to Badger (evicted dirty, or flushed)
 	Loaded      int64 // keys read back from Badger into the hot tier
+	ReadCold    int64 // keys a Scan read from Badger without making them hot
 	ColdExpired int64 // records expired straight from Badger
 	ColdBlind   int64 // of those, records whose key was deleted unread (see Table.Expire)
 	ColdDropped int64 // of those, records dropped with their whole table's Badger data (see dropCold)
@@ -369,6 +378,7 @@ func (s *Store) Close() error {
 		err = s.Flush()
 	}
 	s.closed = true
+	s.endRead()
 	s.snaps.wait()
 	if e := s.release(); err == nil {
 		err = e
@@ -529,6 +539,7 @@ func (s *Store) commit(b *batch) {
 		}
 		s.fail(wb.Flush())
 		s.d.writes.RUnlock()
+		s.endRead()
 		s.maybePageOut()
 	}
 	clear(b.ops)
@@ -538,6 +549,32 @@ func (s *Store) commit(b *batch) {
 	}
 	b.busy = false
 	s.arena.reset()
+}
+
+// readTxnReads is how many lookups of cold keys share a read transaction.
+const readTxnReads = 1024
+
+// readTxn returns the read transaction for a lookup of a cold key:
+// the store's current one, or a new one after readTxnReads reads or a
+// write (commit and dropCold end it). Only the store writes its keys,
+// so a transaction begun after its last write sees all of them.
+func (s *Store) readTxn() *badger.Txn {
+	if s.rtxn != nil && s.rtxnN >= readTxnReads {
+		s.endRead()
+	}
+	if s.rtxn == nil {
+		s.rtxn = s.db.NewTransaction(false)
+	}
+	s.rtxnN++
+	return s.rtxn
+}
+
+// endRead ends the shared read transaction, if there is one.
+func (s *Store) endRead() {
+	if s.rtxn != nil {
+		s.rtxn.Discard()
+		s.rtxn, s.rtxnN = nil, 0
+	}
 }
 
 // ---- the clock over hot entries ----

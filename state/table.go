@@ -266,18 +266,12 @@ func (t *Table) coldDec(key string) {
 // lookup finds the hot entry of key, loading it from Badger when it is
 // cold, or creates an empty one when create is set.
 func (t *Table) lookup(key []byte, create bool) *entry {
-	if e := t.hot[string(key)]; e != nil {
-		e.ref = true
-		if t.s.cow != nil {
-			t.s.thaw(e)
-		}
+	if e := t.hotEntry(key); e != nil {
 		return e
 	}
-	if t.coldKeys > 0 && t.cold[t.hash(key)] > 0 {
-		if _, gone := t.pendingDel[string(key)]; !gone {
-			if e := t.load(key); e != nil {
-				return e
-			}
+	if t.mayBeCold(key) {
+		if e := t.load(key); e != nil {
+			return e
 		}
 	}
 	if !create {
@@ -286,6 +280,28 @@ func (t *Table) lookup(key []byte, create bool) *entry {
 	e := t.newEntry(string(key))
 	e.fresh = t.s.track
 	return e
+}
+
+// hotEntry is key's hot entry (its clock bit set), or nil.
+func (t *Table) hotEntry(key []byte) *entry {
+	e := t.hot[string(key)]
+	if e != nil {
+		e.ref = true
+		if t.s.cow != nil {
+			t.s.thaw(e)
+		}
+	}
+	return e
+}
+
+// mayBeCold says whether a key that is not hot may have records in
+// Badger: its hash is counted cold and its data is not to be deleted.
+func (t *Table) mayBeCold(key []byte) bool {
+	if t.coldKeys == 0 || t.cold[t.hash(key)] == 0 {
+		return false
+	}
+	_, gone := t.pendingDel[string(key)]
+	return !gone
 }
 
 func (t *Table) newEntry(key string) *entry {
@@ -297,14 +313,21 @@ func (t *Table) newEntry(key string) *entry {
 }
 
 func (t *Table) load(key []byte) *entry {
-	var recs []rec
-	var obj any
-	found := false
-	if t.s.db == nil {
-		return nil // nothing was ever spilled
+	recs, obj, found := t.readCold(key)
+	if !found {
+		return nil
 	}
-	err := t.s.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(t.dataKey(key))
+	return t.loaded(key, recs, obj)
+}
+
+// readCold reads key's records (and a Map's value) from Badger, through
+// the store's shared read transaction, decoded into memory of their own.
+func (t *Table) readCold(key []byte) (recs []rec, obj any, found bool) {
+	if t.s.db == nil {
+		return nil, nil, false // nothing was ever spilled
+	}
+	err := func() error {
+		item, err := t.s.readTxn().Get(t.dataKey(key))
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
 		}
@@ -317,15 +340,17 @@ func (t *Table) load(key []byte) *entry {
 			recs, obj, err = t.decodeEntry(v)
 			return err
 		})
-	})
+	}()
 	if err != nil {
 		t.s.fail(err)
-		return nil
+		return nil, nil, false
 	}
 	t.s.maybePageOut()
-	if !found {
-		return nil
-	}
+	return recs, obj, found
+}
+
+// loaded makes key hot with the records readCold read.
+func (t *Table) loaded(key []byte, recs []rec, obj any) *entry {
 	e := t.newEntry(string(key))
 	e.recs, e.obj, e.inBadger = recs, obj, true
 	var d int64
@@ -678,17 +703,70 @@ func (t *Table) Append(key []byte, rec Record) {
 // Scan calls fn for each record of key in insertion order. fn may change
 // the record's header fields (Count, Matches, Time, Flags, Expiry) in
 // place, but not its Vals (a decoded copy, which fn may keep); keep=false removes the record; stop=true ends
-// the scan. A cold key is read from Badger once and becomes hot. fn must
+// the scan. A cold key is read from Badger, and becomes hot only when fn
+// changes or removes one of its records (see scanCold). fn must
 // not call methods of the Store or its tables. It returns whether the key
 // had records.
 func (t *Table) Scan(key []byte, fn func(r *Record) (keep, stop bool)) bool {
 	t.s.checkCallback()
 	t.multimap()
-	e := t.lookup(key, false)
+	e := t.hotEntry(key)
 	if e == nil {
-		return false
+		return t.mayBeCold(key) && t.scanCold(key, fn)
 	}
 	t.scan(e, false, nil, fn)
+	return true
+}
+
+// scanCold is Scan of a key that is not hot. Its records are read from
+// Badger and shown to fn without making the key hot: a probe of a
+// spilled key that changes nothing (an inner join's) would otherwise add
+// the key to the hot tier, which then evicts another key — a Badger write
+// for every read. Only when fn changes or removes a record does the key
+// become hot (as Scan always made it), with that change and fn's calls
+// for the records after it applied as Scan of a hot key applies them.
+func (t *Table) scanCold(key []byte, fn func(r *Record) (keep, stop bool)) bool {
+	recs, obj, found := t.readCold(key)
+	if !found {
+		return false
+	}
+	t.s.inCallback = true
+	var v Record
+	at := -1
+	keep, stop := true, false
+	for i := range recs {
+		r := &recs[i]
+		t.view(r, &v)
+		keep, stop = fn(&v)
+		if !keep || v.Count != r.count || v.Matches != r.matches || v.Time != r.time || v.Flags != r.flags || v.Expiry != r.expiry {
+			at = i
+			break
+		}
+		if stop {
+			break
+		}
+	}
+	t.s.inCallback = false
+	if at < 0 {
+		t.s.stats.ReadCold++
+		return true
+	}
+	// fn changed record at: the records before it went unchanged, and
+	// fn has yet to see those after it (unless it stopped).
+	e := t.loaded(key, recs, obj)
+	i := 0
+	t.scan(e, false, nil, func(r *Record) (bool, bool) {
+		j := i
+		i++
+		switch {
+		case j < at:
+			return true, false
+		case j == at:
+			r.Count, r.Matches, r.Time, r.Flags, r.Expiry = v.Count, v.Matches, v.Time, v.Flags, v.Expiry
+			return keep, stop
+		}
+		return fn(r)
+	})
 	return true
 }
 
@@ -1013,6 +1091,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 // they spill. It returns the number of records removed.
 func (t *Table) dropCold() int {
 	s := t.s
+	s.endRead()
 	s.d.writes.Lock() // (DropPrefix fails every other write meanwhile)
 	err := s.db.DropPrefix(t.dpre, t.xpre)
 	s.d.writes.Unlock()
