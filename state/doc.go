@@ -63,8 +63,13 @@
 // a 32-bit hash (about 10 bytes per spilled key, outside the budget; a
 // collision costs one Badger lookup that finds nothing) and goes to
 // Badger only when the key may be there, so a new key never costs a disk
-// read; a cold key that is found is loaded whole and becomes hot (Append
-// to a cold key loads it too). Results are the same with and without spill:
+// read. A Scan of a cold key reads its records without making it hot
+// (a join's probe changes nothing, and loading the key would evict
+// another: a write for every read); when the callback changes or removes
+// a record, or on any other access (Append to a cold key too), the key
+// is loaded whole and becomes hot. Cold lookups share one Badger read
+// transaction, ended after 1,024 reads and at each of the store's writes
+// (so a read sees all of them). Results are the same with and without spill:
 // the tests run random operations against a plain map with a 1-byte budget.
 //
 // # The Go memory limit
