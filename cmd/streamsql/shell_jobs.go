@@ -243,6 +243,9 @@ func (sh *shell) submit(plans []*planner.Plan, stmt string, src *diag.Source) bo
 	j := &bgJob{stmt: stmt, job: job, cancel: cancel, done: make(chan struct{}), start: time.Now(), state: jobRunning}
 	sh.jobs.add(j)
 	watched := sh.watch(j.id, job, plans, stmt)
+	// Said before the job starts: its first rows (a print sink writes to
+	// the same stdout) come after the line that names it.
+	fmt.Fprintf(sh.stdout, "[INFO] Submitted job %s. SHOW JOBS lists it; STOP JOB '%s' stops it.\n", j.id, j.id)
 	go func() {
 		defer close(j.done)
 		err := job.Run(ctx)
@@ -269,7 +272,6 @@ func (sh *shell) submit(plans []*planner.Plan, stmt string, src *diag.Source) bo
 			}
 		}
 	}()
-	fmt.Fprintf(sh.stdout, "[INFO] Submitted job %s. SHOW JOBS lists it; STOP JOB '%s' stops it.\n", j.id, j.id)
 	return true
 }
 
