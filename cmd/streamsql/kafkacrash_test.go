@@ -159,7 +159,13 @@ func TestKafkaSourceStopResume(t *testing.T) {
 	case <-afterOutput(st, out):
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		if err := <-exited; err == nil {
-			t.Error("the stopped job exited 0")
+			// On a quiet machine the job can read its last row between
+			// the checkpoint and the signal: it then ends by itself, with
+			// nothing left to resume. That is timing, not a failure.
+			if strings.Contains(stderr.String(), "watermark +inf") {
+				t.Skipf("the job read all of its input before the stop arrived: nothing to resume\n%s", stderr.String())
+			}
+			t.Fatalf("the stopped job exited 0 with input left:\n%s", stderr.String())
 		}
 	case err := <-exited:
 		t.Skipf("the job ended (%v) before its first checkpoint: nothing to stop\n%s", err, stderr.String())
