@@ -105,6 +105,9 @@ type builder struct {
 	shared *state.Shared
 	// maxP is 'pipeline.max-parallelism': the key groups of keyed state.
 	maxP int
+	// pendingLate are the dead-letter writers of the operator being built,
+	// for its driver (drive).
+	pendingLate []*lateWriter
 }
 
 type lateOf struct {
@@ -179,6 +182,10 @@ func Build(_ context.Context, plans []*physical.Plan, opts Options) (*Job, error
 	for _, l := range b.late {
 		l.w.src = b.scans[l.source]
 	}
+	if len(b.pendingLate) > 0 {
+		return nil, fmt.Errorf("internal error: %d dead-letter writers belong to no operator", len(b.pendingLate))
+	}
+	b.job.stateDir = opts.StateDir
 	b.job.parallelism = max(opts.Parallelism, 1)
 	b.job.maxParallelism = b.maxP
 	if c := opts.Checkpoint; c != nil {
@@ -571,8 +578,19 @@ func (b *builder) lateFor(l *physical.LateRows) *lateWriter {
 		if !filepath.IsAbs(p) && b.opts.BaseDir != "" {
 			p = filepath.Join(b.opts.BaseDir, p)
 		}
-		w.path = p
-		b.job.closers = append(b.job.closers, w.close)
+		// Checkpoints record the file by its absolute path: the same from
+		// any working directory.
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		f, ok := b.job.dead.files[p]
+		if !ok {
+			f = b.job.dead.file(p)
+			b.job.closers = append(b.job.closers, f.close)
+		}
+		f.add(w)
+		// The operator's driver passes its writers through the barriers.
+		b.pendingLate = append(b.pendingLate, w)
 	}
 	return w
 }

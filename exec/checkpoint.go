@@ -442,6 +442,8 @@ func (d *driver) aligned() error {
 	b := a.cur
 	a.cur, a.got = nil, nil
 	d.snapshot(b)
+	// The operator's late rows from now on are after the checkpoint.
+	d.passBarrier(b.id)
 	if d.out != nil {
 		if err := d.out.barrier(b); err != nil {
 			return d.wrap(err)
@@ -806,6 +808,10 @@ func (d *driver) applyMeta(st *driverState) {
 		data, _ := json.Marshal(st)
 		d.final.Store(&data)
 	}
+	if st.Finished {
+		// It writes no late rows: its input had all come.
+		d.lateFinished()
+	}
 	if st.Cur != MinWatermark {
 		d.op.counters().Watermark.Store(st.Cur)
 	}
@@ -1070,6 +1076,17 @@ func (j *Job) take(ctx context.Context, final bool) error {
 		} else {
 			run.fail(fmt.Errorf("%s took no part", d.name))
 		}
+	}
+	// The dead-letter files' lengths at the barrier: every operator has
+	// passed it or finished by now, or soon (one that finished took no
+	// barrier and may still be finishing).
+	if len(j.dead.files) > 0 {
+		part, err := j.deadLetterCuts(ctx, run.id, tm.C)
+		if err != nil {
+			w.Abort()
+			return fmt.Errorf("checkpoint %d: %w", run.id, err)
+		}
+		run.writePart(deadLettersPart, part)
 	}
 	run.flushSmall()
 	run.wg.Wait()

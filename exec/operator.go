@@ -192,6 +192,8 @@ type driver struct {
 	// (nil: none, or a checkpoint failed since): the next snapshot may be
 	// an incremental one over it (checkpoint.go).
 	chain atomic.Pointer[stateChain]
+	// late are the operator's dead-letter writers (deadletter.go).
+	late []*lateWriter
 }
 
 func newDriver(op operator, ports int, out collector) *driver {
@@ -355,6 +357,7 @@ func (d *driver) end(port int) (err error) {
 	if err := d.op.finish(); err != nil {
 		return d.wrap(err)
 	}
+	d.lateFinished()
 	if d.out == nil {
 		return nil
 	}

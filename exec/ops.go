@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/streamsql/streamsql/connector"
-	"os"
-	"sync"
 
 	"github.com/streamsql/streamsql/changelogmode"
 	"github.com/streamsql/streamsql/eval"
@@ -221,14 +219,16 @@ func (o *sinkOp) finish() error {
 
 // lateWriter records the late rows of one operator input: it counts them
 // against the source they came from and, when that table has a dead-letter
-// path, writes each with the reason as one JSON line. (The operator counts
-// its own.)
+// path, writes each with the reason as one JSON line to the file, which it
+// shares with the other writers of that path (deadletter.go). (The
+// operator counts its own.)
 type lateWriter struct {
-	mu   sync.Mutex
-	path string
-	src  *Counters // nil when the input is not one table (a join, a union)
-	f    *os.File
-	err  error
+	src  *Counters       // nil when the input is not one table (a join, a union)
+	file *deadLetterFile // nil: no dead-letter path
+	// passed is the last checkpoint barrier the writer's operator passed,
+	// done that it has finished (guarded by file.mu).
+	passed int64
+	done   bool
 }
 
 func (w *lateWriter) write(operator string, r row.Row, t, wm int64, cols []connector.Column) error {
@@ -259,21 +259,8 @@ func (w *lateWriter) noTime(operator, why string, r row.Row, wm int64, cols []co
 
 // record writes one dead letter, when the table has a dead-letter path.
 func (w *lateWriter) record(operator, reason string, r row.Row, t any, wm int64, cols []connector.Column) error {
-	if w.path == "" {
+	if w.file == nil {
 		return nil
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
-	}
-	if w.f == nil {
-		f, err := os.OpenFile(w.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			w.err = fmt.Errorf("late-rows file: %w", err)
-			return w.err
-		}
-		w.f = f
 	}
 	vals := map[string]any{}
 	for i, v := range r.Vals {
@@ -295,13 +282,6 @@ func (w *lateWriter) record(operator, reason string, r row.Row, t any, wm int64,
 	if err != nil {
 		return err
 	}
-	_, err = w.f.Write(append(b, '\n'))
-	return err
+	return w.file.write(w, append(b, '\n'))
 }
 
-func (w *lateWriter) close() error {
-	if w == nil || w.f == nil {
-		return nil
-	}
-	return w.f.Close()
-}

@@ -208,6 +208,7 @@ func (b *builder) drive(op operator, ports int, out collector) *driver {
 	d := newDriver(op, ports, out)
 	d.id, d.part, d.parts = b.curID, b.curPart, max(b.curParts, 1)
 	d.v.drift = b.drifts[op]
+	d.late, b.pendingLate = b.pendingLate, nil
 	if ports > 1 {
 		op.counters().Inputs = d.v.publish(b.sides[op], ports)
 	}

@@ -593,6 +593,9 @@ type Job struct {
 	// timers are the processing-time timers of the operators the task
 	// runs (nil: none has any).
 	timers *timerLoop
+	// dead are the dead-letter files; stateDir is --state-dir ("": none).
+	dead     deadLetters
+	stateDir string
 }
 
 // warn reports msg once per key (an operator's partitions share its name).
@@ -675,6 +678,9 @@ func (j *Job) Run(ctx context.Context) (err error) {
 		if err := j.restoreAll(); err != nil {
 			return err
 		}
+	}
+	if err := j.restoreDeadLetters(); err != nil {
+		return err
 	}
 	if err := j.open(ctx, sinkCtx); err != nil {
 		return err

@@ -58,6 +58,12 @@ type crashScenario struct {
 	// resumes, every partition seen committed must hold the clean run's
 	// rows of that partition (it is complete, and never changes after).
 	commits bool
+	// dead is the dead-letter file ('scan.late-rows.path', relative to the
+	// job) that its late rows go to, "" for none: it must end with the
+	// clean run's lines (a multiset: the partitions' lines interleave),
+	// none lost and none written twice. It is removed before the clean run
+	// and each episode (a job starting from nothing appends to it).
+	dead string
 }
 
 var crashScenarios = []crashScenario{
@@ -108,11 +114,11 @@ INSERT INTO first SELECT g, id, ts FROM (
 	// top rows of windows that fired. Their results depend on which rows
 	// are late, so a resumed run must restore each operator's watermark
 	// (every input batch ends with one: the same cut each run).
-	{name: "windowed", fold: true, rescale: true, inputs: windowedInputs,
+	{name: "windowed", fold: true, rescale: true, inputs: windowedInputs, dead: "out/late.jsonl",
 		outs: []string{"out/sess.json", "out/ov.json", "out/wtop.json"}, job: `SET 'execution.checkpointing.interval' = '%s';
 SET 'table.exec.emit.allow-lateness' = '3 s';
 CREATE TABLE c (k INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.1' SECOND)
-  WITH ('connector' = 'filesystem', 'path' = 'c.json', 'format' = 'json');
+  WITH ('connector' = 'filesystem', 'path' = 'c.json', 'format' = 'json', 'scan.late-rows.path' = 'out/late.jsonl');
 CREATE TABLE sess (k INT, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, s BIGINT)
   WITH ('connector' = 'filesystem', 'path' = 'out/sess.json', 'format' = 'debezium-json');
 CREATE TABLE ov (k INT, v INT, ts TIMESTAMP(3), n BIGINT, s BIGINT, mx INT)
@@ -247,6 +253,13 @@ func TestCrashScenarios(t *testing.T) {
 			}
 			span := max(time.Since(begun)*8/10, 300*time.Millisecond)
 			want := sc.outputs(t, dir)
+			var wantDead []string
+			if sc.dead != "" {
+				wantDead = fileLinesSorted(t, filepath.Join(dir, sc.dead))
+				if len(wantDead) == 0 {
+					t.Fatalf("the clean run wrote no late rows to %s", sc.dead)
+				}
+			}
 			seed := uint64(time.Now().UnixNano())
 			t.Logf("kill timing seed %d", seed)
 			rng := rand.New(rand.NewPCG(seed, 13))
@@ -265,6 +278,11 @@ func TestCrashScenarios(t *testing.T) {
 				k := kills - total.killed
 				if unmet() {
 					k = max(k, 1)
+				}
+				if sc.dead != "" {
+					if err := os.Remove(filepath.Join(dir, sc.dead)); err != nil && !os.IsNotExist(err) {
+						t.Fatal(err)
+					}
 				}
 				var stop chan struct{}
 				var watched <-chan [2][]string
@@ -295,6 +313,16 @@ func TestCrashScenarios(t *testing.T) {
 						missing, extra := diffMultiset(want[i], got[i])
 						t.Fatalf("episode %d (%+v): %s differs from the clean run: %d rows, want %d; missing %d (e.g. %q), extra %d (e.g. %q)",
 							episodes, c, out, len(got[i]), len(want[i]), len(missing), first(missing), len(extra), first(extra))
+					}
+				}
+				if sc.dead != "" {
+					// Each late row once: what a run wrote after its last
+					// checkpoint was cut back when the next resumed.
+					got := fileLinesSorted(t, filepath.Join(dir, sc.dead))
+					if !slices.Equal(got, wantDead) {
+						missing, extra := diffMultiset(wantDead, got)
+						t.Fatalf("episode %d (%+v): the dead-letter file %s differs from the clean run's: %d lines, want %d; missing %d (e.g. %q), extra %d (e.g. %q)",
+							episodes, c, sc.dead, len(got), len(wantDead), len(missing), first(missing), len(extra), first(extra))
 					}
 				}
 				if err := os.RemoveAll(st); err != nil {

@@ -112,14 +112,15 @@ func prepareStateDir(dir, job string, plans []*planner.Plan, set settings.Settin
 }
 
 // emptyLiveState removes what a run that completed no checkpoint left in
-// dir, but the marker.
+// dir, but the marker and the dead-letter files' lengths at the first
+// start (the run starting over cuts them back to those).
 func emptyLiveState(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
 	}
 	for _, e := range entries {
-		if e.Name() == stateMarkerName {
+		if e.Name() == stateMarkerName || e.Name() == exec.DeadLettersStartName {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
