@@ -418,6 +418,9 @@ func (j *Job) restoreDeadLetters() error {
 		st.Files[p] = n
 	}
 	data, _ = json.MarshalIndent(st, "", "  ")
+	if err := os.MkdirAll(j.stateDir, 0o755); err != nil {
+		return err
+	}
 	return checkpoint.WriteFileAtomic(start, append(data, '\n'))
 }
 

@@ -284,4 +284,3 @@ func (w *lateWriter) record(operator, reason string, r row.Row, t any, wm int64,
 	}
 	return w.file.write(w, append(b, '\n'))
 }
-
