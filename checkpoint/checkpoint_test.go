@@ -463,3 +463,37 @@ func TestRetentionCrash(t *testing.T) {
 		t.Errorf("left %v", ids)
 	}
 }
+
+// TestWriteFileAtomic: the file is written whole, replaces an older one,
+// leaves no temporary file behind, and a directory that does not exist is
+// an error naming the file.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "START.json")
+	for _, content := range []string{"{\"first\": 1}\n", "{\"second\": 2}\n"} {
+		if err := WriteFileAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != content {
+			t.Fatalf("read %q, wrote %q", got, content)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Fatalf("the directory holds %d files, want the one written", len(entries))
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v (%v), want 0644", info.Mode(), err)
+	}
+	missing := filepath.Join(dir, "no-such-dir", "START.json")
+	if err := WriteFileAtomic(missing, []byte("x")); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("writing into a missing directory: %v, want an error naming %s", err, missing)
+	}
+}

@@ -63,6 +63,10 @@
 // Part readers check size and checksum when they reach the end, and Verify
 // checks every part before anything is restored.
 //
+// WriteFileAtomic writes a small file of the state directory outside the
+// checkpoints the same way (a temporary file, fsync, rename, fsync of the
+// directory): the dead-letter files' lengths at a job's first start.
+//
 // # The plan
 //
 // A manifest lists the job's stateful operators (Operator: a stable id, a

@@ -43,7 +43,12 @@
 //   - A row whose time is at or below its operator's watermark is late: it is
 //     counted per operator and source, and written to the job's dead-letter
 //     destination when one is configured ('scan.late-rows.path'); it is never
-//     dropped without a trace. A window aggregate with allowed lateness
+//     dropped without a trace. With checkpoints the dead-letter file is
+//     exactly-once: each checkpoint records its length at a consistent cut
+//     (the writers of one file hold the lines they write after a barrier
+//     until all have passed it), and a resumed job cuts it back to that
+//     length, or to its length at the job's first start
+//     (DeadLettersStartName) when there is no checkpoint (deadletter.go). A window aggregate with allowed lateness
 //     ('table.exec.emit.allow-lateness') still takes a row for a fired
 //     window until window_end - 1 + lateness, updating the result
 //     (Counters.LateUpdates); final-only emits each window once, then.

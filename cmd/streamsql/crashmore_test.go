@@ -33,7 +33,9 @@ import (
 //     table (key=value/ directories, a part file each);
 //   - windowed: a SESSION window aggregate, an OVER aggregate and a window
 //     Top-N with allowed lateness over input with late rows (windowedInputs),
-//     each run at a random parallelism from 1 to 4 (changelogs folded);
+//     each run at a random parallelism from 1 to 4 (changelogs folded); its
+//     late rows go to a dead-letter file, which must end with the clean
+//     run's lines, each once;
 //   - damaged: the interval join, with one file of the latest complete
 //     checkpoint (a part or the manifest) truncated or a byte of it flipped
 //     after the 1st, 5th, 9th... kill of an episode that left one; the next run must
