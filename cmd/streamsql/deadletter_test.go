@@ -66,7 +66,9 @@ func TestDeadLettersStartOverAfterKill(t *testing.T) {
 		}
 		if info, err := os.Stat(dead); err == nil && info.Size() > 0 {
 			_ = cmd.Process.Signal(syscall.SIGKILL)
-			<-exited
+			if err := <-exited; err == nil {
+				t.Fatalf("the run ended on its own before the kill came:\n%s", stderr.String())
+			}
 			killed = true
 		}
 	}
