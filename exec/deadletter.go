@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -378,7 +379,7 @@ func (j *Job) restoreDeadLetters() error {
 			// A checkpoint of a streamsql that did not record them: the
 			// files are appended to, as it did.
 			j.warn("dead-letters", fmt.Sprintf("checkpoint %d records no dead-letter file lengths (an older streamsql wrote it): "+
-				"late rows after it are written again to %s", c.ID, j.dead.paths()[0]))
+				"late rows after it are written again to %s", c.ID, strings.Join(j.dead.paths(), ", ")))
 			return nil
 		}
 		data, err := c.ReadPart(deadLettersPart)

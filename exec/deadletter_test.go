@@ -522,3 +522,47 @@ func TestDeadLettersCutBack(t *testing.T) {
 		t.Fatalf("a dead-letter file cut back below its length at the first start: want an error naming it and %s, got %v", DeadLettersStartName, err)
 	}
 }
+
+// TestDeadLettersNoPart: a checkpoint without a dead-letters part (an
+// older streamsql's, or one taken before the table had a dead-letter path)
+// resumes as before, with a warning: the file is appended to, not cut.
+func TestDeadLettersNoPart(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	rows := lateRows(r, 200)
+	h := newDeadHarness(t, "dead-nopart.json", rows)
+	withPath := h.sql
+	h.sql = strings.Replace(h.sql, fmt.Sprintf(", 'scan.late-rows.path' = '%s'", h.dead), "", 1)
+	if h.sql == withPath {
+		t.Fatal("the job still has its dead-letter path")
+	}
+	n := batchesOf(len(rows))
+	h.stopAfter(1, []int{n / 2}, n-1)
+	c := h.latest()
+	if c == nil || c.HasPart(deadLettersPart) {
+		t.Fatalf("want a checkpoint without a %s part, got %v", deadLettersPart, c)
+	}
+	earlier := "an earlier line\n"
+	if err := os.WriteFile(h.dead, []byte(earlier), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.sql = withPath
+	var warned []string
+	job, err := h.build(1, true, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.warnTo = func(msg string) { warned = append(warned, msg) }
+	if err := job.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "records no dead-letter file lengths") || !strings.Contains(warned[0], h.dead) {
+		t.Fatalf("want one warning naming the file, got %q", warned)
+	}
+	b, err := os.ReadFile(h.dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte(earlier)) || len(b) == len(earlier) {
+		t.Fatalf("the file was not appended to: %d bytes", len(b))
+	}
+}
