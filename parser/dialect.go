@@ -44,22 +44,22 @@ type rewriter struct {
 	// distinctFrom maps the IS of x IS [NOT] DISTINCT FROM y to the index
 	// of its FROM and whether NOT was written; TiDB reads x <=> y.
 	distinctFrom map[int]distinctRecord
-	distinct  map[int]bool         // index of the ( of ARRAY_AGG(DISTINCT x), DISTINCT blanked
-	groupings []*ast.GroupingSets  // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
-	typedLits []*ast.Literal
-	tvfs      []*ast.WindowTVF
-	values    []*ast.Values
-	unnests   []*ast.Unnest
-	jsons     []*ast.JSONCall         // JSON_VALUE(…) and the like: @_j<i>
-	jsonCons  []*ast.JSONConstruct    // JSON_OBJECT(…), JSON_ARRAY(…): @_o<i>
-	lateral   map[diag.Pos]bool       // start of the '(' of a LATERAL subquery
-	asOf      map[int]ast.Expr        // table-name token index -> AS OF expression
-	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
-	casts     map[diag.Pos]castRecord // start of the CAST keyword
-	hints     map[int][]*ast.Hint     // SELECT token index -> hints
-	tblHints  map[int][]*ast.Hint     // table-name token index -> table hints (OPTIONS)
-	filters   map[int]filterRecord    // index of the ')' of an aggregate call -> its FILTER
-	failed    bool
+	distinct     map[int]bool        // index of the ( of ARRAY_AGG(DISTINCT x), DISTINCT blanked
+	groupings    []*ast.GroupingSets // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
+	typedLits    []*ast.Literal
+	tvfs         []*ast.WindowTVF
+	values       []*ast.Values
+	unnests      []*ast.Unnest
+	jsons        []*ast.JSONCall         // JSON_VALUE(…) and the like: @_j<i>
+	jsonCons     []*ast.JSONConstruct    // JSON_OBJECT(…), JSON_ARRAY(…): @_o<i>
+	lateral      map[diag.Pos]bool       // start of the '(' of a LATERAL subquery
+	asOf         map[int]ast.Expr        // table-name token index -> AS OF expression
+	full         map[diag.Pos]bool       // start of a JOIN keyword that was FULL
+	casts        map[diag.Pos]castRecord // start of the CAST keyword
+	hints        map[int][]*ast.Hint     // SELECT token index -> hints
+	tblHints     map[int][]*ast.Hint     // table-name token index -> table hints (OPTIONS)
+	filters      map[int]filterRecord    // index of the ')' of an aggregate call -> its FILTER
+	failed       bool
 }
 
 // flinkOnlyUnits are EXTRACT units of Flink's that TiDB's parser does not
