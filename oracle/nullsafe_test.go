@@ -23,8 +23,8 @@ type nullSafeQuery struct {
 // nullSafeQueries use IS [NOT] DISTINCT FROM in filters, projections and
 // as null-safe join keys of every kind of join: regular (inner, left,
 // right, full; with a second key, with a residual, with a key whose sides
-// are cast), interval, window and temporal joins, and EXISTS / NOT EXISTS
-// (semi and anti joins). Booleans are shown as 1 and 0 (never NULL for
+// are cast), interval, window and temporal joins, a LATERAL subquery's
+// Top-N, and EXISTS / NOT EXISTS (semi and anti joins). Booleans are shown as 1 and 0 (never NULL for
 // the null-safe ones). PostgreSQL runs a FULL JOIN on hashable equalities
 // only: there its key is COALESCE(k, -1) on both sides (keys are 1 to 3).
 var nullSafeQueries = []nullSafeQuery{
@@ -52,6 +52,7 @@ var nullSafeQueries = []nullSafeQuery{
 	{"temporal", `SELECT l.id, v.id FROM l LEFT JOIN v FOR SYSTEM_TIME AS OF l.ts ON l.k IS NOT DISTINCT FROM v.k`,
 		`SELECT l.id, x.id FROM l LEFT JOIN LATERAL (SELECT v.id FROM v WHERE v.k IS NOT DISTINCT FROM l.k AND v.ts <= l.ts
 		ORDER BY v.ts DESC LIMIT 1) x ON TRUE`},
+	{"lateral", `SELECT l.id, t.id FROM l, LATERAL (SELECT r.id FROM r WHERE r.k IS NOT DISTINCT FROM l.k ORDER BY r.id DESC LIMIT 2) t`, ""},
 	{"exists", `SELECT l.id FROM l WHERE EXISTS (SELECT * FROM r WHERE r.k IS NOT DISTINCT FROM l.k AND r.s IS NOT DISTINCT FROM l.s)`, ""},
 	{"not exists", `SELECT l.id FROM l WHERE NOT EXISTS (SELECT * FROM r WHERE l.k IS NOT DISTINCT FROM r.k)`, ""},
 }
