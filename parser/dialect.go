@@ -24,6 +24,7 @@ import (
 //	TABLE(TUMBLE(TABLE t, DESCRIPTOR(c),…)) _tvf0               WindowTVF
 //	SELECT /*+ STATE_TTL('o'='1d') */      SELECT (blanked)     Select.Hints
 //	UNNEST(x) AS u (c) in FROM             _unnest0             Unnest
+//	x IS [NOT] DISTINCT FROM y             x <=> y              Binary (a user's <=> is refused)
 //
 // Rewritten text maps back to the original through the edit list, so TiDB's
 // syntax errors are reported at the user's line and column. Tokens inside a
