@@ -988,7 +988,7 @@ func precedence(e Expr) int {
 			return precOr
 		case "AND":
 			return precAnd
-		case "=", "<>", "<", "<=", ">", ">=":
+		case "=", "<>", "<", "<=", ">", ">=", "IS DISTINCT FROM", "IS NOT DISTINCT FROM":
 			return precCompare
 		case "||":
 			return precConcat

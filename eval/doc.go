@@ -21,7 +21,8 @@
 //     destination or stops the job.
 //   - SQL's three-valued logic. NULL in, NULL out for operators and most
 //     functions; FALSE AND NULL is FALSE, TRUE OR NULL is TRUE; a comparison
-//     with NULL is NULL; x IN (..., NULL) is NULL when nothing matches;
+//     with NULL is NULL, but x IS [NOT] DISTINCT FROM y never is (two
+//     NULLs are not distinct); x IN (..., NULL) is NULL when nothing matches;
 //     CompilePredicate counts NULL as false.
 //   - No silent wrap-around: integer results outside their type (INT,
 //     BIGINT ...) and DECIMAL results beyond 18 digits are ErrOverflow

@@ -162,6 +162,35 @@ func TestComparisons(t *testing.T) {
 	})
 }
 
+// TestNullSafeComparisons: IS [NOT] DISTINCT FROM never yields NULL; two
+// NULLs are not distinct, NULL and a value are; values compare as = does
+// (across types, mathematically). Against PostgreSQL: oracle's
+// TestNullSafeAgainstPostgres.
+func TestNullSafeComparisons(t *testing.T) {
+	runCases(t, []evalCase{
+		{"i IS NOT DISTINCT FROM 7", "TRUE"},
+		{"i IS DISTINCT FROM 7", "FALSE"},
+		{"i IS DISTINCT FROM 8", "TRUE"},
+		{"i IS NOT DISTINCT FROM ni", "FALSE"},
+		{"i IS DISTINCT FROM ni", "TRUE"},
+		{"ni IS NOT DISTINCT FROM ni", "TRUE"},
+		{"ni IS DISTINCT FROM ni", "FALSE"},
+		{"ni IS NOT DISTINCT FROM NULL", "TRUE"},
+		{"NULL IS DISTINCT FROM i", "TRUE"},
+		{"NULL IS NOT DISTINCT FROM NULL", "TRUE"},
+		{"NULL IS DISTINCT FROM NULL", "FALSE"},
+		{"ns IS NOT DISTINCT FROM s", "FALSE"},
+		{"s IS NOT DISTINCT FROM 'Hello World'", "TRUE"},
+		{"da IS NOT DISTINCT FROM 1000.010", "TRUE"},
+		{"amount IS DISTINCT FROM 12.34e0", "FALSE"},
+		{"p IS NOT DISTINCT FROM amount", "FALSE"},
+		{"NOT (ni IS DISTINCT FROM ni)", "TRUE"},
+		{"(i = ni) IS DISTINCT FROM nb", "FALSE"},
+		{"nb IS DISTINCT FROM FALSE", "TRUE"},
+		{"i / zero IS DISTINCT FROM ni", "error: division by zero"},
+	})
+}
+
 func TestLogic(t *testing.T) {
 	runCases(t, []evalCase{
 		{"flag AND TRUE", "TRUE"},

@@ -41,6 +41,11 @@ func (c *compiler) call(e *expr.Call, args []node) (Func, error) {
 			return nil, err
 		}
 		return comparison(e.Fn, args[0], args[1])
+	case "IS DISTINCT FROM", "IS NOT DISTINCT FROM":
+		if err := want(2); err != nil {
+			return nil, err
+		}
+		return nullSafe(e.Fn == "IS NOT DISTINCT FROM", args[0], args[1])
 	case "AND", "OR":
 		if err := want(2); err != nil {
 			return nil, err
@@ -572,6 +577,49 @@ func comparison(op string, a, b node) (Func, error) {
 		test = func(c int) bool { return c >= 0 }
 	}
 	return bin(a, b, func(x, y row.Value) (row.Value, error) { return row.BoolValue(test(cmp(x, y))), nil }), nil
+}
+
+// nullSafe compiles x IS NOT DISTINCT FROM y (eq) or x IS DISTINCT FROM y:
+// two NULLs are not distinct, a NULL and a value are, two values are when
+// = says they differ. It never yields NULL.
+func nullSafe(eq bool, a, b node) (Func, error) {
+	an, bn := a.t.Kind == types.Null, b.t.Kind == types.Null
+	switch {
+	case an && bn:
+		v := row.BoolValue(eq)
+		return func([]row.Value) (row.Value, error) { return v, nil }, nil
+	case an || bn:
+		x := a.f
+		if an {
+			x = b.f
+		}
+		return func(vals []row.Value) (row.Value, error) {
+			v, err := x(vals)
+			if err != nil {
+				return row.NullValue, err
+			}
+			return row.BoolValue(v.IsNull() == eq), nil
+		}, nil
+	}
+	cmp, err := comparer(&a, &b)
+	if err != nil {
+		return nil, err
+	}
+	af, bf := a.f, b.f
+	return func(vals []row.Value) (row.Value, error) {
+		x, err := af(vals)
+		if err != nil {
+			return row.NullValue, err
+		}
+		y, err := bf(vals)
+		if err != nil {
+			return row.NullValue, err
+		}
+		if x.IsNull() || y.IsNull() {
+			return row.BoolValue((x.IsNull() && y.IsNull()) == eq), nil
+		}
+		return row.BoolValue((cmp(x, y) == 0) == eq), nil
+	}, nil
 }
 
 // logic compiles AND (and=true) or OR with SQL's three-valued logic: FALSE

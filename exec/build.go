@@ -689,6 +689,7 @@ func (b *builder) joinSides(name string, j *physical.Join) (sides, error) {
 		if err != nil {
 			return js, err
 		}
+		k.nullSafe = j.NullSafe
 		js.keys[i] = k
 	}
 	st, err := b.openState()
@@ -781,6 +782,7 @@ func (b *builder) temporalJoin(x *physical.TemporalJoin, out collector) (operato
 	if op.rkey, err = b.keyer(x.Keys[1]); err != nil {
 		return nil, err
 	}
+	op.lkey.nullSafe, op.rkey.nullSafe = x.NullSafe, x.NullSafe
 	if op.cond, err = b.predicate(x.Residual); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,9 @@ import (
 // the start of each batch, by time bucket: they are gone for good.
 //
 // A row whose key has a NULL never matches (NULL = NULL is not true), and
-// never probes the other side. An outer side keeps it all the same, under
+// never probes the other side; a NULL in a null-safe key (IS NOT DISTINCT
+// FROM, physical.Join.NullSafe) is a value like any other, and matches a
+// NULL of the other side. An outer side keeps it all the same, under
 // its key (whose encoding marks the NULL, so no probe of a non-NULL key
 // finds it), as Flink does: retracting it must retract its padded row.
 type joinOp struct {
@@ -221,7 +223,7 @@ func (o *joinOp) process(port int, b row.Batch) error {
 //     (anti), once per copy. A right retraction takes a match away; a
 //     record left with none is retracted -D (semi) or emitted +I (anti).
 //
-// A row with a NULL key matches nothing: a left one is emitted by an anti
+// A row with a NULL key (outside a null-safe key) matches nothing: a left one is emitted by an anti
 // join at once and never kept (its retraction needs no state either), a
 // right one is dropped.
 func (o *joinOp) semiProcess(port int, b row.Batch, now int64) error {

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,7 +19,10 @@ import (
 // engine's own comparison (eval's "=", what a WHERE clause runs) about every
 // pair, independently of how a join encodes, hashes and partitions its keys.
 // Every join kind runs at parallelism 1 and 4, so that the exchange has to
-// send equal keys of different types to the same partition.
+// send equal keys of different types to the same partition. The same cases
+// run again with null-safe keys (IS NOT DISTINCT FROM) and a NULL on each
+// side; PostgreSQL checks eval's IS NOT DISTINCT FROM (oracle's
+// TestNullSafeAgainstPostgres).
 
 type keyTypeCase struct {
 	name        string
@@ -66,7 +70,14 @@ var keyTypeCases = []keyTypeCase{
 // (NULL: false).
 func sqlEquals(t *testing.T, a, b types.T) func(x, y row.Value) bool {
 	t.Helper()
-	eq := &expr.Call{Fn: "=", Args: []expr.Expr{&expr.Column{Index: 0, T: a}, &expr.Column{Index: 1, T: b}}, T: types.New(types.Boolean)}
+	return sqlCompare(t, "=", a, b)
+}
+
+// sqlCompare is the engine's comparison op (= or IS NOT DISTINCT FROM)
+// between a value of type a and one of type b (NULL: false).
+func sqlCompare(t *testing.T, op string, a, b types.T) func(x, y row.Value) bool {
+	t.Helper()
+	eq := &expr.Call{Fn: op, Args: []expr.Expr{&expr.Column{Index: 0, T: a}, &expr.Column{Index: 1, T: b}}, T: types.New(types.Boolean)}
 	f, err := eval.CompilePredicate(eq)
 	if err != nil {
 		t.Fatal(err)
@@ -157,9 +168,28 @@ func keyJoinReference(k joinKind, eq func(x, y row.Value) bool, left, right []ro
 }
 
 func TestJoinKeysOfDifferentTypesMatchAsEquals(t *testing.T) {
+	testJoinKeyTypes(t, "=")
+}
+
+// TestNullSafeJoinKeysMatchAsIsNotDistinctFrom is the same with the keys
+// written l.k IS NOT DISTINCT FROM r.k and a NULL on each side: a NULL
+// matches a NULL, and a value made NULL by the cast to the common type (a
+// BIGINT too large for DECIMAL(21, 2)) does not.
+func TestNullSafeJoinKeysMatchAsIsNotDistinctFrom(t *testing.T) {
+	testJoinKeyTypes(t, "IS NOT DISTINCT FROM")
+}
+
+// testJoinKeyTypes runs every keyTypeCase in every joinKind with the keys
+// compared by op (= or IS NOT DISTINCT FROM), against a nested loop that
+// asks the engine's op about each pair.
+func testJoinKeyTypes(t *testing.T, op string) {
 	const t0 = 1_767_225_600_000 // 2026-01-01 00:00:00
 	for _, c := range keyTypeCases {
-		eq := sqlEquals(t, c.lt, c.rt)
+		eq := sqlCompare(t, op, c.lt, c.rt)
+		if op != "=" {
+			c.left = append(slices.Clone(c.left), "null")
+			c.right = append(slices.Clone(c.right), "null")
+		}
 		left, right := parseValues(t, c.lt, c.left), parseValues(t, c.rt, c.right)
 		// A versioned table holds one row per key: keep the first of the
 		// right values that = makes equal (as its primary key would).
@@ -206,10 +236,11 @@ CREATE VIEW lw AS SELECT * FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '
 CREATE VIEW rw AS SELECT * FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '10' SECOND));
 `, c.lt, tag, c.rt, pk, tag)
 			want := keyJoinReference(k, eq, left, rvals)
+			query := strings.ReplaceAll(k.query, ".k = ", ".k "+op+" ")
 			for _, p := range []int{1, 4} {
-				got := runJob(t, ddl+k.query+";", p)
+				got := runJob(t, ddl+query+";", p)
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Errorf("%s (%s = %s), %s, parallelism %d:\n got %v\nwant %v", c.name, c.lt, c.rt, k.name, p, got, want)
+					t.Errorf("%s (%s %s %s), %s, parallelism %d:\n got %v\nwant %v", c.name, c.lt, op, c.rt, k.name, p, got, want)
 				}
 			}
 		}

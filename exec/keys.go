@@ -27,7 +27,10 @@ type keyer struct {
 	fns []scalarFunc
 	// cols is used instead of fns when every key is a plain column.
 	cols []int
-	buf  []byte
+	// nullSafe[i] says a NULL in part i is a value, not a NULL key (a
+	// null-safe join key); nil: every NULL makes the key NULL.
+	nullSafe []bool
+	buf      []byte
 }
 
 // keyBytes returns the encoded key, and whether some part of it is NULL (a
@@ -45,19 +48,19 @@ func (k *keyer) encode(r []row.Value) ([]byte, bool, error) {
 	k.buf = k.buf[:0]
 	hasNull := false
 	if k.cols != nil {
-		for _, c := range k.cols {
+		for i, c := range k.cols {
 			v := r[c]
-			hasNull = hasNull || v.IsNull()
+			hasNull = hasNull || v.IsNull() && (k.nullSafe == nil || !k.nullSafe[i])
 			k.buf = row.AppendKey(k.buf, v)
 		}
 		return k.buf, hasNull, nil
 	}
-	for _, f := range k.fns {
+	for i, f := range k.fns {
 		v, err := f(r)
 		if err != nil {
 			return nil, false, err
 		}
-		hasNull = hasNull || v.IsNull()
+		hasNull = hasNull || v.IsNull() && (k.nullSafe == nil || !k.nullSafe[i])
 		k.buf = row.AppendKey(k.buf, v)
 	}
 	return k.buf, hasNull, nil

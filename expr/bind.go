@@ -252,6 +252,11 @@ func (b *Binder) binary(e *ast.Binary) Expr {
 	case "=", "<>", "<", "<=", ">", ">=":
 		b.compare(l, r, e.L, e.R, e.S, "comparison "+e.Op)
 		return &Call{Fn: e.Op, Args: []Expr{l, r}, T: boolT, S: e.S}
+	case "IS DISTINCT FROM", "IS NOT DISTINCT FROM":
+		// Null-safe comparisons: never NULL (NULL IS NOT DISTINCT FROM
+		// NULL is TRUE).
+		b.compare(l, r, e.L, e.R, e.S, e.Op)
+		return &Call{Fn: e.Op, Args: []Expr{l, r}, T: boolT.NotNull(), S: e.S}
 	case "||":
 		for i, x := range []Expr{l, r} {
 			if !x.Type().Kind.IsString() && !isNull(x) {

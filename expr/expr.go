@@ -145,7 +145,8 @@ func FormatMillis(ms int64) string {
 }
 
 var infix = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "=": true, "<>": true, "<": true,
-	"<=": true, ">": true, ">=": true, "AND": true, "OR": true, "||": true, "LIKE": true, "SIMILAR TO": true}
+	"<=": true, ">": true, ">=": true, "AND": true, "OR": true, "||": true, "LIKE": true, "SIMILAR TO": true,
+	"IS DISTINCT FROM": true, "IS NOT DISTINCT FROM": true}
 
 func (c *Call) String() string {
 	return Format(c, func(col *Column) string { return col.String() })

@@ -82,6 +82,9 @@ type WatermarkAssigner struct {
 // same.
 type JoinKey struct {
 	Left, Right expr.Expr
+	// NullSafe is a key of Left IS NOT DISTINCT FROM Right: a NULL on one
+	// side matches a NULL on the other (with =, a NULL matches nothing).
+	NullSafe bool
 	// S is the span of the equality the key came from.
 	S diag.Span
 }

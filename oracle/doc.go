@@ -40,16 +40,19 @@
 // column k (a handful of values, so that joins and groups collide); some
 // read as debezium-json changelogs with inserts, updates (which may change
 // the key) and deletes; time tables with a watermark. Queries: inner, LEFT,
-// RIGHT and FULL joins on one or two equalities (plus other conditions),
+// RIGHT and FULL joins on one or two equalities (= or the null-safe IS NOT
+// DISTINCT FROM; plus other conditions),
 // self-joins, subqueries in FROM (aggregated or filtered), [NOT] IN and
-// [NOT] EXISTS subqueries in WHERE (correlated or not), filters,
+// [NOT] EXISTS subqueries in WHERE (correlated or not, by = or IS NOT
+// DISTINCT FROM), filters with comparisons and IS [NOT] DISTINCT FROM,
 // projections with arithmetic, CASE, IF, COALESCE, IFNULL, NULLIF, ABS,
 // FLOOR, CEIL, ROUND, CAST, string functions (UPPER, LOWER, SUBSTRING,
 // REPLACE, TRIM, CONCAT_WS, CHAR_LENGTH, ||), HOUR, MINUTE, SECOND,
 // EXTRACT and timestamp + interval, GROUP BY with COUNT, SUM, AVG, MIN
 // and MAX (with DISTINCT) and HAVING, global aggregates, SELECT DISTINCT,
 // UNION ALL (GROUPING SETS, ROLLUP and CUBE are checked by
-// grouping_test.go, Top-N and windows by rank_test.go); interval joins of two time tables (inner and outer, BETWEEN
+// grouping_test.go, Top-N and windows by rank_test.go, null-safe keys of
+// every join kind by nullsafe_test.go); interval joins of two time tables (inner and outer, BETWEEN
 // or >=/<= bounds) and TUMBLE, HOP and CUMULATE window aggregates.
 //
 // Each generated expression is typed by the oracle's own model of Flink's

@@ -16,6 +16,7 @@ import (
 //	+ - * / %             args[0] op args[1]
 //	neg                   -args[0]
 //	= <> < <= > >=        comparisons
+//	IS DISTINCT FROM, IS NOT DISTINCT FROM   null-safe comparisons (never NULL)
 //	and or not            logic
 //	isnull notnull        args[0] IS [NOT] NULL
 //	between               args[0] BETWEEN args[1] AND args[2]
@@ -77,11 +78,20 @@ func isAgg(op string) bool {
 
 func isCmp(op string) bool {
 	switch op {
-	case "=", "<>", "<", "<=", ">", ">=":
+	case "=", "<>", "<", "<=", ">", ">=", opDistinct, opNotDistinct:
 		return true
 	}
 	return false
 }
+
+// The null-safe comparisons, written as in both SQLs.
+const (
+	opDistinct    = "IS DISTINCT FROM"
+	opNotDistinct = "IS NOT DISTINCT FROM"
+)
+
+// isEquality reports whether op is an equality a join can take as a key.
+func isEquality(op string) bool { return op == "=" || op == opNotDistinct }
 
 func isArith(op string) bool {
 	switch op {
@@ -276,6 +286,9 @@ func (n *node) typecheck(c ctx) error {
 			return fail("boolean comparison")
 		}
 		n.t = tBool
+		if n.op == opDistinct || n.op == opNotDistinct {
+			n.nullable = false
+		}
 	case n.op == "and" || n.op == "or" || n.op == "not":
 		for _, a := range n.args {
 			if a.t.k != kBool {

@@ -49,6 +49,9 @@ type Features struct {
 	// Subqueries: [NOT] IN and [NOT] EXISTS subqueries in WHERE
 	// (correlated or not): semi and anti joins.
 	Subqueries bool
+	// NullSafe: IS [NOT] DISTINCT FROM in filters, and IS NOT DISTINCT
+	// FROM as join keys and subquery correlations (null-safe keys).
+	NullSafe bool
 }
 
 // DefaultFeatures is what the oracle generates by default. Every feature
@@ -70,6 +73,7 @@ var DefaultFeatures = Features{
 	SetOps:          true,
 	DistinctGroupBy: true,
 	Subqueries:      true,
+	NullSafe:        true,
 }
 
 // featureNames lists the switches by name, for -oracle.features and the
@@ -88,6 +92,7 @@ func (f *Features) byName() map[string]*bool {
 		"set-ops":           &f.SetOps,
 		"distinct-group-by": &f.DistinctGroupBy,
 		"subqueries":        &f.Subqueries,
+		"null-safe":         &f.NullSafe,
 		"interval":          &f.Interval,
 		"tumble":            &f.Tumble,
 		"hop-cumulate":      &f.HopCumulate,
@@ -157,6 +162,9 @@ func (f Features) allow(q *sel) error {
 		if n.capped && !f.CappedDecimals {
 			err = fail("a DECIMAL wider than 38 digits (capped-decimals is off)")
 		}
+		if (n.op == opDistinct || n.op == opNotDistinct) && !f.NullSafe {
+			err = fail("%s (null-safe is off)", n.op)
+		}
 		for _, a := range n.args {
 			walkNode(a)
 		}
@@ -168,6 +176,10 @@ func (f Features) allow(q *sel) error {
 			}
 			walkNode(s.having)
 			walkNode(s.where)
+			for _, p := range s.subs {
+				walkNode(p.corr)
+				walkNode(p.where)
+			}
 			s.from.each(func(r *rel) {
 				if r.kind == "derived" {
 					walkSel(r.sub)
@@ -193,8 +205,9 @@ func (f Features) allow(q *sel) error {
 	return err
 }
 
-// allowKeys checks a join's equi-keys: the conjuncts a = b of its
-// condition with a over one side and b over the other.
+// allowKeys checks a join's equi-keys: the conjuncts a = b (or a IS NOT
+// DISTINCT FROM b) of its condition with a over one side and b over the
+// other.
 func (f Features) allowKeys(r *rel) error {
 	side := func(n *node) int { // 0 left, 1 right, 2 both, -1 neither
 		s := -1
@@ -230,7 +243,7 @@ func (f Features) allowKeys(r *rel) error {
 			}
 			return conj(n.args[1])
 		}
-		if n.op != "=" {
+		if !isEquality(n.op) {
 			return nil
 		}
 		a, b := n.args[0], n.args[1]

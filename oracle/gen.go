@@ -99,6 +99,15 @@ func (g *gen) generate() *Case {
 
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 
+// eqOp is the equality of a join key or a subquery's correlation: now and
+// then the null-safe one (NULL matches NULL), when that feature is on.
+func (g *gen) eqOp() string {
+	if g.f.NullSafe && g.chance(0.3) {
+		return opNotDistinct
+	}
+	return "="
+}
+
 func (g *gen) alias(prefix string) string {
 	g.aliases++
 	return fmt.Sprintf("%s%d", prefix, g.aliases)
@@ -360,7 +369,7 @@ func (g *gen) joinCond(l, r *scope) *node {
 	}
 	for i, n := 0, 1+g.r.Intn(2); i < n && len(pairs) > 0; i++ {
 		p := pairs[g.r.Intn(len(pairs))]
-		eq := call("=", col(p.a.q, p.a.name), col(p.b.q, p.b.name))
+		eq := call(g.eqOp(), col(p.a.q, p.a.name), col(p.b.q, p.b.name))
 		if on == nil {
 			on = eq
 		} else {
@@ -466,7 +475,7 @@ func (g *gen) subPred(outer *scope) *subPred {
 	}
 	if p.exists || g.chance(0.4) {
 		pp := pairs[g.r.Intn(len(pairs))]
-		p.corr = call("=", col(pp.b.q, pp.b.name), col(pp.a.q, pp.a.name))
+		p.corr = call(g.eqOp(), col(pp.b.q, pp.b.name), col(pp.a.q, pp.a.name))
 	}
 	if g.chance(0.5) {
 		p.where = g.pred(in, 1)
@@ -821,7 +830,11 @@ func (g *gen) pred(sc *scope, depth int) *node {
 			} else {
 				y = g.expr(sc, fam, depth-1)
 			}
-			p = call([]string{"=", "<>", "<", "<=", ">", ">="}[g.r.Intn(6)], x, y)
+			ops := []string{"=", "<>", "<", "<=", ">", ">="}
+			if g.f.NullSafe {
+				ops = append(ops, opDistinct, opNotDistinct)
+			}
+			p = call(ops[g.r.Intn(len(ops))], x, y)
 		}
 		if p.typecheck(ctx{sc: sc}) == nil {
 			return p

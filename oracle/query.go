@@ -640,7 +640,7 @@ func plainTimeBound(n *node, l, r *scope) bool {
 // eqNegZero reports whether a condition has an equality over a value
 // that can be -0.0: it may be a join key, and keys compare bits.
 func eqNegZero(n *node) bool {
-	if n.op == "=" && (n.args[0].negZero || n.args[1].negZero) {
+	if isEquality(n.op) && (n.args[0].negZero || n.args[1].negZero) {
 		return true
 	}
 	for _, a := range n.args {

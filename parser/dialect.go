@@ -24,6 +24,7 @@ import (
 //	TABLE(TUMBLE(TABLE t, DESCRIPTOR(c),…)) _tvf0               WindowTVF
 //	SELECT /*+ STATE_TTL('o'='1d') */      SELECT (blanked)     Select.Hints
 //	UNNEST(x) AS u (c) in FROM             _unnest0             Unnest
+//	x IS [NOT] DISTINCT FROM y             x <=> y              Binary (a user's <=> is refused)
 //
 // Rewritten text maps back to the original through the edit list, so TiDB's
 // syntax errors are reported at the user's line and column. Tokens inside a
@@ -41,22 +42,25 @@ type rewriter struct {
 	units     []*ast.Literal       // FLOOR(x TO unit), CEIL(x TO unit): @_u<i>
 	escapes   map[int]*ast.Literal // ESCAPE token index -> its string (blanked)
 	isJSON    map[int]isJSONRecord // IS token index -> its IS [NOT] JSON [kind], read by TiDB as IS [NOT] TRUE
-	distinct  map[int]bool         // index of the ( of ARRAY_AGG(DISTINCT x), DISTINCT blanked
-	groupings []*ast.GroupingSets  // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
-	typedLits []*ast.Literal
-	tvfs      []*ast.WindowTVF
-	values    []*ast.Values
-	unnests   []*ast.Unnest
-	jsons     []*ast.JSONCall         // JSON_VALUE(…) and the like: @_j<i>
-	jsonCons  []*ast.JSONConstruct    // JSON_OBJECT(…), JSON_ARRAY(…): @_o<i>
-	lateral   map[diag.Pos]bool       // start of the '(' of a LATERAL subquery
-	asOf      map[int]ast.Expr        // table-name token index -> AS OF expression
-	full      map[diag.Pos]bool       // start of a JOIN keyword that was FULL
-	casts     map[diag.Pos]castRecord // start of the CAST keyword
-	hints     map[int][]*ast.Hint     // SELECT token index -> hints
-	tblHints  map[int][]*ast.Hint     // table-name token index -> table hints (OPTIONS)
-	filters   map[int]filterRecord    // index of the ')' of an aggregate call -> its FILTER
-	failed    bool
+	// distinctFrom maps the IS of x IS [NOT] DISTINCT FROM y to the index
+	// of its FROM and whether NOT was written; TiDB reads x <=> y.
+	distinctFrom map[int]distinctRecord
+	distinct     map[int]bool        // index of the ( of ARRAY_AGG(DISTINCT x), DISTINCT blanked
+	groupings    []*ast.GroupingSets // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
+	typedLits    []*ast.Literal
+	tvfs         []*ast.WindowTVF
+	values       []*ast.Values
+	unnests      []*ast.Unnest
+	jsons        []*ast.JSONCall         // JSON_VALUE(…) and the like: @_j<i>
+	jsonCons     []*ast.JSONConstruct    // JSON_OBJECT(…), JSON_ARRAY(…): @_o<i>
+	lateral      map[diag.Pos]bool       // start of the '(' of a LATERAL subquery
+	asOf         map[int]ast.Expr        // table-name token index -> AS OF expression
+	full         map[diag.Pos]bool       // start of a JOIN keyword that was FULL
+	casts        map[diag.Pos]castRecord // start of the CAST keyword
+	hints        map[int][]*ast.Hint     // SELECT token index -> hints
+	tblHints     map[int][]*ast.Hint     // table-name token index -> table hints (OPTIONS)
+	filters      map[int]filterRecord    // index of the ')' of an aggregate call -> its FILTER
+	failed       bool
 }
 
 // flinkOnlyUnits are EXTRACT units of Flink's that TiDB's parser does not
@@ -123,6 +127,13 @@ type isJSONRecord struct {
 	last int
 }
 
+// distinctRecord is x IS [NOT] DISTINCT FROM y: whether NOT was written
+// (IS NOT DISTINCT FROM, the null-safe equality) and the index of FROM.
+type distinctRecord struct {
+	not  bool
+	last int
+}
+
 type castRecord struct {
 	typ *ast.TypeName
 	try bool
@@ -137,7 +148,8 @@ type edit struct {
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
 		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}, tblHints: map[int][]*ast.Hint{},
-		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}, distinct: map[int]bool{}, isJSON: map[int]isJSONRecord{}}
+		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}, distinct: map[int]bool{}, isJSON: map[int]isJSONRecord{},
+		distinctFrom: map[int]distinctRecord{}}
 	rw.blankComments()
 	rw.scan()
 	return rw
@@ -301,6 +313,20 @@ func (rw *rewriter) scan() {
 			rw.isJSON[k] = rec
 			rw.replace(j, rec.last+1, "TRUE")
 			k = rec.last
+		case t.is("IS") && isDistinctFromAt(toks, k):
+			// x IS [NOT] DISTINCT FROM y: TiDB reads MySQL's null-safe
+			// equality x <=> y, the converter the predicate from the
+			// record (IS DISTINCT FROM is NOT (x <=> y)).
+			rec := distinctRecord{last: k + 2}
+			if toks[k+1].is("NOT") {
+				rec = distinctRecord{not: true, last: k + 3}
+			}
+			rw.distinctFrom[k] = rec
+			rw.replace(k, rec.last+1, "<=>")
+			k = rec.last
+		case t.isOp("<=>"):
+			rw.errorf(diag.UnsupportedSyntax, t.span(), "the operator <=> is MySQL's, not Flink's: %s (TRUE when both are equal or both NULL), "+
+				"or x IS DISTINCT FROM y for its negation", nullEqHint(rw, k))
 		case t.is("ARRAY_AGG") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.arrayAgg(k)
 		case t.is("LAG") && k+1 < len(toks) && toks[k+1].isOp("("):
@@ -511,6 +537,52 @@ func isJSONAt(toks []token, k int) bool {
 		j++
 	}
 	return j < len(toks) && toks[j].is("JSON") && (j+1 >= len(toks) || !toks[j+1].isOp("("))
+}
+
+// isDistinctFromAt reports whether IS at k begins IS [NOT] DISTINCT FROM.
+func isDistinctFromAt(toks []token, k int) bool {
+	j := k + 1
+	if j < len(toks) && toks[j].is("NOT") {
+		j++
+	}
+	return j+1 < len(toks) && toks[j].is("DISTINCT") && toks[j+1].is("FROM")
+}
+
+// nullEqHint is what to write instead of the <=> at k: x IS NOT DISTINCT
+// FROM y with the user's operands when each is a (qualified) name or a
+// number standing alone, else with x and y.
+func nullEqHint(rw *rewriter, k int) string {
+	toks := rw.toks
+	// alone reports whether the token at j ends or starts an operand, not
+	// an arithmetic or other operator that would bind more tightly.
+	alone := func(j int) bool {
+		return j < 0 || j >= len(toks) || toks[j].kind == tIdent || toks[j].isOp(")") || toks[j].isOp("(") && j < k ||
+			toks[j].isOp(",") || toks[j].isOp(";")
+	}
+	simple := func(j int) bool { return j >= 0 && j < len(toks) && (toks[j].isName() || toks[j].kind == tNumber) }
+	x, y := "x", "y"
+	if simple(k - 1) {
+		from := k - 1
+		if toks[from].isName() {
+			from = rw.operandStart(k)
+		}
+		if from >= 0 && alone(from-1) {
+			x = rw.src[toks[from].start:toks[k-1].end]
+		}
+	}
+	if simple(k + 1) {
+		to := k + 1
+		for toks[to].isName() && to+2 < len(toks) && toks[to+1].isOp(".") && toks[to+2].isName() {
+			to += 2
+		}
+		if alone(to + 1) {
+			y = rw.src[toks[k+1].start:toks[to].end]
+		}
+	}
+	if x == "x" || y == "y" {
+		return "write x IS NOT DISTINCT FROM y for x <=> y"
+	}
+	return "write " + x + " IS NOT DISTINCT FROM " + y
 }
 
 // lagOffset refuses a LAG offset that is not an unsigned integer literal

@@ -213,6 +213,8 @@ func expectedAfter(toks []token, k int) string {
 	switch {
 	case t.is("SELECT") || t.is("DISTINCT"):
 		return "a select list (columns or expressions)"
+	case t.is("FROM") && k > 0 && toks[k-1].is("DISTINCT") && k > 1 && (toks[k-2].is("IS") || toks[k-2].is("NOT")):
+		return "an expression" // x IS [NOT] DISTINCT FROM y
 	case t.is("FROM") || t.is("JOIN"):
 		return "a table name"
 	case t.is("WHERE") || t.is("AND") || t.is("OR") || t.is("NOT") || t.is("HAVING") || t.is("WHEN") || t.is("THEN") || t.is("ELSE") || t.is("BETWEEN"):
@@ -930,6 +932,9 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 		return p
 	case *tast.BinaryOperationExpr:
 		l := c.expr(e.L)
+		if e.Op == opcode.NullEQ {
+			return c.distinctFrom(l, e.R)
+		}
 		op, ok := binOps[e.Op]
 		if !ok {
 			c.failf(diag.UnsupportedSyntax, c.here(), "operator %s is not supported", opText(e.Op))
@@ -1142,6 +1147,33 @@ func (c *conv) expr(e tast.ExprNode) ast.Expr {
 
 // orderItems converts the items of an ORDER BY whose keywords the cursor
 // has passed.
+// distinctFrom converts x IS [NOT] DISTINCT FROM y, which TiDB read as
+// x <=> y (the dialect layer's rewrite), once x is converted: its record
+// is the next one after the cursor. A <=> the user wrote was refused by the
+// dialect layer.
+func (c *conv) distinctFrom(l ast.Expr, re tast.ExprNode) ast.Expr {
+	is := -1
+	for k := c.pos; k < len(c.toks); k++ {
+		if _, ok := c.rw.distinctFrom[k]; ok {
+			is = k
+			break
+		}
+	}
+	if is < 0 {
+		c.failf(diag.UnsupportedSyntax, c.here(), "the operator <=> is not supported: write IS NOT DISTINCT FROM")
+	}
+	rec := c.rw.distinctFrom[is]
+	c.pos = rec.last + 1
+	r := c.expr(re)
+	op := "IS DISTINCT FROM"
+	if rec.not {
+		op = "IS NOT DISTINCT FROM"
+	}
+	b := &ast.Binary{Op: op, L: l, R: r}
+	b.S = l.Span().Join(r.Span())
+	return b
+}
+
 func (c *conv) orderItems(items []*tast.ByItem) []*ast.OrderItem {
 	var out []*ast.OrderItem
 	for i, it := range items {

@@ -221,7 +221,11 @@ func (j *Join) keys() string {
 	l, r := j.cols()
 	parts := make([]string, len(j.Keys[0]))
 	for i := range j.Keys[0] {
-		parts[i] = render(j.Keys[0][i], l) + " = " + render(j.Keys[1][i], r)
+		op := " = "
+		if i < len(j.NullSafe) && j.NullSafe[i] {
+			op = " IS NOT DISTINCT FROM "
+		}
+		parts[i] = render(j.Keys[0][i], l) + op + render(j.Keys[1][i], r)
 	}
 	s := " keys=(" + strings.Join(parts, ", ") + ")"
 	if j.Residual != nil {

@@ -182,6 +182,10 @@ type Join struct {
 	// matches when the keys' values are the same (as an encoding that
 	// makes -0.0 equal 0.0 and NaN equal NaN) and Residual holds.
 	Keys [2][]expr.Expr
+	// NullSafe[i] says key i is null-safe (IS NOT DISTINCT FROM): a NULL
+	// in it is a value that matches a NULL of the other side; nil: none
+	// is. A row with a NULL in any other key matches nothing.
+	NullSafe []bool
 	// Residual is the rest of the condition, over Left's then Right's
 	// columns; nil: true.
 	Residual expr.Expr
@@ -260,7 +264,8 @@ type TemporalJoin struct {
 // LookupJoin joins each row of Input with the rows of a table looked up
 // by key when the row arrives (processing time), as Flink's LookupJoin: a
 // row whose keys equal no row of the table (or hold a NULL, which equals
-// nothing) is dropped, or padded with NULLs when Outer; Residual filters
+// nothing; the planner refuses a null-safe key that could match NULL with
+// NULL) is dropped, or padded with NULLs when Outer; Residual filters
 // the rows found. It keeps no state: its output has its input's changelog
 // mode (the planner gives it insert-only input only), and its columns are
 // Input's followed by the table's.

@@ -152,6 +152,16 @@ func lookupProblem(j *logical.Join, t *catalog.Table) func(*diag.List) {
 	var reports []func(*diag.List)
 	nL := len(j.Left.Columns())
 	for _, k := range j.Keys {
+		if c, isCol := lookupKeyColumn(k.Right); isCol && k.NullSafe && c.T.Nullable && k.Left.Type().Nullable {
+			// A NULL probe value would have to find the table's rows
+			// whose key is NULL, and the connector queries key = value.
+			reports = append(reports, func(l *diag.List) {
+				l.Errorf(diag.LookupJoin, k.S, "a lookup join cannot match NULL with NULL: %s.%s and the probe side's %s may both be NULL, and the table is queried by key = value, which no NULL key satisfies",
+					t.Name, c.Name, render(k.Left, j.Left.Columns())).
+					WithHint("write = if a NULL should match nothing (for values it is the same join), or declare %s NOT NULL in %s's DDL if the table holds no NULL there", c.Name, t.Name)
+			})
+			continue
+		}
 		if c, isCol := lookupKeyColumn(k.Right); isCol {
 			if c.Index < len(t.Columns) && t.Columns[c.Index].Expr != nil {
 				reports = append(reports, func(l *diag.List) {

@@ -14,8 +14,8 @@
 // symbolic links). Every expression of a plan is compiled as the runtime
 // will compile it (checkRunnable), so that run never refuses what check
 // accepted. Lower turns a job's plans into the physical plans exec runs
-// (package physical): every fact the runtime needs (join keys and their
-// common types, state TTLs, delays, window columns, late-row destinations,
+// (package physical): every fact the runtime needs (join keys, their
+// common types and which are null-safe, state TTLs, delays, window columns, late-row destinations,
 // source watermarks and idleness, sink casts) is decided here, once, and
 // exec decides nothing. It also renders EXPLAIN (the logical plan, then
 // the physical one) and checks contracts across jobs (CheckContracts).

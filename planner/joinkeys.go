@@ -39,14 +39,14 @@ func (o *optimizer) keys(n logical.Node) logical.Node {
 
 // splitJoinCond splits a join condition over left ++ right columns (the
 // first nL are the left input's) into keys and the residual. A conjunct
-// a = b is a key when a reads only left columns and b only right ones, or
-// the other way round. casts says, for each key whose sides were cast, what
+// a = b or a IS NOT DISTINCT FROM b (a null-safe key) is a key when a
+// reads only left columns and b only right ones, or the other way round. casts says, for each key whose sides were cast, what
 // they compare as (for the rule firing), naming columns after cols.
 func splitJoinCond(cond expr.Expr, nL int, cols []logical.Column) (keys []logical.JoinKey, residual expr.Expr, casts []string) {
 	var rest []expr.Expr
 	for _, c := range expr.Conjuncts(cond) {
 		call, ok := c.(*expr.Call)
-		if !ok || call.Fn != "=" || len(call.Args) != 2 {
+		if !ok || call.Fn != "=" && call.Fn != "IS NOT DISTINCT FROM" || len(call.Args) != 2 {
 			rest = append(rest, c)
 			continue
 		}
@@ -67,10 +67,17 @@ func splitJoinCond(cond expr.Expr, nL int, cols []logical.Column) (keys []logica
 			continue
 		}
 		rs := shiftLeft(r, nL)
-		k := logical.JoinKey{Left: keyCast(l, t), Right: keyCast(rs, t), S: c.Span()}
+		k := logical.JoinKey{Left: keyCast(l, t), Right: keyCast(rs, t), NullSafe: call.Fn == "IS NOT DISTINCT FROM", S: c.Span()}
 		if k.Left != l || k.Right != rs {
 			casts = append(casts, fmt.Sprintf("%s (%s) and %s (%s) compare as %s, the type the join key is cast to",
 				render(l, cols), l.Type().WithNullable(true), render(r, cols), r.Type().WithNullable(true), t.WithNullable(true)))
+			if k.NullSafe {
+				// A cast key may turn a value into NULL (TRY_CAST of a
+				// number too large for the common DECIMAL), which would
+				// match a NULL of the other side: the condition itself
+				// stays in the residual and decides.
+				rest = append(rest, c)
+			}
 		}
 		keys = append(keys, k)
 	}
@@ -109,6 +116,10 @@ func joinCond(keys []logical.JoinKey, residual expr.Expr, nL int) expr.Expr {
 	var cs []expr.Expr
 	for _, k := range keys {
 		r := expr.Remap(k.Right, func(i int) int { return i + nL })
+		if k.NullSafe {
+			cs = append(cs, &expr.Call{Fn: "IS NOT DISTINCT FROM", Args: []expr.Expr{k.Left, r}, T: types.New(types.Boolean).NotNull(), S: k.S})
+			continue
+		}
 		cs = append(cs, &expr.Call{Fn: "=", Args: []expr.Expr{k.Left, r}, T: types.New(types.Boolean), S: k.S})
 	}
 	return expr.And(append(cs, residual)...)

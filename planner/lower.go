@@ -326,9 +326,15 @@ func (l *lowerer) join(kind ast.JoinKind, left, right logical.Node, keys []logic
 	if j.Right, err = l.node(right); err != nil {
 		return j, err
 	}
-	for _, k := range keys {
+	for i, k := range keys {
 		j.Keys[0] = append(j.Keys[0], k.Left)
 		j.Keys[1] = append(j.Keys[1], k.Right)
+		if k.NullSafe {
+			if j.NullSafe == nil {
+				j.NullSafe = make([]bool, len(keys))
+			}
+			j.NullSafe[i] = true
+		}
 	}
 	j.Residual = residual
 	j.Outer = [2]bool{kind == ast.LeftJoin || kind == ast.FullJoin, kind == ast.RightJoin || kind == ast.FullJoin}

@@ -365,8 +365,8 @@ func andOf(es []ast.Expr) ast.Expr {
 
 // lateral binds FROM left, LATERAL (SELECT … FROM t WHERE corr [ORDER BY o
 // LIMIT n]) as Flink decorrelates it: the conjuncts of the subquery's WHERE
-// that name left's columns must be equalities between an expression of t
-// and one of left (corr); they become the join's condition (returned, over
+// that name left's columns must be equalities (= or IS NOT DISTINCT FROM)
+// between an expression of t and one of left (corr); they become the join's condition (returned, over
 // left's columns then the subquery's). With ORDER BY … LIMIT n, the
 // subquery's rows are first ranked per correlation value: ROW_NUMBER()
 // OVER (PARTITION BY the t side of corr ORDER BY o) <= n, a Top-N (an
@@ -398,7 +398,10 @@ func (b *binder) lateral(left *rel, sq *ast.Subquery) (*rel, []expr.Expr) {
 	outerCols := left.node.Columns()
 	outerScope := scopeOf(outerCols, left.tables)
 	var own []ast.Expr
-	type pair struct{ in, out expr.Expr }
+	type pair struct {
+		in, out  expr.Expr
+		nullSafe bool // IS NOT DISTINCT FROM: NULL matches NULL
+	}
 	var corr []pair
 	if sel.Where != nil {
 		for _, c := range astConjuncts(sel.Where) {
@@ -407,7 +410,7 @@ func (b *binder) lateral(left *rel, sq *ast.Subquery) (*rel, []expr.Expr) {
 				continue
 			}
 			eq, isEq := c.(*ast.Binary)
-			if !isEq || eq.Op != "=" {
+			if !isEq || eq.Op != "=" && eq.Op != "IS NOT DISTINCT FROM" {
 				b.errorf(diag.UnsupportedFeature, c.Span(), "%s: this condition names the outer query but is no equality", shape)
 				return nil, nil
 			}
@@ -429,7 +432,7 @@ func (b *binder) lateral(left *rel, sq *ast.Subquery) (*rel, []expr.Expr) {
 				b.errorf(diag.TypeMismatch, c.Span(), "cannot compare %s (%s) with %s (%s)", ast.Format(a), x.Type(), ast.Format(z), y.Type())
 				return nil, nil
 			}
-			corr = append(corr, pair{x, y})
+			corr = append(corr, pair{x, y, eq.Op == "IS NOT DISTINCT FROM"})
 		}
 	}
 	if len(corr) == 0 {
@@ -496,6 +499,10 @@ func (b *binder) lateral(left *rel, sq *ast.Subquery) (*rel, []expr.Expr) {
 	var conds []expr.Expr
 	for i, c := range corr {
 		in := &expr.Column{Index: nL + nR - len(corr) + i, T: c.in.Type(), S: sq.S}
+		if c.nullSafe {
+			conds = append(conds, &expr.Call{Fn: "IS NOT DISTINCT FROM", Args: []expr.Expr{c.out, in}, T: types.New(types.Boolean).NotNull(), S: sq.S})
+			continue
+		}
 		conds = append(conds, &expr.Call{Fn: "=", Args: []expr.Expr{c.out, in}, T: types.New(types.Boolean), S: sq.S})
 	}
 	return out, conds
