@@ -19,7 +19,8 @@ type csvOptions struct {
 	noQuote              bool
 	comments             bool
 	// null is 'csv.null-literal', and nullSet whether the table sets it
-	// (to "" too: then an empty unquoted field is NULL whatever its type).
+	// (to "" too: then an empty field, quoted or not, is NULL whatever its
+	// type).
 	null    string
 	nullSet bool
 	// ignore is 'csv.ignore-parse-errors': a field that cannot be read is
