@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -104,7 +105,10 @@ func newCSVDecoder(schema []connector.Column, opts Options) (*csvDecoder, error)
 func (d *csvDecoder) Blank([]byte) bool { return false }
 
 // Continues implements Lines: it follows the quotes of line (from inside a
-// quoted field when inQuote) and reports whether line ends inside one.
+// quoted field when inQuote) and reports whether line ends inside one. An
+// escape character ('csv.escape-character') escapes the next byte, inside
+// quotes or out, as in Jackson's parser; inside quotes the quote comes
+// first (an escape character that is the quote character is a quote).
 func (d *csvDecoder) Continues(line []byte, inQuote bool) bool {
 	if d.o.noQuote {
 		return false
@@ -117,9 +121,6 @@ func (d *csvDecoder) Continues(line []byte, inQuote bool) bool {
 	for i < len(line) {
 		c := line[i]
 		switch {
-		case inQuote && d.o.escape != 0 && c == d.o.escape:
-			i += 2
-			continue
 		case inQuote && c == d.o.quote:
 			if i+1 < len(line) && line[i+1] == d.o.quote {
 				i += 2
@@ -128,16 +129,43 @@ func (d *csvDecoder) Continues(line []byte, inQuote bool) bool {
 			inQuote = false
 		case !inQuote && atStart && c == d.o.quote:
 			inQuote = true
+		case d.o.escape != 0 && c == d.o.escape:
+			// An escape character at the very end of a quoted field's
+			// line escapes the line break: the field goes on.
+			i += 2
+			atStart = false
+			continue
 		}
 		atStart = !inQuote && c == d.o.delim
 		i++
 	}
-	// An escape character at the very end escapes the line break.
 	return inQuote
 }
 
-// split cuts a record into fields. Quoted fields may hold the delimiter and
-// doubled quote characters (or escaped ones, with 'csv.escape-character').
+// unescape is the byte that c stands for after the escape character, as
+// Jackson's CsvDecoder reads it: \0, \n, \r and \t are NUL, line feed,
+// carriage return and tab; any other byte is itself (the quote, the
+// delimiter, the escape character).
+func unescape(c byte) byte {
+	switch c {
+	case '0':
+		return 0
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return c
+}
+
+// split cuts a record into fields as Jackson's CsvDecoder does. A field
+// that starts with the quote character is quoted: it may hold the
+// delimiter, line breaks and doubled quote characters, and be followed by
+// blanks (bytes up to ' ') before the delimiter. With
+// 'csv.escape-character' the escape character escapes the next byte in
+// any field (see unescape).
 func (d *csvDecoder) split(s string) error {
 	d.fields = d.fields[:0]
 	i := 0
@@ -152,15 +180,6 @@ func (d *csvDecoder) split(s string) error {
 					return fmt.Errorf("%s: unterminated quoted field at byte %d: %s", d.fieldName(len(d.fields)), start, showText(s[start:]))
 				}
 				c := s[i]
-				if d.o.escape != 0 && c == d.o.escape && i+1 < len(s) {
-					if plain {
-						d.buf = append(d.buf, s[start+1:i]...)
-						plain = false
-					}
-					d.buf = append(d.buf, s[i+1])
-					i += 2
-					continue
-				}
 				if c == d.o.quote {
 					if i+1 < len(s) && s[i+1] == d.o.quote {
 						if plain {
@@ -173,6 +192,15 @@ func (d *csvDecoder) split(s string) error {
 					}
 					break
 				}
+				if d.o.escape != 0 && c == d.o.escape && i+1 < len(s) {
+					if plain {
+						d.buf = append(d.buf, s[start+1:i]...)
+						plain = false
+					}
+					d.buf = append(d.buf, unescape(s[i+1]))
+					i += 2
+					continue
+				}
 				if !plain {
 					d.buf = append(d.buf, c)
 				}
@@ -184,6 +212,9 @@ func (d *csvDecoder) split(s string) error {
 			}
 			d.fields = append(d.fields, csvField{text: text, quoted: true})
 			i++ // closing quote
+			for i < len(s) && s[i] != d.o.delim && s[i] <= ' ' {
+				i++ // blanks after the closing quote
+			}
 			if i < len(s) && s[i] != d.o.delim {
 				end := strings.IndexByte(s[i:], d.o.delim)
 				if end < 0 {
@@ -196,8 +227,26 @@ func (d *csvDecoder) split(s string) error {
 			if j < 0 {
 				j = len(s) - i
 			}
-			d.fields = append(d.fields, csvField{text: s[i : i+j]})
-			i += j
+			if d.o.escape == 0 || strings.IndexByte(s[i:i+j], d.o.escape) < 0 {
+				d.fields = append(d.fields, csvField{text: s[i : i+j]})
+				i += j
+			} else {
+				start := i
+				d.buf = d.buf[:0]
+				for i < len(s) && s[i] != d.o.delim {
+					if s[i] == d.o.escape {
+						if i+1 >= len(s) {
+							return fmt.Errorf("%s: the escape character %q ends the record, escaping nothing: %s", d.fieldName(len(d.fields)), d.o.escape, showText(s[start:]))
+						}
+						d.buf = append(d.buf, unescape(s[i+1]))
+						i += 2
+						continue
+					}
+					d.buf = append(d.buf, s[i])
+					i++
+				}
+				d.fields = append(d.fields, csvField{text: string(d.buf)})
+			}
 		}
 		if i >= len(s) {
 			return nil
@@ -390,6 +439,7 @@ func javaTrim(s string) string {
 // csvEncoder writes rows as csv lines.
 type csvEncoder struct {
 	o      csvOptions
+	null   []byte // what NULL is written as: see newCSVEncoder
 	schema []connector.Column
 	cols   []int
 	tmp    []byte
@@ -403,7 +453,14 @@ func newCSVEncoder(schema []connector.Column, opts Options) (*csvEncoder, error)
 	if err != nil {
 		return nil, err
 	}
-	e := &csvEncoder{o: o, schema: schema}
+	// NULL is the null literal, its escape characters doubled: the reader
+	// (Jackson's too) compares the unescaped text with the literal, so '\N'
+	// written as it is would read back as "N". (Jackson's writer writes it
+	// as it is, which Flink then cannot read back.)
+	e := &csvEncoder{o: o, schema: schema, null: []byte(o.null)}
+	if o.escape != 0 {
+		e.null = bytes.ReplaceAll(e.null, []byte{o.escape}, []byte{o.escape, o.escape})
+	}
 	for i := range schema {
 		if physical(&schema[i]) {
 			e.cols = append(e.cols, i)
@@ -434,7 +491,7 @@ func (e *csvEncoder) Encode(buf []byte, r row.Row) ([]byte, error) {
 		}
 		v := r.Vals[ci]
 		if v.IsNull() {
-			out = append(out, e.o.null...)
+			out = append(out, e.null...)
 			continue
 		}
 		t := e.schema[ci].Type

@@ -328,3 +328,73 @@ func TestCSVFlinkRoundTrip(t *testing.T) {
 		t.Errorf("NULL row read back: %v", err)
 	}
 }
+
+// TestCSVFlinkEscape: with 'csv.escape-character', Jackson's CsvDecoder
+// escapes the next character in quoted and unquoted fields alike, and
+// _unescape reads \0, \n, \r and \t as NUL, line feed, carriage return and
+// tab, any other character as itself. The null literal is compared with
+// the unescaped text (CsvParser._handleNamedValue).
+func TestCSVFlinkEscape(t *testing.T) {
+	esc := Map{"csv.escape-character": `\`, "csv.null-literal": `\N`}
+	runFlinkCases(t, esc, []flinkCase{
+		{tString, `a\,b`, row.StrValue("a,b"), "", "an escaped delimiter, unquoted"},
+		{tString, `"a\"b"`, row.StrValue(`a"b`), "", "an escaped quote, quoted"},
+		{tString, `a\nb`, row.StrValue("a\nb"), "", `\n is a line feed`},
+		{tString, `"a\tb\rc\0"`, row.StrValue("a\tb\rc\x00"), "", `\t, \r and \0, quoted too`},
+		{tString, `a\qb\\c`, row.StrValue(`aqb\c`), "", "any other character is itself"},
+		{tString, `\N`, row.StrValue("N"), "", `the literal \N unescapes to N, which is not the literal`},
+		{tString, `\\N`, row.NullValue, "", `\\N unescapes to \N, the literal`},
+		{tString, `ab\`, row.NullValue, "escaping nothing", "an escape at the end of the record: Unexpected EOF in escaped character"},
+		{tInt, `\4\2`, row.IntValue(42), "", "escapes in a number"},
+	})
+	runFlinkCases(t, nil, []flinkCase{
+		{tString, `"x"  `, row.StrValue("x"), "", "blanks after the closing quote are skipped (_nextQuotedString)"},
+		{tString, `"x" y`, row.NullValue, "after the closing quote", "anything else is an error"},
+		{tString, `a\nb`, row.StrValue(`a\nb`), "", "without an escape character a backslash is itself"},
+	})
+	two := []connector.Column{col("a", tString), col("b", tInt)}
+	if got, err := decodeOne(t, CSV, two, nil, `"x" ,1`); err != nil || len(got) != 1 || got[0].Vals[0].Str() != "x" {
+		t.Errorf(`"x" ,1: %v %v`, got, err)
+	}
+	// The writer doubles the escape character in a quoted value and in the
+	// null literal, so that both read back (Jackson's writer writes the
+	// literal \N as it is, which reads back as N).
+	e, _ := NewEncoder(CSV, two, esc)
+	d, _ := NewDecoder(CSV, two, esc)
+	for _, c := range []struct {
+		vals []row.Value
+		want string
+	}{
+		{[]row.Value{row.NullValue, row.NullValue}, `\\N,\\N`},
+		{[]row.Value{row.StrValue(`a\b`), row.IntValue(1)}, `"a\\b",1`},
+		{[]row.Value{row.StrValue("a\nb,c"), row.IntValue(1)}, "\"a\nb,c\",1"},
+	} {
+		got, err := e.Encode(nil, row.Insert(c.vals...))
+		if err != nil || string(got) != c.want {
+			t.Errorf("%v: wrote %q, %v; want %q", c.vals, got, err, c.want)
+			continue
+		}
+		back, err := d.Decode(nil, got)
+		if err != nil || len(back) != 1 {
+			t.Errorf("%q: %v %v", got, back, err)
+			continue
+		}
+		assertVals(t, back[0].Vals, c.vals)
+	}
+	// Framing: an escaped quote does not open or close a quoted field.
+	dec, _ := newCSVDecoder(two, esc)
+	for _, c := range []struct {
+		line    string
+		inQuote bool
+		want    bool
+	}{
+		{`a\,"b,1`, false, false},
+		{`"a\",1`, false, true},
+		{`"a\\",1`, false, false},
+		{`x\"y",1`, true, false},
+	} {
+		if got := dec.Continues([]byte(c.line), c.inQuote); got != c.want {
+			t.Errorf("Continues(%q, %v) = %v, want %v", c.line, c.inQuote, got, c.want)
+		}
+	}
+}
