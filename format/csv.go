@@ -356,7 +356,7 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 func (d *csvDecoder) field(c *connector.Column, f csvField) (row.Value, error) {
 	if d.o.nullSet && f.text == d.o.null {
 		if !c.Type.Nullable {
-			return row.NullValue, errors.New("the field is the null literal (NULL), and the column is NOT NULL")
+			return row.NullValue, errors.New("the field is the null literal, which reads as NULL, and the column is NOT NULL")
 		}
 		return row.NullValue, nil
 	}
