@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/changelogmode"
+	"github.com/streamsql/streamsql/civil"
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/row"
 	"github.com/streamsql/streamsql/types"
@@ -19,7 +20,8 @@ type csvOptions struct {
 	noQuote              bool
 	comments             bool
 	// null is 'csv.null-literal', and nullSet whether the table sets it
-	// (to "" too: then an empty unquoted field is NULL whatever its type).
+	// (to "" too: then an empty field, quoted or not, is NULL whatever its
+	// type).
 	null    string
 	nullSet bool
 	// ignore is 'csv.ignore-parse-errors': a field that cannot be read is
@@ -95,16 +97,18 @@ func newCSVDecoder(schema []connector.Column, opts Options) (*csvDecoder, error)
 	return d, nil
 }
 
-// Blank implements Lines: with more than one column a line of blanks
-// without a delimiter (an empty line) carries no row; with one column
-// every line is a row (an empty one is the NULL row, as the encoder writes
-// it). Two NULLs with a tab delimiter are a line of blanks, and a row.
-func (d *csvDecoder) Blank(line []byte) bool {
-	return len(d.cols) != 1 && len(bytes.TrimSpace(line)) == 0 && bytes.IndexByte(line, d.o.delim) < 0
-}
+// Blank implements Lines: no csv line is blank. An empty line is a record
+// of one empty field, as Flink's reader (Jackson's CsvParser, without
+// SKIP_EMPTY_LINES) reads it: with one column a row (the empty string for
+// a STRING), with more a record that is too short (an error, or with
+// 'csv.ignore-parse-errors' a row of its first field and NULLs).
+func (d *csvDecoder) Blank([]byte) bool { return false }
 
 // Continues implements Lines: it follows the quotes of line (from inside a
-// quoted field when inQuote) and reports whether line ends inside one.
+// quoted field when inQuote) and reports whether line ends inside one. An
+// escape character ('csv.escape-character') escapes the next byte, inside
+// quotes or out, as in Jackson's parser; inside quotes the quote comes
+// first (an escape character that is the quote character is a quote).
 func (d *csvDecoder) Continues(line []byte, inQuote bool) bool {
 	if d.o.noQuote {
 		return false
@@ -117,9 +121,6 @@ func (d *csvDecoder) Continues(line []byte, inQuote bool) bool {
 	for i < len(line) {
 		c := line[i]
 		switch {
-		case inQuote && d.o.escape != 0 && c == d.o.escape:
-			i += 2
-			continue
 		case inQuote && c == d.o.quote:
 			if i+1 < len(line) && line[i+1] == d.o.quote {
 				i += 2
@@ -128,16 +129,43 @@ func (d *csvDecoder) Continues(line []byte, inQuote bool) bool {
 			inQuote = false
 		case !inQuote && atStart && c == d.o.quote:
 			inQuote = true
+		case d.o.escape != 0 && c == d.o.escape:
+			// An escape character at the very end of a quoted field's
+			// line escapes the line break: the field goes on.
+			i += 2
+			atStart = false
+			continue
 		}
 		atStart = !inQuote && c == d.o.delim
 		i++
 	}
-	// An escape character at the very end escapes the line break.
 	return inQuote
 }
 
-// split cuts a record into fields. Quoted fields may hold the delimiter and
-// doubled quote characters (or escaped ones, with 'csv.escape-character').
+// unescape is the byte that c stands for after the escape character, as
+// Jackson's CsvDecoder reads it: \0, \n, \r and \t are NUL, line feed,
+// carriage return and tab; any other byte is itself (the quote, the
+// delimiter, the escape character).
+func unescape(c byte) byte {
+	switch c {
+	case '0':
+		return 0
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return c
+}
+
+// split cuts a record into fields as Jackson's CsvDecoder does. A field
+// that starts with the quote character is quoted: it may hold the
+// delimiter, line breaks and doubled quote characters, and be followed by
+// blanks (bytes up to ' ') before the delimiter. With
+// 'csv.escape-character' the escape character escapes the next byte in
+// any field (see unescape).
 func (d *csvDecoder) split(s string) error {
 	d.fields = d.fields[:0]
 	i := 0
@@ -152,15 +180,6 @@ func (d *csvDecoder) split(s string) error {
 					return fmt.Errorf("%s: unterminated quoted field at byte %d: %s", d.fieldName(len(d.fields)), start, showText(s[start:]))
 				}
 				c := s[i]
-				if d.o.escape != 0 && c == d.o.escape && i+1 < len(s) {
-					if plain {
-						d.buf = append(d.buf, s[start+1:i]...)
-						plain = false
-					}
-					d.buf = append(d.buf, s[i+1])
-					i += 2
-					continue
-				}
 				if c == d.o.quote {
 					if i+1 < len(s) && s[i+1] == d.o.quote {
 						if plain {
@@ -173,6 +192,15 @@ func (d *csvDecoder) split(s string) error {
 					}
 					break
 				}
+				if d.o.escape != 0 && c == d.o.escape && i+1 < len(s) {
+					if plain {
+						d.buf = append(d.buf, s[start+1:i]...)
+						plain = false
+					}
+					d.buf = append(d.buf, unescape(s[i+1]))
+					i += 2
+					continue
+				}
 				if !plain {
 					d.buf = append(d.buf, c)
 				}
@@ -184,6 +212,9 @@ func (d *csvDecoder) split(s string) error {
 			}
 			d.fields = append(d.fields, csvField{text: text, quoted: true})
 			i++ // closing quote
+			for i < len(s) && s[i] != d.o.delim && s[i] <= ' ' {
+				i++ // blanks after the closing quote
+			}
 			if i < len(s) && s[i] != d.o.delim {
 				end := strings.IndexByte(s[i:], d.o.delim)
 				if end < 0 {
@@ -196,8 +227,26 @@ func (d *csvDecoder) split(s string) error {
 			if j < 0 {
 				j = len(s) - i
 			}
-			d.fields = append(d.fields, csvField{text: s[i : i+j]})
-			i += j
+			if d.o.escape == 0 || strings.IndexByte(s[i:i+j], d.o.escape) < 0 {
+				d.fields = append(d.fields, csvField{text: s[i : i+j]})
+				i += j
+			} else {
+				start := i
+				d.buf = d.buf[:0]
+				for i < len(s) && s[i] != d.o.delim {
+					if s[i] == d.o.escape {
+						if i+1 >= len(s) {
+							return fmt.Errorf("%s: the escape character %q ends the record, escaping nothing: %s", d.fieldName(len(d.fields)), d.o.escape, showText(s[start:]))
+						}
+						d.buf = append(d.buf, unescape(s[i+1]))
+						i += 2
+						continue
+					}
+					d.buf = append(d.buf, s[i])
+					i++
+				}
+				d.fields = append(d.fields, csvField{text: string(d.buf)})
+			}
 		}
 		if i >= len(s) {
 			return nil
@@ -235,17 +284,20 @@ func (d *csvDecoder) columnList() string {
 }
 
 // Decode implements Decoder. With 'csv.allow-comments', a line starting
-// with '#' decodes to no rows.
+// with '#' decodes to no rows. It reads as Flink's csv format does
+// (CsvRowDataDeserializationSchema over Jackson's CsvParser, and
+// CsvToRowDataConverters); docs/connectors.md lists the rules:
 //
-// A field is NULL when it is the null literal, unquoted; without one, when
-// it is empty, unquoted and of a string column (an empty string is written
-// quoted, ""). An empty field of any other type is an error, as in Flink,
-// whose csv format parses "" as a number (or date, or time) and fails:
-// an empty 'csv.null-literal' reads it as NULL. With 'csv.ignore-parse-errors' a
-// field that cannot be read is NULL, the row kept (Flink's
-// CsvToRowDataConverters), and a record with fewer fields than columns has
-// NULL in the missing ones; a record that cannot be split into fields, or
-// has too many, is still an error (the runtime skips it).
+//   - A field equal to 'csv.null-literal', quoted or not, is NULL; without
+//     a null literal nothing is NULL (see field for the empty field).
+//   - One extra field at the end that is empty or blank (a trailing
+//     delimiter) is dropped, as Jackson's ALLOW_TRAILING_COMMA does; any
+//     other extra field is an error.
+//   - A record with fewer fields than columns is an error; with
+//     'csv.ignore-parse-errors' its missing fields are NULL.
+//   - With 'csv.ignore-parse-errors' a field that cannot be read is NULL
+//     and the row kept; a record that cannot be split into fields, or has
+//     too many, is still an error (the runtime skips it, as Flink does).
 func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	if d.o.comments && len(data) > 0 && data[0] == '#' {
 		return dst, nil
@@ -254,9 +306,16 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	if err := d.split(s); err != nil {
 		return dst, err
 	}
+	if n := len(d.fields); n == len(d.cols)+1 && javaTrim(d.fields[n-1].text) == "" {
+		d.fields = d.fields[:n-1] // a trailing delimiter
+	}
 	if len(d.fields) > len(d.cols) || len(d.fields) < len(d.cols) && !d.o.ignore {
-		return dst, fmt.Errorf("the record has %d fields, the table %d columns %s (delimiter %q): %s",
-			len(d.fields), len(d.cols), d.columnList(), d.o.delim, showText(s))
+		blank := ""
+		if len(data) == 0 {
+			blank = " (an empty line is a record of one empty field, as in Flink: delete it, or set 'csv.ignore-parse-errors' = 'true')"
+		}
+		return dst, fmt.Errorf("the record has %d fields, the table %d columns %s (delimiter %q): %s%s",
+			len(d.fields), len(d.cols), d.columnList(), d.o.delim, showText(s), blank)
 	}
 	clear(d.scratch)
 	for k, f := range d.fields {
@@ -281,35 +340,106 @@ func (d *csvDecoder) Decode(dst row.Batch, data []byte) (row.Batch, error) {
 	return append(dst, row.Row{Kind: changelogmode.Insert, Vals: d.slab.keep(d.scratch)}), nil
 }
 
-// field reads one field of column c (see Decode for what is NULL).
+// field reads one field of column c as Flink's CsvToRowDataConverters
+// does. The null literal (quoted or not) is NULL. Otherwise:
+//
+//   - CHAR/VARCHAR: the text as it is, never trimmed ("" is the empty
+//     string).
+//   - BINARY/VARBINARY: base64, not trimmed ("" is the empty byte string).
+//   - BOOLEAN: TRUE when the trimmed text is 'true' in any case, else FALSE
+//     (Java's Boolean.parseBoolean: "", "yes" and "1" are FALSE).
+//   - TINYINT to BIGINT, FLOAT, DOUBLE, TIMESTAMP, TIMESTAMP_LTZ: the text
+//     trimmed (Java's String.trim) and parsed; "" is an error.
+//   - DECIMAL, DATE, TIME: the text untrimmed (Flink parses it with
+//     BigDecimal, Date.valueOf and LocalTime.parse, which refuse spaces);
+//     DATE accepts one-digit months and days, as Date.valueOf does.
 func (d *csvDecoder) field(c *connector.Column, f csvField) (row.Value, error) {
-	if !f.quoted && (d.o.nullSet && f.text == d.o.null || !d.o.nullSet && f.text == "" && c.Type.IsString()) {
+	if d.o.nullSet && f.text == d.o.null {
 		if !c.Type.Nullable {
-			return row.NullValue, errors.New("the field is NULL, and the column is NOT NULL")
+			return row.NullValue, errors.New("the field is the null literal, which reads as NULL, and the column is NOT NULL")
 		}
 		return row.NullValue, nil
 	}
+	t := c.Type
 	text := f.text
-	if !c.Type.IsString() && !f.quoted {
-		text = strings.TrimSpace(text)
+	switch t.Kind {
+	case types.Char, types.Varchar, types.Binary, types.Varbinary:
+		return ParseText(t, text)
+	case types.Boolean:
+		return row.BoolValue(strings.EqualFold(javaTrim(text), "true")), nil
+	case types.Decimal, types.Date, types.Time:
+		if text != "" && javaTrim(text) != text {
+			return row.NullValue, fmt.Errorf("spaces around a %s are not read (as in Flink); remove them", t.Kind)
+		}
+	default:
+		text = javaTrim(text)
 	}
-	if text == "" && !c.Type.IsString() && !c.Type.IsBinary() {
+	if text == "" {
 		what := "an empty field"
-		if f.quoted {
-			what = `a quoted empty field ("")`
+		if f.text != "" {
+			what = "a blank field"
 		}
 		lit := ", and 'csv.null-literal' is " + strconv.Quote(d.o.null)
 		if !d.o.nullSet {
 			lit = "; 'csv.null-literal' = '' reads an empty field as NULL"
 		}
-		return row.NullValue, fmt.Errorf("%s cannot be read as %s%s (or 'csv.ignore-parse-errors' = 'true' sets the field NULL)", what, c.Type.Kind, lit)
+		return row.NullValue, fmt.Errorf("%s cannot be read as %s%s (or 'csv.ignore-parse-errors' = 'true' sets the field NULL)", what, t.Kind, lit)
 	}
-	return ParseText(c.Type, text)
+	switch t.Kind {
+	case types.TinyInt, types.SmallInt, types.Int, types.BigInt, types.Interval, types.IntervalYM:
+		return parseInteger(t, text)
+	case types.Float, types.Double:
+		return parseFloat(t, javaFloatText(text))
+	case types.Date:
+		dd, err := civil.ParseDate(text, civil.Lenient)
+		if err != nil {
+			return row.NullValue, err
+		}
+		return row.IntValue(dd), nil
+	default:
+		return ParseText(t, text)
+	}
+}
+
+// javaFloatText maps the text of a number as Java's Double.parseDouble
+// reads it to text that strconv.ParseFloat reads the same way, or to "x"
+// (an error) where Java refuses it: Java takes a d, D, f or F suffix
+// ("1.5f") and spells the specials NaN, Infinity, +Infinity and -Infinity,
+// case and all, where Go also takes "inf", "nan" and other cases.
+func javaFloatText(s string) string {
+	switch s {
+	case "NaN", "Infinity", "+Infinity", "-Infinity":
+		return s
+	}
+	if n := len(s); n > 1 && strings.IndexByte("dDfF", s[n-1]) >= 0 && (s[n-2] == '.' || s[n-2] >= '0' && s[n-2] <= '9') &&
+		!strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") && !strings.HasPrefix(s[1:], "0x") && !strings.HasPrefix(s[1:], "0X") {
+		s = s[:n-1] // Java's type suffix (not a hex digit of 0x…)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c == 'n' || c == 'i' || s[i] == '_' {
+			return "x"
+		}
+	}
+	return s
+}
+
+// javaTrim is Java's String.trim, which Flink's csv converters use: it
+// drops the bytes up to ' ' (controls too) at both ends, and nothing else.
+func javaTrim(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] <= ' ' {
+		i++
+	}
+	for j > i && s[j-1] <= ' ' {
+		j--
+	}
+	return s[i:j]
 }
 
 // csvEncoder writes rows as csv lines.
 type csvEncoder struct {
 	o      csvOptions
+	null   []byte // what NULL is written as: see newCSVEncoder
 	schema []connector.Column
 	cols   []int
 	tmp    []byte
@@ -323,7 +453,14 @@ func newCSVEncoder(schema []connector.Column, opts Options) (*csvEncoder, error)
 	if err != nil {
 		return nil, err
 	}
-	e := &csvEncoder{o: o, schema: schema}
+	// NULL is the null literal, its escape characters doubled: the reader
+	// (Jackson's too) compares the unescaped text with the literal, so '\N'
+	// written as it is would read back as "N". (Jackson's writer writes it
+	// as it is, which Flink then cannot read back.)
+	e := &csvEncoder{o: o, schema: schema, null: []byte(o.null)}
+	if o.escape != 0 {
+		e.null = bytes.ReplaceAll(e.null, []byte{o.escape}, []byte{o.escape, o.escape})
+	}
 	for i := range schema {
 		if physical(&schema[i]) {
 			e.cols = append(e.cols, i)
@@ -332,9 +469,14 @@ func newCSVEncoder(schema []connector.Column, opts Options) (*csvEncoder, error)
 	return e, nil
 }
 
-// Encode implements Encoder. NULL is written as the null literal (empty
-// by default); the empty string is written quoted, "", so that it reads
-// back as itself.
+// Encode implements Encoder, as Flink's csv format writes (Jackson's
+// CsvGenerator): NULL is written as the null literal (empty by default),
+// the empty string as an empty field, and a field is quoted when it holds
+// the delimiter, the quote or escape character, or a line break (or, with
+// 'csv.allow-comments', when the line would start with '#'). So, as in
+// Flink, without a null literal NULL and the empty string are both
+// written empty (and read back as the empty string), and a string equal to
+// the null literal reads back as NULL.
 func (e *csvEncoder) Encode(buf []byte, r row.Row) ([]byte, error) {
 	if r.Kind != changelogmode.Insert {
 		return buf, insertOnlyError(CSV, r.Kind)
@@ -349,23 +491,21 @@ func (e *csvEncoder) Encode(buf []byte, r row.Row) ([]byte, error) {
 		}
 		v := r.Vals[ci]
 		if v.IsNull() {
-			out = append(out, e.o.null...)
+			out = append(out, e.null...)
 			continue
 		}
 		t := e.schema[ci].Type
 		e.tmp = AppendText(e.tmp[:0], t, v)
 		var err error
-		if out, err = e.appendField(out, e.tmp, t, k == 0); err != nil {
+		if out, err = e.appendField(out, e.tmp, k == 0); err != nil {
 			return buf, fmt.Errorf("column %s: %w", e.schema[ci].Name, err)
 		}
 	}
 	return out, nil
 }
 
-func (e *csvEncoder) appendField(b, text []byte, t types.T, first bool) ([]byte, error) {
-	needQuote := len(text) == 0 && t.IsString() ||
-		string(text) == e.o.null ||
-		first && e.o.comments && len(text) > 0 && text[0] == '#'
+func (e *csvEncoder) appendField(b, text []byte, first bool) ([]byte, error) {
+	needQuote := first && e.o.comments && len(text) > 0 && text[0] == '#'
 	for _, c := range text {
 		if c == e.o.delim || c == '\n' || c == '\r' || (!e.o.noQuote && c == e.o.quote) || (e.o.escape != 0 && c == e.o.escape) {
 			needQuote = true
@@ -376,7 +516,7 @@ func (e *csvEncoder) appendField(b, text []byte, t types.T, first bool) ([]byte,
 		return append(b, text...), nil
 	}
 	if e.o.noQuote {
-		return b, fmt.Errorf("value %q needs quoting (it is empty, the null literal, or holds the delimiter or a line break), but 'csv.disable-quote-character' is set", clip(string(text)))
+		return b, fmt.Errorf("value %q needs quoting (it holds the delimiter or a line break), but 'csv.disable-quote-character' is set", clip(string(text)))
 	}
 	b = append(b, e.o.quote)
 	for _, c := range text {

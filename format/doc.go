@@ -37,11 +37,13 @@
 //     TIMESTAMP(p) does: a TIMESTAMP(0) column never holds a fraction that a
 //     writer would leave out; the row encoding keeps milliseconds at most.
 //   - Any input, however malformed, gives rows or an error, never a panic,
-//     and what a decoder reads an encoder writes back to the same value.
+//     and what a decoder reads an encoder writes back to the same value
+//     (in csv, as in Flink, except a value written as the null literal).
 //     Fuzz targets check both for every format and every column type
 //     (fuzz_test.go; `make fuzz`): arbitrary bytes decode to values in
 //     their types' domains or to an error that names what is wrong, and
-//     decode(encode(row)) == row for generated rows (package formattest).
+//     decode(encode(row)) == row for generated rows (package formattest;
+//     for csv, the row formattest.CSVReadBack says Flink reads back).
 //
 // # Formats
 //
@@ -76,14 +78,26 @@
 //
 // csv: fields in the order of the physical columns, separated by
 // 'csv.field-delimiter' (','), optionally quoted with 'csv.quote-character'
-// ('"'; a quote inside is doubled). NULL is 'csv.null-literal'; without
-// one, an empty unquoted field, and the empty string is written quoted ("")
-// so that it reads back as itself. A quoted field may hold line breaks
-// (RFC 4180): the csv decoder implements Lines, with which a line-based
-// source (a file) frames a record over several lines; a line break inside
-// a field is data, kept as it was written ("\r\n" stays "\r\n"). With one
-// column every line is a row (an empty line is the NULL row); with more, a
-// line of blanks without a delimiter is none.
+// ('"'; a quote inside is doubled). It reads and writes as Flink's csv
+// format does (Jackson's CSV parser and generator, CsvToRowDataConverters):
+// a field equal to 'csv.null-literal', quoted or not, is NULL, and without
+// one nothing is; an empty field is the empty string for a string, the
+// empty byte string, FALSE for a BOOLEAN (which is TRUE only for 'true' in
+// any case), and an error for other types; numbers and timestamps are
+// trimmed (Java's trim), strings are not, DECIMAL, DATE and TIME refuse
+// spaces; one trailing empty field (a trailing delimiter) is dropped;
+// 'csv.ignore-parse-errors' sets a field that cannot be read to NULL, and
+// the missing fields of a short record. NULL is written as the null literal
+// (empty by default) and the empty string as an empty field, so that, as in
+// Flink, a value written as the null literal reads back NULL, and NULL
+// written without one reads back as an empty field does
+// (formattest.CSVReadBack is the model the fuzz targets check against). A
+// quoted field may hold line breaks (RFC 4180): the csv decoder implements
+// Lines, with which a line-based source (a file) frames a record over
+// several lines; a line break inside a field is data, kept as it was
+// written ("\r\n" stays "\r\n"). No line is blank: an empty line is a record
+// of one empty field, as Jackson reads it. docs/connectors.md lists the
+// rules and the differences from Flink that remain.
 //
 // # Performance
 //

@@ -29,9 +29,9 @@ type Decoder interface {
 
 // Lines is implemented by the decoders of formats whose records a
 // line-based source (a file) must frame with the format's help: csv, whose
-// quoted field may hold line breaks (RFC 4180), and whose one-column table
-// has a row on an empty line. Without it a record is one line, and a blank
-// line carries no row.
+// quoted field may hold line breaks (RFC 4180), and whose every line, an
+// empty one too, is a record (as Flink's csv reader takes it). Without it a
+// record is one line, and a blank line carries no row.
 type Lines interface {
 	// Blank reports whether line (without its terminator) carries no
 	// record, at the start of a record.

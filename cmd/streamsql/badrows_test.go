@@ -94,7 +94,7 @@ func TestRunCSVQuotedLineBreakAndEmptyValue(t *testing.T) {
 	data := "1,\"first\nsecond\",10\n2,\"x\",\"\"\n3,y,30\n4,z,40,extra\n"
 	dir := writeFiles(t, map[string]string{"c.csv": data, "job.sql": strings.Replace(csvJob, "%s", "", 1)})
 	r := invoke("run", filepath.Join(dir, "job.sql"))
-	want := filepath.Join(dir, "c.csv") + `:3: bad row: column n INT: value "": a quoted empty field ("") cannot be read as INT`
+	want := filepath.Join(dir, "c.csv") + `:3: bad row: column n INT: value "": an empty field cannot be read as INT`
 	if r.code != 1 || !strings.Contains(r.stderr, want) {
 		t.Errorf("want exit 1 and %q, got:\n%s", want, r)
 	}

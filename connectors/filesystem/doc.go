@@ -11,13 +11,15 @@
 // is read once, from the start, as one split (split 0); Read returns the
 // rows of up to 1024 lines at a time, then io.EOF. Lines may be of any
 // length. A line ends at '\n' (a preceding '\r' is dropped; so is a UTF-8
-// byte order mark at the start of the file); blank lines carry no row. Lines
-// are decoded with the table's 'format' (json, csv, debezium-json; see
-// package format) and its options. A format whose decoder implements
-// format.Lines frames its records itself: a csv record whose quoted field
-// holds a line break goes on over the next lines (joined with the line
-// breaks as they were), and with one column an empty line is a row (NULL).
-// A record is named by its first line, in errors and in the 'line' column.
+// byte order mark at the start of the file); blank lines carry no row
+// (except in csv, below). Lines are decoded with the table's 'format'
+// (json, csv, debezium-json; see package format) and its options. A format
+// whose decoder implements format.Lines frames its records itself: a csv
+// record whose quoted field holds a line break goes on over the next lines
+// (joined with the line breaks as they were), and an empty line is a record
+// of one empty field, as Flink's csv reader takes it (a row in a one-column
+// table, a record with too few fields in a wider one). A record is named
+// by its first line, in errors and in the 'line' column.
 //
 // Bad input never vanishes: a line that cannot be decoded ends the batch,
 // and Read returns the good rows before it together with an

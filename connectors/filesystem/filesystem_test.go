@@ -246,8 +246,12 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			dir := t.TempDir()
 			d := strings.Replace(table, "%s", f, 1)
-			if f == "csv" { // NULL is written empty; this reads it back as NULL
-				d = strings.Replace(d, "'format' = 'csv'", "'format' = 'csv', 'csv.null-literal' = ''", 1)
+			if f == "csv" {
+				// As in Flink, without a null literal NULL is written empty
+				// and reads back as an empty field does ('' or an error),
+				// and with an empty one '' reads back NULL: a literal that
+				// is no value of the table keeps both.
+				d = strings.Replace(d, "'format' = 'csv'", "'format' = 'csv', 'csv.null-literal' = '\\N'", 1)
 			}
 			sf, ok := connector.LookupSink("filesystem")
 			if !ok {

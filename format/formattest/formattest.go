@@ -401,3 +401,47 @@ func (g *Gen) Row(schema []connector.Column, kinds bool) row.Row {
 	}
 	return r
 }
+
+// CSVReadBack is the row that Flink's csv format reads back from the record
+// its writer makes of in, with null literal null (nullSet says whether the
+// table sets one; without, NULL is written empty). text is the value's text
+// as the writer writes it (format.AppendText). It is a model written from
+// Flink's rules (Jackson's CsvParser compares every field with the null
+// literal, quoted or not; CsvToRowDataConverters reads an empty field as the
+// empty string for a string, the empty byte string, FALSE, and fails for other types),
+// not from the decoder: a value whose text is the null literal (the empty
+// string when the literal is empty) reads back NULL, and NULL written without
+// a literal reads back as an empty field. ok is false when the record cannot
+// be read back: a parse error, or NULL in a NOT NULL column. Metadata
+// columns are kept as they are.
+func CSVReadBack(schema []connector.Column, null string, nullSet bool, text func([]byte, types.T, row.Value) []byte, in row.Row) (out row.Row, ok bool) {
+	out = row.Row{Kind: in.Kind, Vals: make([]row.Value, len(in.Vals))}
+	for i := range schema {
+		c := &schema[i]
+		v := in.Vals[i]
+		if c.MetadataKey != "" {
+			out.Vals[i] = v
+			continue
+		}
+		s := null
+		if !v.IsNull() {
+			s = string(text(nil, c.Type, v))
+		}
+		switch {
+		case nullSet && s == null:
+			if !c.Type.Nullable {
+				return out, false
+			}
+			out.Vals[i] = row.NullValue
+		case !v.IsNull():
+			out.Vals[i] = v
+		case c.Type.IsString(), c.Type.IsBinary():
+			out.Vals[i] = row.StrValue("")
+		case c.Type.Kind == types.Boolean:
+			out.Vals[i] = row.BoolValue(false)
+		default:
+			return out, false
+		}
+	}
+	return out, true
+}
