@@ -159,7 +159,10 @@
 // snapshot (the same parallelism) with Badger's StreamWriter, which builds
 // its tables straight from the snapshot's sorted keys; from several, with
 // a WriteBatch, the records getting new sequence numbers (seq*parts+part),
-// unique in the store and in each key's order.
+// unique in the store and in each key's order. A table of a store restored
+// from one snapshot takes the counts Restore kept as it wrote its keys
+// (records, next sequence number, cold keys, least expiry) instead of
+// reading them all back as a reopened one does.
 //
 // Incremental snapshots: from its first snapshot on, a store keeps what
 // changed since its last one — a flag on each changed hot key (listed),

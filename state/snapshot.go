@@ -758,7 +758,32 @@ func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byt
 	buf := z.NewBuffer(32<<20, "streamsql.state.restore")
 	defer func() { _ = buf.Release() }()
 	kv := &pb.KV{Version: 1}
-	add := func(_ uint64, k, v []byte) error {
+	// What a table's reopen would count by reading every key back.
+	counts := map[string]*coldCount{}
+	var cur *coldCount
+	var curPre []byte // 'd' or 'x', the table's name's length and name
+	add := func(count uint64, k, v []byte) error {
+		if count > 0 {
+			table, key, ok := entryKey(k, v)
+			if !ok {
+				return ErrCorrupt
+			}
+			if cur == nil || len(k) < len(curPre) || string(k[1:len(curPre)]) != string(curPre[1:]) {
+				if cur = counts[table]; cur == nil {
+					cur = &coldCount{cold: map[uint32]uint32{}}
+					counts[table] = cur
+				}
+				curPre = append(curPre[:0], k[:2+len(table)]...)
+			}
+			if k[0] == 'd' {
+				if err := cur.add(s.seed, key, v); err != nil {
+					return fmt.Errorf("the value of %q: %w", k, err)
+				}
+			} else if !cur.hasIndex {
+				// The table's first index entry: its least expiry.
+				cur.minExp, cur.hasIndex = int64(binary.BigEndian.Uint64(k[len(k)-16:])^(1<<63)), true
+			}
+		}
 		kv.Key, kv.Value = k, v
 		badger.KVToBuffer(kv, buf)
 		if buf.LenNoPadding() < 16<<20 {
@@ -779,7 +804,11 @@ func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byt
 		sw.Cancel()
 		return err
 	}
-	return sw.Flush()
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	s.restored = counts
+	return nil
 }
 
 // deltaSet is what a chain of incremental snapshots changed: for each data

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -271,5 +272,71 @@ func TestSnapshotSequenceNumberTwice(t *testing.T) {
 	defer r.Close()
 	if n := r.Table("t", TableOptions{}).Expire(100, nil); n != 2 {
 		t.Fatalf("%d records expired, want 2", n)
+	}
+}
+
+// A table of a restored store takes what Restore counted of its keys
+// (records, next sequence number, cold keys, least expiry) instead of
+// reading them all back: the same as a scan of the directory finds.
+func TestRestoredCountsAsScanned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	s, err := Open("", Options{MemoryBudget: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := &snapDriver{t: t, rng: rng, m: &snapModel{recs: map[string][]Record{}, vals: map[string]mapVal{}}, nkeys: 200}
+	d.open(s)
+	for range 1500 {
+		d.step()
+	}
+	for _, v1 := range []bool{false, true} {
+		var b []byte
+		if v1 {
+			b = writeVersion1(t, s)
+		} else {
+			sn, err := s.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := sn.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			b = buf.Bytes()
+		}
+		dir := filepath.Join(t.TempDir(), "restored")
+		r, err := Restore(dir, Options{}, []SnapshotPart{{Name: "p", R: bytes.NewReader(b)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.restored) != 2 {
+			t.Fatalf("version 1 %v: Restore counted %d tables, want 2", v1, len(r.restored))
+		}
+		type counts struct {
+			rows, keys, cold int64
+			seq              uint64
+			minExp           int64
+			noExp            bool
+		}
+		of := func(t *Table) counts {
+			return counts{t.rows, t.coldKeys, int64(len(t.cold)), t.seq, t.coldMinExp, t.coldNoExp}
+		}
+		got := []counts{of(r.Table("t", TableOptions{})), of(NewMap(r, "m", BytesCodec{}, TableOptions{}).t)}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		o, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []counts{of(o.Table("t", TableOptions{})), of(NewMap(o, "m", BytesCodec{}, TableOptions{}).t)}
+		o.Close()
+		if got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("version 1 %v: restored %+v, scanned %+v", v1, got, want)
+		}
+		if got[0].rows != d.m.len() || got[0].minExp == math.MaxInt64 {
+			t.Fatalf("version 1 %v: %+v for a table of %d records with expiries", v1, got[0], d.m.len())
+		}
 	}
 }

@@ -603,9 +603,44 @@ func (t *Table) writeDeletes(wb *batch) {
 	clear(t.pendingDel)
 }
 
-// reopen counts what an earlier run left in Badger for this table.
+// coldCount is what reopen counts of a table's keys in Badger: Restore
+// counts it as it writes them (Store.restored), and a table opened after
+// takes it instead of reading them all again.
+type coldCount struct {
+	cold     map[uint32]uint32
+	keys     int64
+	rows     int64
+	seq      uint64 // the next sequence number
+	minExp   int64
+	hasIndex bool // minExp is set
+}
+
+// add counts the data entry of key whose value is v.
+func (c *coldCount) add(seed maphash.Seed, key, v []byte) error {
+	n, maxSeq, err := scanEntry(v)
+	if err != nil {
+		return err
+	}
+	c.rows += int64(n)
+	c.seq = max(c.seq, maxSeq+1)
+	c.cold[uint32(maphash.Bytes(seed, key))]++
+	c.keys++
+	return nil
+}
+
+// reopen counts what an earlier run (or Restore) left in Badger for this
+// table.
 func (t *Table) reopen() {
 	if t.s.db == nil {
+		return
+	}
+	if c := t.s.restored[t.name]; c != nil {
+		delete(t.s.restored, t.name)
+		t.cold, t.coldKeys, t.rows, t.seq = c.cold, c.keys, c.rows, c.seq
+		t.coldNoExp = c.keys > 0 // not known: never drop the table whole
+		if c.hasIndex {
+			t.coldMinExp = c.minExp
+		}
 		return
 	}
 	err := t.s.db.View(func(txn *badger.Txn) error {
