@@ -340,3 +340,28 @@ func TestRestoredCountsAsScanned(t *testing.T) {
 		}
 	}
 }
+
+// The arena of a deltaSet spans chunks: entries across several, and one
+// larger than a chunk, read back as written.
+func TestDeltaSetArenaChunks(t *testing.T) {
+	ds := &deltaSet{}
+	big := bytes.Repeat([]byte("v"), arenaChunk+10)
+	var want [][2][]byte
+	for i := range 30000 {
+		k := []byte(fmt.Sprintf("dk%08d", i))
+		v := bytes.Repeat([]byte{byte(i)}, i%300)
+		if i == 12345 {
+			v = big
+		}
+		ds.add(k, v, false, 0)
+		want = append(want, [2][]byte{k, v})
+	}
+	if len(ds.arena) < 3 {
+		t.Fatalf("%d chunks: the test needs several", len(ds.arena))
+	}
+	for i := range want {
+		if k, v := ds.key(&ds.ents[i]), ds.val(&ds.ents[i]); !bytes.Equal(k, want[i][0]) || !bytes.Equal(v, want[i][1]) {
+			t.Fatalf("entry %d: %q (%d bytes), want %q (%d bytes)", i, k, len(v), want[i][0], len(want[i][1]))
+		}
+	}
+}
