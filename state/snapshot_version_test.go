@@ -365,3 +365,81 @@ func TestDeltaSetArenaChunks(t *testing.T) {
 		}
 	}
 }
+
+// When more keys went since the last snapshot than the store holds
+// records, the next snapshot is whole (and small) instead of a delta of
+// deletes; the chains of TestIncrementalSnapshotsAgainstModel still
+// restore to the model when that happens after every few deletes.
+func TestManyGoneMakesWholeSnapshot(t *testing.T) {
+	defer func(a, e int) { untrackAfter, untrackEvery = a, e }(untrackAfter, untrackEvery)
+	untrackAfter, untrackEvery = 100, 10
+	s, err := Open("", Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := range 1000 {
+		tab.Append([]byte(fmt.Sprint("k", i)), Record{Vals: randVals(rng), Expiry: int64(i)})
+	}
+	sn, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn.Release()
+	// 400 of 1000 keys go: a delta.
+	if n := tab.Expire(399, nil); n != 400 {
+		t.Fatalf("%d expired, want 400", n)
+	}
+	sn, err = s.SnapshotChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sn.Delta() {
+		t.Fatal("400 keys of 1000 gone: a whole snapshot")
+	}
+	sn.Release()
+	// 500 of the 600 left go: whole.
+	if n := tab.Expire(899, nil); n != 500 {
+		t.Fatalf("%d expired, want 500", n)
+	}
+	sn, err = s.SnapshotChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn.Delta() {
+		t.Fatal("500 keys of 600 gone: a delta")
+	}
+	var b bytes.Buffer
+	if _, err := sn.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore("", Options{}, []SnapshotPart{{Name: "whole", R: bytes.NewReader(b.Bytes())}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rt := r.Table("t", TableOptions{})
+	if rt.Len() != 100 || !rt.Scan([]byte("k950"), func(*Record) (bool, bool) { return true, false }) ||
+		rt.Scan([]byte("k899"), func(*Record) (bool, bool) { return true, false }) {
+		t.Fatalf("restored %d records, want k900..k999", rt.Len())
+	}
+	// Tracking resumed: the next snapshot is a delta again.
+	tab.Delete([]byte("k950"))
+	sn, err = s.SnapshotChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sn.Release()
+	if !sn.Delta() {
+		t.Fatal("after the whole snapshot, one delete: not a delta")
+	}
+	// The model test with the threshold low.
+	untrackAfter, untrackEvery = 1, 1
+	for seed := uint64(1); seed <= 2; seed++ {
+		for _, budget := range []int64{1, -1} {
+			t.Run(fmt.Sprintf("model/budget%d/seed%d", budget, seed), func(t *testing.T) { incrementalRun(t, budget, seed) })
+		}
+	}
+}
