@@ -108,6 +108,9 @@ type builder struct {
 	// pendingLate are the dead-letter writers of the operator being built,
 	// for its driver (drive).
 	pendingLate []*lateWriter
+	// restoring are the restores of operator partitions' stores, by
+	// instance name, started by restoredState.
+	restoring map[string]*restoring
 }
 
 type lateOf struct {
@@ -721,15 +724,12 @@ func (b *builder) openState() (*state.Store, error) {
 		}
 		b.stateDirs[name] = true
 		dir = filepath.Join(b.opts.StateDir, name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
 	}
 	var st *state.Store
 	var err error
 	switch c := b.opts.Checkpoint; {
 	case c != nil && c.Restore != nil && dir != "":
-		st, err = b.restoreState(c.Restore, dir)
+		st, err = b.restoredState(c.Restore)
 	case dir == "":
 		// Without --state-dir, the stores of the job spill to one Badger
 		// database: its memtables, table builders and compactions are
@@ -739,6 +739,9 @@ func (b *builder) openState() (*state.Store, error) {
 		}
 		st, err = state.Open("", state.Options{MemoryBudget: b.budgetShare(), Scratch: true, Shared: b.shared})
 	default:
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
 		st, err = state.Open(dir, state.Options{MemoryBudget: b.budgetShare(), Scratch: true})
 	}
 	if err != nil {

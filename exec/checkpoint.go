@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -1182,9 +1183,70 @@ func (j *Job) notifySources(ctx context.Context, c *checkpoint.Checkpoint) {
 	}
 }
 
-// restoreState makes the store of the operator instance being built from
-// c, in dir (emptied first: it holds the state of the run that stopped,
-// newer than the checkpoint).
+// restoring is the restore of one operator partition's store, started by
+// restoredState.
+type restoring struct {
+	done    chan struct{}
+	st      *state.Store
+	err     error
+	claimed bool // its operator took the store (and closes it)
+}
+
+// restoredState is the store of the operator instance being built,
+// restored from c. The first partition of an operator built starts the
+// restores of all its partitions at once, each on a goroutine of its own
+// (restoring is mostly CPU: reading, sorting and building Badger tables),
+// and each partition takes its store when it is built. A store no
+// partition took (the build failed first) is closed with the job.
+func (b *builder) restoredState(c *checkpoint.Checkpoint) (*state.Store, error) {
+	id, part, parts := b.curID, b.curPart, max(b.curParts, 1)
+	budget := b.budgetShare()
+	if parts == 1 {
+		return b.restoreState(c, filepath.Join(b.opts.StateDir, instanceName(id, 0)), id, 0, 1, budget)
+	}
+	if b.restoring == nil {
+		b.restoring = map[string]*restoring{}
+	}
+	r := b.restoring[instanceName(id, part)]
+	if r == nil {
+		var all []*restoring
+		for p := range parts {
+			name := instanceName(id, p)
+			if b.restoring[name] != nil {
+				continue
+			}
+			rp := &restoring{done: make(chan struct{})}
+			b.restoring[name] = rp
+			all = append(all, rp)
+			dir := filepath.Join(b.opts.StateDir, name)
+			go func() {
+				defer close(rp.done)
+				rp.st, rp.err = b.restoreState(c, dir, id, p, parts, budget)
+			}()
+		}
+		b.job.closers = append(b.job.closers, func() error {
+			var err error
+			for _, rp := range all {
+				<-rp.done
+				if !rp.claimed && rp.st != nil {
+					if cerr := rp.st.Close(); err == nil {
+						err = cerr
+					}
+				}
+			}
+			return err
+		})
+		r = b.restoring[instanceName(id, part)]
+	}
+	<-r.done
+	r.claimed = r.err == nil
+	return r.st, r.err
+}
+
+// restoreState makes the store of operator id's partition part of parts
+// from c, in dir (emptied first: it holds the state of the run that
+// stopped, newer than the checkpoint). It reads nothing of b but settings
+// (restoredState calls it on several goroutines at once).
 //
 // At the checkpoint's parallelism, partition i restores the part its
 // namesake wrote. At another one, it restores the entries of its key
@@ -1193,11 +1255,10 @@ func (j *Job) notifySources(ctx context.Context, c *checkpoint.Checkpoint) {
 // grows, from several when it shrinks. A checkpoint written before key
 // groups (no max parallelism in its manifest) partitioned keys by a hash
 // modulo the parallelism: every old part is read, and filtered.
-func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Store, error) {
+func (b *builder) restoreState(c *checkpoint.Checkpoint, dir, id string, part, parts int, budget int64) (*state.Store, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	id, part, parts := b.curID, b.curPart, max(b.curParts, 1)
 	old := oldPartitions(c, id)
 	if old == 0 {
 		return nil, fmt.Errorf("checkpoint %d has no state for operator %s", c.ID, id)
@@ -1211,7 +1272,7 @@ func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Sto
 	if st, err := readMeta(c, meta); err != nil {
 		return nil, err
 	} else if st.Finished {
-		return state.Open(dir, state.Options{MemoryBudget: b.budgetShare(), Scratch: true})
+		return state.Open(dir, state.Options{MemoryBudget: budget, Scratch: true})
 	}
 	var from []int
 	var keep func(string, []byte) bool
@@ -1260,7 +1321,7 @@ func (b *builder) restoreState(c *checkpoint.Checkpoint, dir string) (*state.Sto
 		}
 		srcs = append(srcs, p)
 	}
-	return state.Restore(dir, state.Options{MemoryBudget: b.budgetShare(), Scratch: true}, srcs, keep)
+	return state.Restore(dir, state.Options{MemoryBudget: budget, Scratch: true}, srcs, keep)
 }
 
 // oldPartitions is the number of partitions operator id ran in when c was

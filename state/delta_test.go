@@ -45,7 +45,7 @@ func countRecords(t *testing.T, tk *chainSnap) int64 {
 	if tk.delta {
 		err = readDelta(p, func(_ uint64, k, v []byte) error { return count(k, v) })
 	} else {
-		err = readPart(p, true, func(_ uint64, k, v []byte) error { return count(k, v) })
+		err = readPart(p, true, new(byte), func(_ uint64, k, v []byte) error { return count(k, v) })
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -147,13 +147,22 @@
 // operator goes on, encodes the frozen keys, sorts them, and writes them
 // merged with the Badger view; the store's goroutine encodes a frozen key
 // itself, first, before it changes it (or hands it out to be changed), so
-// every key is written as it was at the barrier. Restore fills a new
+// every key is written as it was at the barrier. A whole snapshot holds the
+// data entries only (format version 2): the expiry index, as large as the
+// data for a join's rows, is derived from the records' expiries and
+// sequence numbers on restore, sorted, and checked (a sequence number twice
+// in a table is corruption, refused before Badger's StreamWriter, which
+// panics on keys out of order, sees it); version 1, which held the index,
+// is still read. Restore fills a new
 // directory from snapshots, keeping the keys of the key groups a partition
 // owns (KeyGroup), so a job can restart at another parallelism: from one
 // snapshot (the same parallelism) with Badger's StreamWriter, which builds
 // its tables straight from the snapshot's sorted keys; from several, with
 // a WriteBatch, the records getting new sequence numbers (seq*parts+part),
-// unique in the store and in each key's order.
+// unique in the store and in each key's order. A table of a store restored
+// from one snapshot takes the counts Restore kept as it wrote its keys
+// (records, next sequence number, cold keys, least expiry) instead of
+// reading them all back as a reopened one does.
 //
 // Incremental snapshots: from its first snapshot on, a store keeps what
 // changed since its last one — a flag on each changed hot key (listed),
@@ -165,8 +174,9 @@
 // the entries of a chain's deltas together). Restore applies a chain (a
 // whole snapshot and its deltas, SnapshotPart.Deltas) in one merge, after
 // reading and sorting every delta's entries: a key a delta names takes its
-// last delta's value, the base's index entries of such a key are dropped
-// and the index entries of the delta's value derived from it. A table
+// last delta's value, and the index is derived from the merged data entries
+// (a base of version 1: its index entries of such a key are dropped and
+// the index entries of the delta's value derived from it). A table
 // dropped whole (the cold expiry's DropPrefix) makes the next snapshot a
 // whole one; so must the caller's after a snapshot it never wrote (its
 // changes are gone from the store's sets).

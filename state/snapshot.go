@@ -17,8 +17,17 @@ package state
 // The snapshot format, one part per store:
 //
 //	"SSQLSNAP" version(1 byte) formatVersion(len-prefixed)
-//	(uvarint(len(k)) k uvarint(len(v)) v)*   Badger's keys and values
+//	(uvarint(len(k)) k uvarint(len(v)) v)*   Badger's data keys and values
 //	uvarint(0) uvarint(count)                end: no key is empty
+//
+// In version 2 a snapshot holds the data entries ('d') only, in Badger's
+// order: the expiry index ('x') is derived from them on restore (each data
+// value holds its records' expiries and sequence numbers), as it is for an
+// incremental snapshot. The index was as large as the data for state whose
+// every record expires (a join's rows): writing it cost a third of a
+// checkpoint's CPU and bytes, and sorting it again on restore costs less.
+// Version 1 (written by the streamsql before) holds the index entries too,
+// after the data entries (Badger's order), and is still read.
 //
 // The keys are in Badger's order (the frozen keys, sorted, merged into
 // the view's), which lets Restore build the new directory's tables with
@@ -27,6 +36,11 @@ package state
 // parallelism takes the keys of its key groups from every old partition's
 // snapshot (see KeyGroup). Tables then reopen cold, as after a clean
 // shutdown (their Len and sequence numbers recovered by a scan).
+//
+// Sequence numbers are unique in a table, so two index entries with one
+// key (expiry and sequence number) can only come from a damaged part: they
+// are refused as corruption before Badger's StreamWriter, which panics on
+// keys out of order, sees them.
 
 import (
 	"bufio"
@@ -50,7 +64,7 @@ import (
 
 const snapshotMagic = "SSQLSNAP"
 
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 // An incremental snapshot (SnapshotChanges):
 //
@@ -153,14 +167,14 @@ func entryRecords(v []byte) int64 {
 // key itself, first, when it is about to change it (Store.thaw: a lookup
 // that hands the key out, an eviction, an expiry). Whoever encodes a key
 // clears its mark, under mu, so each is encoded once, as it was at the
-// barrier. The encoded entries (data and index keys, Badger's layout) are
-// laid over the Badger read view when the snapshot is written.
+// barrier. The encoded entries (data keys and values, Badger's layout)
+// are laid over the Badger read view when the snapshot is written.
 type cow struct {
 	mu   sync.Mutex
 	tabs []*Table // the store's tables at the barrier (by entry.tab)
 	ents []*entry // the changed hot keys at the barrier
-	// delta: encode only the data entries, and a key without records as
-	// a delete (nil value), for an incremental snapshot.
+	// delta: encode a key without records as a delete (nil value), for
+	// an incremental snapshot.
 	delta bool
 	done  atomic.Bool
 	// Under mu: the encoded entries, their bytes in chunks (chunkSize,
@@ -170,7 +184,6 @@ type cow struct {
 	cur     int // 1 + the index in chunks of the chunk being filled; 0: none
 	val     []byte
 	scratch []byte
-	blob    []byte
 }
 
 // cowKV is an encoded entry: its key and value in the cow's chunks (no
@@ -317,44 +330,28 @@ func (s *Store) thaw(e *entry) {
 func (c *cow) encode(e *entry) {
 	e.frozen = false
 	t := c.tabs[e.tab]
-	n, maxExp := 0, int64(math.MinInt64)
+	n := 0
 	for i := range e.recs {
-		if r := &e.recs[i]; !r.dead {
+		if !e.recs[i].dead {
 			n++
-			maxExp = max(maxExp, r.expiry)
 		}
 	}
 	if n == 0 {
 		if c.delta {
-			c.put(2*uint32(e.tab), t.dpre, e.key, nil, nil, true)
+			c.put(2*uint32(e.tab), t.dpre, e.key, nil, true)
 		}
 		return
 	}
 	c.val = appendEntry(c.val[:0], e.recs, t.codec, e.obj, &c.scratch)
-	c.put(2*uint32(e.tab), t.dpre, e.key, nil, c.val, false)
-	if c.delta {
-		return // the index is derived from the data entries on restore
-	}
-	c.blob = binary.BigEndian.AppendUint64(c.blob[:0], uint64(maxExp))
-	c.blob = binary.AppendUvarint(c.blob, uint64(n))
-	c.blob = append(c.blob, e.key...)
-	var ix [16]byte
-	for i := range e.recs {
-		r := &e.recs[i]
-		if r.dead || r.expiry == NoExpiry {
-			continue
-		}
-		binary.BigEndian.PutUint64(ix[:], uint64(r.expiry)^(1<<63))
-		binary.BigEndian.PutUint64(ix[8:], r.seq)
-		c.put(2*uint32(e.tab)+1, t.xpre, "", ix[:], c.blob, false)
-	}
+	c.put(2*uint32(e.tab), t.dpre, e.key, c.val, false)
+	// The index is derived from the data entries on restore.
 }
 
-// put adds the entry pre+key+k2 (in group grp), v (or a delete).
-func (c *cow) put(grp uint32, pre []byte, key string, k2, v []byte, del bool) {
-	kl := len(pre) + len(key) + len(k2)
+// put adds the entry pre+key (in group grp), v (or a delete).
+func (c *cow) put(grp uint32, pre []byte, key string, v []byte, del bool) {
+	kl := len(pre) + len(key)
 	ci, off, b := c.alloc(kl + len(v))
-	copy(b[copy(b[copy(b, pre):], key)+len(pre):], k2)
+	copy(b[copy(b, pre):], key)
 	copy(b[kl:], v)
 	if c.kvs == nil {
 		c.kvs = make([]cowKV, 0, 2*len(c.ents)+16)
@@ -547,15 +544,14 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 		_, err := cw.Write(buf)
 		return err
 	}
-	it := sn.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: pre})
+	// The data entries only (version 2): the index is derived on restore.
+	dpre := append(slices.Clip(pre), 'd')
+	it := sn.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: dpre})
 	var err error
 	i := 0
-	for it.Seek(pre); it.ValidForPrefix(pre) && err == nil; it.Next() {
+	for it.Seek(dpre); it.ValidForPrefix(dpre) && err == nil; it.Next() {
 		item := it.Item()
 		k := item.Key()
-		if string(k) == string(formatKey) {
-			continue
-		}
 		for ; i < len(kvs) && err == nil; i++ {
 			kk := c.key(&kvs[i])
 			if bytes.Compare(kk, k) > 0 {
@@ -599,20 +595,20 @@ func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 	for _, lk := range sn.look {
 		t := c.tabs[lk.tab]
 		if !lk.get {
-			c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, nil, true)
+			c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, true)
 			c.kvs[len(c.kvs)-1].look = true
 			continue
 		}
 		k = append(append(k[:0], t.dpre...), lk.key...)
 		item, err := sn.txn.Get(k)
 		if errors.Is(err, badger.ErrKeyNotFound) {
-			c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, nil, true)
+			c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, true)
 			c.kvs[len(c.kvs)-1].look = true
 			continue
 		}
 		if err == nil {
 			err = item.Value(func(v []byte) error {
-				c.put(2*uint32(lk.tab), t.dpre, lk.key, nil, v, false)
+				c.put(2*uint32(lk.tab), t.dpre, lk.key, v, false)
 				c.kvs[len(c.kvs)-1].look = true
 				return nil
 			})
@@ -762,7 +758,32 @@ func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byt
 	buf := z.NewBuffer(32<<20, "streamsql.state.restore")
 	defer func() { _ = buf.Release() }()
 	kv := &pb.KV{Version: 1}
-	add := func(_ uint64, k, v []byte) error {
+	// What a table's reopen would count by reading every key back.
+	counts := map[string]*coldCount{}
+	var cur *coldCount
+	var curPre []byte // 'd' or 'x', the table's name's length and name
+	add := func(count uint64, k, v []byte) error {
+		if count > 0 {
+			table, key, ok := entryKey(k, v)
+			if !ok {
+				return ErrCorrupt
+			}
+			if cur == nil || len(k) < len(curPre) || string(k[1:len(curPre)]) != string(curPre[1:]) {
+				if cur = counts[table]; cur == nil {
+					cur = &coldCount{cold: map[uint32]uint32{}}
+					counts[table] = cur
+				}
+				curPre = append(curPre[:0], k[:2+len(table)]...)
+			}
+			if k[0] == 'd' {
+				if err := cur.add(s.seed, key, v); err != nil {
+					return fmt.Errorf("the value of %q: %w", k, err)
+				}
+			} else if !cur.hasIndex {
+				// The table's first index entry: its least expiry.
+				cur.minExp, cur.hasIndex = int64(binary.BigEndian.Uint64(k[len(k)-16:])^(1<<63)), true
+			}
+		}
 		kv.Key, kv.Value = k, v
 		badger.KVToBuffer(kv, buf)
 		if buf.LenNoPadding() < 16<<20 {
@@ -783,17 +804,24 @@ func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byt
 		sw.Cancel()
 		return err
 	}
-	return sw.Flush()
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	s.restored = counts
+	return nil
 }
 
 // deltaSet is what a chain of incremental snapshots changed: for each data
 // key named, its last value or a delete, sorted, and the index entries of
-// the keys put, sorted. Keys and values are in one arena and the lists
+// the keys put, sorted. Keys and values are in an arena and the lists
 // hold offsets and what sorts them (no pointer the collector scans per
 // entry, and a comparison rarely reads the arena): a chain of 1M keys
 // restores in about what its base alone would take plus a second.
 type deltaSet struct {
-	arena []byte
+	// arena holds the keys and values, in chunks that never move once
+	// made (a growing slice copied 2 s of 1M keys' worth on restore): a
+	// position is the chunk's index << 32 | the offset in it.
+	arena [][]byte
 	ents  []dent // data entries, sorted by key, one per key
 	idx   []ient // derived index entries, in Badger's order
 	xpre  [][]byte
@@ -802,6 +830,10 @@ type deltaSet struct {
 	named map[uint64]int32
 	seed  maphash.Seed
 	recs  []idxKey // scratch of addIndex
+	// indexed: idx holds the index entries of ents (deriveIndex); last
+	// is the name of the chain's last delta (for errors).
+	indexed bool
+	last    string
 }
 
 // dent is a data entry of a deltaSet: key and value as offsets in its
@@ -823,14 +855,36 @@ type ient struct {
 	tab      uint32
 }
 
-func (ds *deltaSet) key(e *dent) []byte { return ds.arena[e.ko : e.ko+int(e.kl)] }
+const arenaChunk = 4 << 20
+
+// alloc returns n bytes of the arena and their position: in the last
+// chunk, or a new one (of their own when n is larger than a chunk).
+func (ds *deltaSet) alloc(n int) (int, []byte) {
+	last := len(ds.arena) - 1
+	if last < 0 || cap(ds.arena[last])-len(ds.arena[last]) < n {
+		ds.arena = append(ds.arena, make([]byte, 0, max(arenaChunk, n)))
+		last++
+	}
+	c := ds.arena[last]
+	off := len(c)
+	ds.arena[last] = c[:off+n]
+	return last<<32 | off, c[off : off+n : off+n]
+}
+
+// at is the n bytes of the arena at pos.
+func (ds *deltaSet) at(pos int, n int32) []byte {
+	o := pos & (1<<32 - 1)
+	return ds.arena[pos>>32][o : o+int(n)]
+}
+
+func (ds *deltaSet) key(e *dent) []byte { return ds.at(e.ko, e.kl) }
 
 // val is e's value (nil: deleted).
 func (ds *deltaSet) val(e *dent) []byte {
 	if e.del {
 		return nil
 	}
-	return ds.arena[e.vo : e.vo+int(e.vl)]
+	return ds.at(e.vo, e.vl)
 }
 
 // ikey appends the key of the index entry e to dst.
@@ -840,13 +894,12 @@ func (ds *deltaSet) ikey(dst []byte, e *ient) []byte {
 	return binary.BigEndian.AppendUint64(dst, e.seq)
 }
 
-func (ds *deltaSet) ival(e *ient) []byte { return ds.arena[e.vo : e.vo+int(e.vl)] }
+func (ds *deltaSet) ival(e *ient) []byte { return ds.at(e.vo, e.vl) }
 
 func (ds *deltaSet) add(k, v []byte, del bool, part int) {
-	e := dent{ko: len(ds.arena), kl: int32(len(k)), del: del, part: int32(part)}
-	ds.arena = append(ds.arena, k...)
-	e.vo, e.vl = len(ds.arena), int32(len(v))
-	ds.arena = append(ds.arena, v...)
+	pos, b := ds.alloc(len(k) + len(v))
+	copy(b[copy(b, k):], v)
+	e := dent{ko: pos, kl: int32(len(k)), vo: pos + len(k), vl: int32(len(v)), del: del, part: int32(part)}
 	ds.ents = append(ds.ents, e)
 }
 
@@ -898,17 +951,27 @@ func readDeltas(parts []SnapshotPart, keep func(string, []byte) bool) (*deltaSet
 	if dup := ds.sortEnts(); dup >= 0 {
 		return nil, fmt.Errorf("state: restoring from %s: a key twice: %w", parts[dup].Name, ErrCorrupt)
 	}
+	ds.last = parts[len(parts)-1].Name
+	return ds, nil
+}
+
+// deriveIndex derives the index entries of the keys the deltas put (once:
+// only a base of version 1 merges them with its own).
+func (ds *deltaSet) deriveIndex() error {
+	if ds.indexed {
+		return nil
+	}
+	ds.indexed = true
 	for i := range ds.ents {
 		e := &ds.ents[i]
 		if e.del {
 			continue
 		}
 		if err := ds.addIndex(ds.key(e), ds.val(e)); err != nil {
-			return nil, fmt.Errorf("state: restoring from %s: the value of %q: %w", parts[len(parts)-1].Name, ds.key(e), err)
+			return fmt.Errorf("the value of %q in %s: %w", ds.key(e), ds.last, err)
 		}
 	}
-	ds.sortIndex()
-	return ds, nil
+	return ds.sortIndex()
 }
 
 // sortEnts sorts the data entries by key, the deltas' order kept among
@@ -1011,11 +1074,12 @@ func (ds *deltaSet) addIndex(k, v []byte) error {
 		tab = len(ds.xpre)
 		ds.xpre = append(ds.xpre, append([]byte{'x'}, xpre[1:]...))
 	}
-	vo := len(ds.arena)
-	ds.arena = binary.BigEndian.AppendUint64(ds.arena, uint64(maxExp))
-	ds.arena = binary.AppendUvarint(ds.arena, n)
-	ds.arena = append(ds.arena, key...)
-	vl := int32(len(ds.arena) - vo)
+	var nb [binary.MaxVarintLen64]byte
+	nw := binary.PutUvarint(nb[:], n)
+	vo, b := ds.alloc(8 + nw + len(key))
+	binary.BigEndian.PutUint64(b, uint64(maxExp))
+	copy(b[8+copy(b[8:], nb[:nw]):], key)
+	vl := int32(len(b))
 	for _, d := range due {
 		ds.idx = append(ds.idx, ient{exp: uint64(d.exp) ^ (1 << 63), seq: d.seq, vo: vo, vl: vl, tab: uint32(tab)})
 	}
@@ -1023,8 +1087,9 @@ func (ds *deltaSet) addIndex(k, v []byte) error {
 }
 
 // sortIndex puts the index entries in Badger's order: by their table's
-// prefix (bytes), then expiry and sequence number (integers).
-func (ds *deltaSet) sortIndex() {
+// prefix (bytes), then expiry and sequence number (integers). Two entries
+// with one key (a sequence number twice in a table) are corruption.
+func (ds *deltaSet) sortIndex() error {
 	order := make([]int, len(ds.xpre))
 	for i := range order {
 		order[i] = i
@@ -1049,6 +1114,13 @@ func (ds *deltaSet) sortIndex() {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
+	for i := 1; i < len(ds.idx); i++ {
+		a, b := &ds.idx[i-1], &ds.idx[i]
+		if a.tab == b.tab && a.exp == b.exp && a.seq == b.seq {
+			return fmt.Errorf("record sequence number %d twice in table %q: %w", a.seq, ds.xpre[a.tab][2:], ErrCorrupt)
+		}
+	}
+	return nil
 }
 
 // readDelta reads an incremental snapshot, checking its header, its order
@@ -1117,20 +1189,30 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 
 // mergePart calls fn for the entries of the snapshot p with the deltas ds
 // applied (nil: none), in Badger's order, keeping those keep accepts: a
-// data entry a delta names is the delta's (or gone), an index entry of
-// such a key is dropped and the delta's derived ones merged in. Keys out
-// of order are corruption.
+// data entry a delta names is the delta's (or gone). A snapshot of version
+// 2 holds data entries only: the index entries of every entry emitted are
+// derived, sorted and emitted after them. In one of version 1, an index
+// entry of a key a delta names is dropped and the delta's derived ones are
+// merged in. Keys out of order, and an index entry twice, are corruption.
 func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reuse bool, fn func(count uint64, k, v []byte) error) error {
 	var last []byte
 	var out uint64
+	var version byte
+	// ix collects the index entries of the data entries emitted (version 2).
+	var ix *deltaSet
 	emit := func(k, v []byte) error {
 		out++
+		if ix != nil && k[0] == 'd' {
+			if err := ix.addIndex(k, v); err != nil {
+				return fmt.Errorf("the value of %q: %w", k, err)
+			}
+		}
 		return fn(out, k, v)
 	}
 	i, j := 0, 0 // next delta entry, next derived index entry
 	// putsBefore emits the deltas' data entries before k (nil: all).
 	putsBefore := func(k []byte) error {
-		for ; i < len(ds.ents) && (k == nil || bytes.Compare(ds.key(&ds.ents[i]), k) < 0); i++ {
+		for ; ds != nil && i < len(ds.ents) && (k == nil || bytes.Compare(ds.key(&ds.ents[i]), k) < 0); i++ {
 			if e := &ds.ents[i]; !e.del {
 				if err := emit(ds.key(e), ds.val(e)); err != nil {
 					return err
@@ -1139,30 +1221,39 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 		}
 		return nil
 	}
-	var ik []byte // the key of ds.idx[j]
-	ikey := func() []byte {
-		ik = ds.ikey(ik[:0], &ds.idx[j])
+	var ik []byte // the key of idx[j]
+	ikey := func(s *deltaSet) []byte {
+		ik = s.ikey(ik[:0], &s.idx[j])
 		return ik
 	}
-	idxBefore := func(k []byte) error {
-		for ; j < len(ds.idx) && (k == nil || bytes.Compare(ikey(), k) < 0); j++ {
-			x := ikey()
+	// idxBefore emits the index entries of s before k (nil: all).
+	idxBefore := func(s *deltaSet, k []byte) error {
+		for ; j < len(s.idx) && (k == nil || bytes.Compare(ikey(s), k) < 0); j++ {
+			x := ikey(s)
 			if !reuse {
 				x = bytes.Clone(x) // fn keeps it
 			}
-			if err := emit(x, ds.ival(&ds.idx[j])); err != nil {
+			if err := emit(x, s.ival(&s.idx[j])); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	dk := []byte{}
-	err := readPart(p, reuse, func(count uint64, k, v []byte) error {
+	err := readPart(p, reuse, &version, func(count uint64, k, v []byte) error {
 		table, key, ok := entryKey(k, v)
 		if !ok || count > 1 && bytes.Compare(k, last) <= 0 {
 			return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
 		}
 		last = append(last[:0], k...)
+		if version >= 2 {
+			if k[0] != 'd' {
+				return fmt.Errorf("entry %d: an index entry in a snapshot of version %d: %w", count, version, ErrCorrupt)
+			}
+			if ix == nil {
+				ix = &deltaSet{}
+			}
+		}
 		if ds != nil {
 			if k[0] == 'd' {
 				if err := putsBefore(k); err != nil {
@@ -1181,14 +1272,17 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 				if err := putsBefore(nil); err != nil {
 					return err
 				}
+				if err := ds.deriveIndex(); err != nil {
+					return err
+				}
 				dk = append(append(append(dk[:0], 'd', byte(len(table))), table...), key...)
 				if ds.names(dk) {
 					return nil // the delta's index entries stand for the key's
 				}
-				if err := idxBefore(k); err != nil {
+				if err := idxBefore(ds, k); err != nil {
 					return err
 				}
-				if j < len(ds.idx) && bytes.Equal(ikey(), k) {
+				if j < len(ds.idx) && bytes.Equal(ikey(ds), k) {
 					return fmt.Errorf("entry %d: an index entry both in the snapshot and its deltas: %w", count, ErrCorrupt)
 				}
 			}
@@ -1198,19 +1292,35 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 		}
 		return emit(k, v)
 	})
-	if err != nil || ds == nil {
+	if err != nil {
 		return err
+	}
+	if version >= 2 && ix == nil {
+		ix = &deltaSet{} // an empty snapshot: the deltas' entries only
 	}
 	if err := putsBefore(nil); err != nil {
 		return err
 	}
-	return idxBefore(nil)
+	if ix != nil {
+		if err := ix.sortIndex(); err != nil {
+			return err
+		}
+		return idxBefore(ix, nil)
+	}
+	if ds == nil {
+		return nil
+	}
+	if err := ds.deriveIndex(); err != nil {
+		return err
+	}
+	return idxBefore(ds, nil)
 }
 
-// readPart reads a snapshot part, checking its header and end, and calls
-// fn for each entry (numbered from 1; k and v are fn's to keep, unless
-// reuse is set: then they are valid until fn returns).
-func readPart(p SnapshotPart, reuse bool, fn func(count uint64, k, v []byte) error) error {
+// readPart reads a snapshot part, checking its header and end, sets
+// *version to its version once the header is read, and calls fn for each
+// entry (numbered from 1; k and v are fn's to keep, unless reuse is set:
+// then they are valid until fn returns).
+func readPart(p SnapshotPart, reuse bool, version *byte, fn func(count uint64, k, v []byte) error) error {
 	r := bufio.NewReaderSize(p.R, 256<<10)
 	head := make([]byte, len(snapshotMagic)+1)
 	if _, err := io.ReadFull(r, head); err != nil {
@@ -1219,9 +1329,11 @@ func readPart(p SnapshotPart, reuse bool, fn func(count uint64, k, v []byte) err
 	if string(head[:len(snapshotMagic)]) != snapshotMagic {
 		return errors.New("not a state snapshot")
 	}
-	if v := head[len(snapshotMagic)]; v != snapshotVersion {
-		return fmt.Errorf("a state snapshot in version %d; this streamsql reads version %d", v, snapshotVersion)
+	v := head[len(snapshotMagic)]
+	if v < 1 || v > snapshotVersion {
+		return fmt.Errorf("a state snapshot in version %d; this streamsql reads versions 1 to %d", v, snapshotVersion)
 	}
+	*version = v
 	layout, err := readField(r)
 	if err != nil {
 		return err

@@ -73,6 +73,10 @@ type Store struct {
 	measured time.Time
 	coldPub  int64
 
+	// restored is what Restore counted of each table it wrote (by name),
+	// taken by the table when it is opened instead of a scan of Badger.
+	restored map[string]*coldCount
+
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
 	closed     bool

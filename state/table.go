@@ -550,7 +550,7 @@ func (t *Table) removeEntry(e *entry) {
 		// snapshot was in none: nothing to delete (a delete of it before,
 		// if any, is in gone already).
 		if !e.fresh {
-			t.gone[e.key] = false
+			t.markGone(e.key, false)
 		}
 		e.chk = false
 	}
@@ -565,6 +565,35 @@ func (t *Table) removeEntry(e *entry) {
 	t.flushDeletesIfMany()
 	e.key = ""
 }
+
+// markGone notes that key changed outside the hot tier since the last
+// snapshot (get: Badger holds its value, else it was deleted), for the
+// next incremental one. When a store's tables hold more such keys than
+// records (most of the state went: a bounded input ended, a window of
+// every key fired), the next snapshot is a whole one instead — smaller to
+// write and to restore than the deletes — and the store stops keeping
+// what changed until then (a map insert per key gone).
+func (t *Table) markGone(key string, get bool) {
+	t.gone[key] = get
+	if n := len(t.gone); n >= untrackAfter && n%untrackEvery == 0 {
+		s := t.s
+		var gone int64
+		for _, u := range s.tlist {
+			gone += int64(len(u.gone))
+		}
+		if gone > s.Rows() {
+			s.track, s.wholeNext = false, true
+			for _, u := range s.tlist {
+				u.gone = map[string]bool{}
+			}
+		}
+	}
+}
+
+// untrackAfter is the number of keys gone from a table from which
+// markGone compares them with the store's records, every untrackEvery
+// (variables for the tests).
+var untrackAfter, untrackEvery = 1 << 16, 4096
 
 // unindex notes that r, read from or written to Badger with an index
 // entry, is about to leave or change its expiry: the entry is deleted at
@@ -603,9 +632,44 @@ func (t *Table) writeDeletes(wb *batch) {
 	clear(t.pendingDel)
 }
 
-// reopen counts what an earlier run left in Badger for this table.
+// coldCount is what reopen counts of a table's keys in Badger: Restore
+// counts it as it writes them (Store.restored), and a table opened after
+// takes it instead of reading them all again.
+type coldCount struct {
+	cold     map[uint32]uint32
+	keys     int64
+	rows     int64
+	seq      uint64 // the next sequence number
+	minExp   int64
+	hasIndex bool // minExp is set
+}
+
+// add counts the data entry of key whose value is v.
+func (c *coldCount) add(seed maphash.Seed, key, v []byte) error {
+	n, maxSeq, err := scanEntry(v)
+	if err != nil {
+		return err
+	}
+	c.rows += int64(n)
+	c.seq = max(c.seq, maxSeq+1)
+	c.cold[uint32(maphash.Bytes(seed, key))]++
+	c.keys++
+	return nil
+}
+
+// reopen counts what an earlier run (or Restore) left in Badger for this
+// table.
 func (t *Table) reopen() {
 	if t.s.db == nil {
+		return
+	}
+	if c := t.s.restored[t.name]; c != nil {
+		delete(t.s.restored, t.name)
+		t.cold, t.coldKeys, t.rows, t.seq = c.cold, c.keys, c.rows, c.seq
+		t.coldNoExp = c.keys > 0 // not known: never drop the table whole
+		if c.hasIndex {
+			t.coldMinExp = c.minExp
+		}
 		return
 	}
 	err := t.s.db.View(func(txn *badger.Txn) error {
@@ -1203,7 +1267,7 @@ func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch, blin
 				s.del(wb, t.dataKey(key))
 				t.coldDec(string(key))
 				if s.track {
-					t.gone[string(key)] = false
+					t.markGone(string(key), false)
 				}
 				t.rows--
 				s.stats.ColdExpired++
@@ -1256,7 +1320,7 @@ func (t *Table) applyCold(wb *batch) {
 		t.rows -= int64(ck.dead)
 		s.stats.ColdExpired += int64(ck.dead)
 		if s.track {
-			t.gone[ck.key] = ck.dead != len(ck.recs)
+			t.markGone(ck.key, ck.dead != len(ck.recs))
 		}
 		kb := strBytes(ck.key)
 		if ck.dead == len(ck.recs) {
