@@ -641,6 +641,11 @@ func (g *group) fold(specs []*aggSpec, r row.Row) error {
 			}
 		}
 		if err := g.accs[i].add(v, retract); err != nil {
+			if s.call.Fn == "JSON_OBJECTAGG" {
+				// Its errors name it; its arguments are the planner's
+				// ROW(k, JSON_STRING(v)), not the query's.
+				return err
+			}
 			return fmt.Errorf("%s: %w", aggText(s.call), err)
 		}
 	}

@@ -486,6 +486,13 @@ func (rw *rewriter) jsonAgg(k int) {
 		return
 	}
 	fn := strings.ToUpper(toks[k].val)
+	if toks[top[0]].is("DISTINCT") {
+		rw.l.Errorf(diag.UnsupportedFeature, toks[top[0]].span(), "%s does not take DISTINCT (nor does Flink's)", fn).
+			WithHint("aggregate the distinct values of a subquery: SELECT %s(…) FROM (SELECT DISTINCT …)", fn)
+		rw.failed = true
+		rw.hide(k, closeAt+1)
+		return
+	}
 	if n := len(top); n >= 4 && toks[top[n-1]].is("NULL") && toks[top[n-2]].is("ON") && (toks[top[n-3]].is("NULL") || toks[top[n-3]].is("ABSENT")) && top[n-1] == closeAt-1 {
 		rw.jsonAggOn[k+1] = strings.ToUpper(toks[top[n-3]].val)
 		rw.blank(top[n-3], top[n-1]+1)

@@ -955,11 +955,6 @@ func filteredArgs(e *ast.FuncCall) []ast.Expr {
 func (b *binder) jsonAggCall(e *ast.FuncCall, bd *expr.Binder) *ast.FuncCall {
 	name := strings.ToUpper(e.Name.Name)
 	object := name == "JSON_OBJECTAGG"
-	if e.Distinct {
-		b.errorf(diag.UnsupportedFeature, e.S, "%s does not take DISTINCT (nor does Flink's)", name).
-			WithHint("aggregate the DISTINCT values of a subquery: SELECT %s(…) FROM (SELECT DISTINCT …)", name)
-		return nil
-	}
 	want := map[bool]int{true: 2, false: 1}[object]
 	if len(e.Args) != want {
 		if object {
@@ -974,12 +969,12 @@ func (b *binder) jsonAggCall(e *ast.FuncCall, bd *expr.Binder) *ast.FuncCall {
 		if k == nil {
 			return nil
 		}
-		if !k.Type().Kind.IsString() {
-			what := k.Type().String()
-			if k.Type().Kind == types.Null {
-				what = "NULL"
-			}
-			b.errorf(diag.WrongArguments, e.Args[0].Span(), "JSON_OBJECTAGG: the key %s is %s, but keys are strings", ast.Format(e.Args[0]), what).
+		switch {
+		case k.Type().Kind == types.Null:
+			b.errorf(diag.WrongArguments, e.Args[0].Span(), "JSON_OBJECTAGG: the key is NULL, but keys are strings (a NULL key is an error, as in Flink)")
+			return nil
+		case !k.Type().Kind.IsString():
+			b.errorf(diag.WrongArguments, e.Args[0].Span(), "JSON_OBJECTAGG: the key %s is %s, but keys are strings", ast.Format(e.Args[0]), k.Type()).
 				WithHint("CAST it: JSON_OBJECTAGG(KEY CAST(%s AS STRING) VALUE …)", ast.Format(e.Args[0]))
 			return nil
 		}
