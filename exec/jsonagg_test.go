@@ -472,3 +472,16 @@ func TestJSONObjectAggErrors(t *testing.T) {
 		t.Fatalf("got %s", joinLines(got))
 	}
 }
+
+// TestJSONAggregatesDocExample: the example of docs/sql.md ("JSON_OBJECTAGG
+// and JSON_ARRAYAGG") gives what the page says it gives.
+func TestJSONAggregatesDocExample(t *testing.T) {
+	got := runJob(t, `SELECT JSON_OBJECTAGG(KEY fruit VALUE n) AS counts, JSON_OBJECTAGG(KEY fruit VALUE n ABSENT ON NULL) AS known,
+  JSON_ARRAYAGG(fruit) AS fruits, JSON_ARRAYAGG(n NULL ON NULL) AS ns
+FROM (VALUES ('pear', 2), ('apple', CAST(NULL AS INT)), ('fig', 5)) AS t (fruit, n);
+`, 1)
+	want := `[{"apple":null,"fig":5,"pear":2}, {"fig":5,"pear":2}, ["pear","apple","fig"], [2,null,5]]`
+	if joinLines(got) != want {
+		t.Fatalf("got %s, want %s", joinLines(got), want)
+	}
+}
