@@ -634,6 +634,9 @@ type FuncCall struct {
 	Filter Expr
 	// Over is set for a window function call: name(...) OVER (...).
 	Over *WindowSpec
+	// OnNull is JSON_OBJECTAGG's and JSON_ARRAYAGG's {NULL | ABSENT} ON
+	// NULL clause: "NULL", "ABSENT", or "" when omitted.
+	OnNull string
 }
 
 // JSONCall is one of the SQL/JSON query functions with its clauses:

@@ -857,14 +857,24 @@ func (p *printer) expr(e Expr) {
 			p.w(")")
 			return
 		}
-		p.w(e.Name.Name, "(")
-		if e.Distinct {
-			p.w("DISTINCT ")
+		if e.Name.Name == "JSON_OBJECTAGG" && len(e.Args) == 2 {
+			p.w("JSON_OBJECTAGG(KEY ")
+			p.expr(e.Args[0])
+			p.w(" VALUE ")
+			p.expr(e.Args[1])
+		} else {
+			p.w(e.Name.Name, "(")
+			if e.Distinct {
+				p.w("DISTINCT ")
+			}
+			if e.Star {
+				p.w("*")
+			}
+			p.exprs(e.Args)
 		}
-		if e.Star {
-			p.w("*")
+		if e.OnNull != "" {
+			p.w(" ", e.OnNull, " ON NULL")
 		}
-		p.exprs(e.Args)
 		p.w(")")
 		if e.Filter != nil {
 			p.w(" FILTER (WHERE ")

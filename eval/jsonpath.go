@@ -168,6 +168,10 @@ func (n *jnode) appendJSON(b *bytes.Buffer) {
 	}
 }
 
+// AppendJSONString writes s as a JSON string, quoted and escaped as the
+// JSON functions write it (appendJSONString).
+func AppendJSONString(b *bytes.Buffer, s string) { appendJSONString(b, s) }
+
 // appendJSONString quotes s as Jackson does: '"', '\' and control
 // characters escaped, everything else as it is.
 func appendJSONString(b *bytes.Buffer, s string) {

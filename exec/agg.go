@@ -115,6 +115,18 @@ func newAggSpec(call *physical.AggCall, arg scalarFunc, retract bool) (*aggSpec,
 			sep = str
 		}
 		s.new = func() accumulator { return &listAgg{sep: sep} }
+	case "JSON_OBJECTAGG", "JSON_ARRAYAGG":
+		c, ok := call.Args[len(call.Args)-1].(*expr.Const)
+		mode, isStr := c.V.(string)
+		if !ok || !isStr {
+			return nil, fmt.Errorf("internal: %s's ON NULL behaviour is not a constant", call.Fn)
+		}
+		absent := mode == "ABSENT"
+		if call.Fn == "JSON_OBJECTAGG" {
+			s.new = func() accumulator { return &jsonObjectAgg{absent: absent, m: map[string]string{}} }
+		} else {
+			s.new = func() accumulator { return &jsonArrayAgg{absent: absent} }
+		}
 	default:
 		return nil, fmt.Errorf("aggregate %s is not supported at runtime yet", call.Fn)
 	}
@@ -629,6 +641,11 @@ func (g *group) fold(specs []*aggSpec, r row.Row) error {
 			}
 		}
 		if err := g.accs[i].add(v, retract); err != nil {
+			if s.call.Fn == "JSON_OBJECTAGG" {
+				// Its errors name it; its arguments are the planner's
+				// ROW(k, JSON_STRING(v)), not the query's.
+				return err
+			}
 			return fmt.Errorf("%s: %w", aggText(s.call), err)
 		}
 	}

@@ -189,8 +189,8 @@ var functionDocs = []FunctionDoc{
 	{"VAR_SAMP", "aggregate", "differs: as STDDEV_POP"},
 	{"COLLECT", "aggregate", "not supported"},
 	{"ARRAY_AGG", "aggregate", "differs: NULLs are kept (RESPECT NULLS); IGNORE NULLS and ORDER BY are not supported"},
-	{"JSON_OBJECTAGG", "aggregate", "not supported"},
-	{"JSON_ARRAYAGG", "aggregate", "not supported"},
+	{"JSON_OBJECTAGG", "aggregate", "differs: values as JSON_OBJECT's; a retracted NULL value takes its key out (Flink's leaves the key and then fails on its next value); runs in HOP and SESSION windows, which Flink refuses"},
+	{"JSON_ARRAYAGG", "aggregate", "differs: values as JSON_OBJECT's; runs in HOP and SESSION windows, which Flink refuses"},
 	// window (OVER)
 	{"ROW_NUMBER", "window", "same (Top-N and deduplication: a filter on its result)"},
 	{"LAG", "window", "same (no frame; peers of one event time share the value)"},

@@ -308,6 +308,12 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 		}
 		return types.ArrayOf(a[0].Type().Fields()[0].Type.WithNullable(true)).WithNullable(true), ""
 	},
+	// JSON_OBJECTAGG and JSON_ARRAYAGG (Flink's JsonObjectAggFunction and
+	// JsonArrayAggFunction): the planner gives them ROW(key, JSON_STRING(v))
+	// and ROW(JSON_STRING(v)) (a NULL row is one FILTER leaves out) and
+	// their ON NULL behaviour, 'NULL' or 'ABSENT', as a constant.
+	"JSON_OBJECTAGG": jsonAgg(2),
+	"JSON_ARRAYAGG":  jsonAgg(1),
 	"LISTAGG": func(a []Expr) (types.T, string) {
 		if len(a) < 1 || len(a) > 2 {
 			return types.T{}, "LISTAGG takes an expression and an optional separator"
@@ -323,6 +329,23 @@ var aggregates = map[string]func(args []Expr) (types.T, string){
 		}
 		return str.WithNullable(true), ""
 	},
+}
+
+func jsonAgg(fields int) func(a []Expr) (types.T, string) {
+	return func(a []Expr) (types.T, string) {
+		if len(a) != 2 || a[0].Type().Kind != types.Row || a[0].Type().NumFields() != fields {
+			return types.T{}, "internal: a JSON aggregate takes a ROW and its ON NULL behaviour"
+		}
+		if c, ok := a[1].(*Const); !ok || !isStringConst(c) {
+			return types.T{}, "internal: a JSON aggregate's ON NULL behaviour is not a constant"
+		}
+		for _, f := range a[0].Type().Fields() {
+			if !f.Type.Kind.IsString() && f.Type.Kind != types.Null {
+				return types.T{}, "internal: a JSON aggregate takes strings"
+			}
+		}
+		return types.StringType().NotNull(), ""
+	}
 }
 
 func statAgg(name string) func(a []Expr) (types.T, string) {

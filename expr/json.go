@@ -137,6 +137,10 @@ func (b *Binder) jsonCall(e *ast.JSONCall) Expr {
 	return &Call{Fn: e.Func, Args: []Expr{j, p, mode(e.OnEmpty, "NULL"), ed, mode(e.OnError, "NULL"), xd}, T: t, S: e.S}
 }
 
+// JSONValueType reports whether values of t can be written as JSON (by
+// JSON_STRING, JSON_OBJECT, JSON_OBJECTAGG, …).
+func JSONValueType(t types.T) bool { return jsonValueType(t) }
+
 // jsonValueType reports whether values of t can go into JSON_OBJECT and
 // JSON_ARRAY: strings, booleans, numbers, and ARRAY, MAP (of string keys)
 // and ROW of those.

@@ -46,6 +46,7 @@ type rewriter struct {
 	// of its FROM and whether NOT was written; TiDB reads x <=> y.
 	distinctFrom map[int]distinctRecord
 	distinct     map[int]bool        // index of the ( of ARRAY_AGG(DISTINCT x), DISTINCT blanked
+	jsonAggOn    map[int]string      // index of the ( of JSON_OBJECTAGG/JSON_ARRAYAGG(… {NULL | ABSENT} ON NULL), the clause blanked
 	groupings    []*ast.GroupingSets // GROUPING SETS, ROLLUP, CUBE in GROUP BY: @_g<i>
 	typedLits    []*ast.Literal
 	tvfs         []*ast.WindowTVF
@@ -148,7 +149,7 @@ type edit struct {
 func newRewriter(src string, toks []token, l *diag.List) *rewriter {
 	rw := &rewriter{src: src, toks: toks, l: l, hidden: make([]bool, len(toks)),
 		asOf: map[int]ast.Expr{}, full: map[diag.Pos]bool{}, casts: map[diag.Pos]castRecord{}, hints: map[int][]*ast.Hint{}, tblHints: map[int][]*ast.Hint{},
-		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}, distinct: map[int]bool{}, isJSON: map[int]isJSONRecord{},
+		filters: map[int]filterRecord{}, lateral: map[diag.Pos]bool{}, escapes: map[int]*ast.Literal{}, distinct: map[int]bool{}, jsonAggOn: map[int]string{}, isJSON: map[int]isJSONRecord{},
 		distinctFrom: map[int]distinctRecord{}}
 	rw.blankComments()
 	rw.scan()
@@ -329,6 +330,8 @@ func (rw *rewriter) scan() {
 				"or x IS DISTINCT FROM y for its negation", nullEqHint(rw, k))
 		case t.is("ARRAY_AGG") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.arrayAgg(k)
+		case (t.is("JSON_OBJECTAGG") || t.is("JSON_ARRAYAGG")) && k+1 < len(toks) && toks[k+1].isOp("("):
+			rw.jsonAgg(k)
 		case t.is("LAG") && k+1 < len(toks) && toks[k+1].isOp("("):
 			rw.lagOffset(k)
 		case t.is("LISTAGG") && k+1 < len(toks) && toks[k+1].isOp("(") && rw.overAfter(k+1):
@@ -495,6 +498,57 @@ func (rw *rewriter) trim(k int) {
 	} else {
 		rw.blank(from, from+1)
 	}
+}
+
+// jsonAgg reads JSON_OBJECTAGG([KEY] k VALUE v [{NULL | ABSENT} ON NULL])
+// and JSON_ARRAYAGG(v [… ON NULL]) at the name token k, Flink's syntax,
+// into TiDB's JSON_OBJECTAGG(k, v) and JSON_ARRAYAGG(v): KEY is blanked,
+// VALUE becomes a comma, and the ON NULL clause is blanked and recorded
+// for the converter.
+func (rw *rewriter) jsonAgg(k int) {
+	toks := rw.toks
+	top, closeAt := rw.topLevel(k + 1)
+	if closeAt < 0 || len(top) == 0 {
+		return
+	}
+	fn := strings.ToUpper(toks[k].val)
+	if toks[top[0]].is("DISTINCT") {
+		rw.l.Errorf(diag.UnsupportedFeature, toks[top[0]].span(), "%s does not take DISTINCT (nor does Flink's)", fn).
+			WithHint("aggregate the distinct values of a subquery: SELECT %s(…) FROM (SELECT DISTINCT …)", fn)
+		rw.failed = true
+		rw.hide(k, closeAt+1)
+		return
+	}
+	if n := len(top); n >= 4 && toks[top[n-1]].is("NULL") && toks[top[n-2]].is("ON") && (toks[top[n-3]].is("NULL") || toks[top[n-3]].is("ABSENT")) && top[n-1] == closeAt-1 {
+		rw.jsonAggOn[k+1] = strings.ToUpper(toks[top[n-3]].val)
+		rw.blank(top[n-3], top[n-1]+1)
+		top = top[:n-3]
+	}
+	if fn != "JSON_OBJECTAGG" {
+		return
+	}
+	from := 0
+	if toks[top[0]].is("KEY") && len(top) > 1 && !toks[top[1]].is("VALUE") {
+		rw.blank(top[0], top[0]+1)
+		from = 1
+	}
+	val := -1
+	for i := from + 1; i < len(top); i++ {
+		if toks[top[i]].is("VALUE") {
+			val = top[i]
+			break
+		}
+		if toks[top[i]].isOp(",") {
+			break
+		}
+	}
+	if val < 0 || val+1 >= closeAt {
+		rw.errorf(diag.SyntaxError, diag.Span{Start: toks[k].start, End: toks[closeAt].end},
+			"expected [KEY] key VALUE value in JSON_OBJECTAGG, as in JSON_OBJECTAGG(KEY name VALUE cnt)")
+		rw.hide(k, closeAt+1)
+		return
+	}
+	rw.replace(val, val+1, ",")
 }
 
 // arrayAgg reads ARRAY_AGG([DISTINCT] x [RESPECT NULLS | IGNORE NULLS]) at

@@ -1386,8 +1386,12 @@ func (c *conv) funcCall(name string, args []tast.ExprNode, distinct, agg bool) a
 		fc.S = fc.Name.S
 		return fc
 	}
-	if open := c.findOp("("); open >= 0 && c.rw.distinct[open] {
+	open := c.findOp("(")
+	if open >= 0 && c.rw.distinct[open] {
 		fc.Distinct = true
+	}
+	if open >= 0 && (upper == "JSON_OBJECTAGG" || upper == "JSON_ARRAYAGG") {
+		fc.OnNull = c.rw.jsonAggOn[open]
 	}
 	if distinct {
 		c.findWord("DISTINCT")

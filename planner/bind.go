@@ -943,6 +943,70 @@ func filteredArgs(e *ast.FuncCall) []ast.Expr {
 	return out
 }
 
+// jsonAggCall checks JSON_OBJECTAGG(k, v [… ON NULL]) and JSON_ARRAYAGG(v
+// [… ON NULL]) and returns the call the runtime folds, as Flink's
+// WrapJsonAggFunctionArgumentsRule gives it: JSON_OBJECTAGG(ROW(k,
+// JSON_STRING(v))) and JSON_ARRAYAGG(ROW(JSON_STRING(v))) (a value made by
+// JSON_OBJECT or JSON_ARRAY goes in as JSON, as in those), with OnNull
+// set to the behaviour (Flink's defaults: NULL ON NULL for JSON_OBJECTAGG,
+// ABSENT ON NULL for JSON_ARRAYAGG). The ROW lets FILTER (WHERE …) leave a
+// row out (a NULL ROW) apart from a NULL value. It reports and returns nil
+// on a wrong call.
+func (b *binder) jsonAggCall(e *ast.FuncCall, bd *expr.Binder) *ast.FuncCall {
+	name := strings.ToUpper(e.Name.Name)
+	object := name == "JSON_OBJECTAGG"
+	want := map[bool]int{true: 2, false: 1}[object]
+	if len(e.Args) != want {
+		if object {
+			b.errorf(diag.WrongArguments, e.S, "JSON_OBJECTAGG takes a key and a value: JSON_OBJECTAGG(KEY k VALUE v [{NULL | ABSENT} ON NULL])")
+		} else {
+			b.errorf(diag.WrongArguments, e.S, "JSON_ARRAYAGG takes one value: JSON_ARRAYAGG(v [{NULL | ABSENT} ON NULL])")
+		}
+		return nil
+	}
+	if object {
+		k := bd.Bind(e.Args[0])
+		if k == nil {
+			return nil
+		}
+		switch {
+		case k.Type().Kind == types.Null:
+			b.errorf(diag.WrongArguments, e.Args[0].Span(), "JSON_OBJECTAGG: the key is NULL, but keys are strings (a NULL key is an error, as in Flink)")
+			return nil
+		case !k.Type().Kind.IsString():
+			b.errorf(diag.WrongArguments, e.Args[0].Span(), "JSON_OBJECTAGG: the key %s is %s, but keys are strings", ast.Format(e.Args[0]), k.Type()).
+				WithHint("CAST it: JSON_OBJECTAGG(KEY CAST(%s AS STRING) VALUE …)", ast.Format(e.Args[0]))
+			return nil
+		}
+	}
+	v := e.Args[len(e.Args)-1]
+	x := bd.Bind(v)
+	if x == nil {
+		return nil
+	}
+	if !expr.JSONValueType(x.Type()) {
+		b.errorf(diag.WrongArguments, v.Span(), "%s: %s is %s, which streamsql does not write as JSON yet", name, ast.Format(v), x.Type()).
+			WithHint("CAST it to STRING: %s(… CAST(%s AS STRING) …)", name, ast.Format(v))
+		return nil
+	}
+	if _, isJSON := v.(*ast.JSONConstruct); !isJSON {
+		js := &ast.FuncCall{Name: &ast.Ident{Name: "JSON_STRING"}, Args: []ast.Expr{v}}
+		js.S, js.Name.S = v.Span(), v.Span()
+		v = js
+	}
+	r := &ast.Constructor{Kind: "ROW", Args: []ast.Expr{v}}
+	if object {
+		r.Args = []ast.Expr{e.Args[0], v}
+	}
+	r.S = e.S
+	out := *e
+	out.Args = []ast.Expr{r}
+	if out.OnNull == "" {
+		out.OnNull = map[bool]string{true: "NULL", false: "ABSENT"}[object]
+	}
+	return &out
+}
+
 func containsAgg(e ast.Expr) bool {
 	found := false
 	ast.Inspect(e, func(x ast.Expr) bool {
@@ -1176,6 +1240,15 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 				}
 			}
 			argB := &expr.Binder{Scope: scope, L: b.l, Clause: "an aggregate"}
+			onNull := ""
+			if name == "JSON_OBJECTAGG" || name == "JSON_ARRAYAGG" {
+				je := b.jsonAggCall(e, argB)
+				if je == nil {
+					failed = true
+					return &expr.Const{T: types.New(types.Null), S: e.S}, true
+				}
+				e, onNull = je, je.OnNull
+			}
 			call := &logical.AggCall{Fn: name, Distinct: e.Distinct, Star: e.Star, S: e.S}
 			args := e.Args
 			if e.Filter != nil {
@@ -1202,6 +1275,9 @@ func (b *binder) aggregateQuery(q *ast.Select, node logical.Node, scope *expr.Sc
 					return &expr.Const{T: types.New(types.Null), S: e.S}, true
 				}
 				call.Args = append(call.Args, x)
+			}
+			if onNull != "" {
+				call.Args = append(call.Args, &expr.Const{V: onNull, T: types.StringType().NotNull(), S: e.S})
 			}
 			if e.Star && name != "COUNT" {
 				b.errorf(diag.WrongArguments, e.S, "only COUNT accepts *")

@@ -87,6 +87,11 @@ func (b *binder) overQuery(q *ast.Select, node logical.Node, scope *expr.Scope, 
 	call := overCall(q)
 	name := strings.ToUpper(call.Name.Name)
 	for _, c := range overCalls(q) {
+		if n := strings.ToUpper(c.Name.Name); n == "JSON_OBJECTAGG" || n == "JSON_ARRAYAGG" {
+			b.errorf(diag.UnsupportedFeature, c.S, "%s(...) OVER is not supported, as in Flink (its JSON aggregates do not run in OVER windows)", n).
+				WithHint("aggregate with GROUP BY (or a window TVF) instead")
+			return nil
+		}
 		if c.Filter != nil {
 			b.errorf(diag.UnsupportedFeature, c.Filter.Span(), "FILTER (WHERE ...) is not supported on a window function (OVER); filter the rows in a subquery")
 			return nil

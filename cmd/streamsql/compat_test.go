@@ -458,6 +458,24 @@ FROM spells_per_character AS c JOIN spell_languages FOR SYSTEM_TIME AS OF procti
 WITH ('connector' = 'datagen', 'number-of-rows' = '5');
 SELECT identifier, STR_TO_MAP('postal_address:' || postal_address || ';residential_address:' || residential_address, ';', ':')
 FROM customers;`},
+	{suite: "Cookbook", name: "functions/07 extract data from json", shape: "IS JSON, JSON_EXISTS, JSON_VALUE, JSON_QUERY with a [*] path", mark: "runs",
+		note: "the faker column's #{jsona …}/#{json …} expressions (datafaker's JSON provider) replaced by a file of JSON texts",
+		files: map[string]string{"people.json": `{"doc":"{\"id\":\"c1\",\"full_name\":\"Ada Byron\",\"addresses\":[{\"address\":\"1 Main St\"},{\"address\":\"2 High St\"}]}"}
+{"doc":"not json"}
+{"doc":"{\"full_name\":\"No Id\"}"}
+`},
+		sql: `CREATE TEMPORARY TABLE people (doc STRING) WITH ('connector' = 'filesystem', 'path' = 'people.json', 'format' = 'json');
+SELECT doc IS JSON AS valid, JSON_EXISTS(doc, '$.id') AS has_id, JSON_VALUE(doc, '$.full_name') AS name,
+  JSON_QUERY(doc, '$.addresses[*].address') AS streets
+FROM people;`},
+	{suite: "Cookbook", name: "functions/08 generate json from data", shape: "JSON_OBJECT (an ARRAY value), JSON_ARRAY; JSON_OBJECTAGG over an updating GROUP BY, filtered; JSON_ARRAYAGG over SELECT DISTINCT", mark: "runs",
+		sql: `CREATE TEMPORARY TABLE customers (title STRING, given STRING, family STRING, homes ARRAY<STRING>)
+WITH ('connector' = 'faker', 'number-of-rows' = '100', 'fields.title.expression' = '#{Name.prefix}',
+  'fields.given.expression' = '#{Name.firstName}', 'fields.family.expression' = '#{Name.last_name}',
+  'fields.homes.expression' = '#{Address.fullAddress}', 'fields.homes.length' = '2');
+SELECT JSON_OBJECT(KEY 'given' VALUE given, KEY 'homes' VALUE homes) AS doc, JSON_ARRAY(given, family) AS names FROM customers;
+SELECT JSON_OBJECTAGG(KEY title VALUE n) FROM (SELECT title, COUNT(*) AS n FROM customers GROUP BY title) WHERE n > 2;
+SELECT JSON_ARRAYAGG(title) FROM (SELECT DISTINCT title FROM customers);`},
 	{suite: "Cookbook", name: "joins/01 regular joins", shape: "INNER JOIN", mark: "runs",
 		sql: `CREATE TABLE NOC (agent_id STRING, codename STRING) WITH ('connector' = 'faker', 'number-of-rows' = '10',
   'fields.agent_id.expression' = '#{regexify ''(1|2|3|4|5){1}''}', 'fields.codename.expression' = '#{superhero.name}');

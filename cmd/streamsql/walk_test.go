@@ -244,6 +244,9 @@ var aggCases = map[string][]fnCase{
 	"LAST_VALUE":  {{"LAST_VALUE(s)", "STRING", "Bye"}},
 	"LISTAGG":     {{"LISTAGG(s)", "STRING", "Hello World,Bye"}, {"LISTAGG(s, ';')", "STRING", "Hello World;Bye"}},
 	"ARRAY_AGG":   {{"ARRAY_AGG(s)", "ARRAY<STRING>", "[Hello World, Bye]"}, {"ARRAY_AGG(n) FILTER (WHERE n > 0)", "ARRAY<INT>", "[3]"}},
+	"JSON_OBJECTAGG": {{"JSON_OBJECTAGG(KEY s VALUE n)", "STRING", `{"Bye":3,"Hello World":-7}`},
+		{"JSON_OBJECTAGG(KEY s VALUE JSON_ARRAY(f)) FILTER (WHERE n > 0)", "STRING", `{"Bye":[0.5]}`}},
+	"JSON_ARRAYAGG": {{"JSON_ARRAYAGG(s)", "STRING", `["Hello World","Bye"]`}},
 	// f is 2.5 and 0.5, n -7 and 3: Flink's rewrite, integer division for INT.
 	"STDDEV_POP":  {{"STDDEV_POP(f)", "DOUBLE", "1"}},
 	"STDDEV_SAMP": {{"STDDEV_SAMP(f)", "DOUBLE", "1.4142135623730951"}, {"STDDEV(n)", "INT", "7"}},

@@ -127,6 +127,16 @@ func init() {
 	reg("Name.fullName", "", 0, 0, nil, text(func(g *gen) string { return g.f.FirstName() + " " + g.f.LastName() }))
 	reg("Name.name", "", 0, 0, nil, text(func(g *gen) string { return g.f.FirstName() + " " + g.f.LastName() }))
 	reg("Name.username", "", 0, 0, nil, text(func(g *gen) string { return g.f.Username() }))
+	reg("Name.nameWithMiddle", "", 0, 0, nil, text(func(g *gen) string {
+		return g.f.FirstName() + " " + g.f.MiddleName() + " " + g.f.LastName()
+	}))
+	reg("Name.prefix", "", 0, 0, nil, text(func(g *gen) string { return g.f.NamePrefix() }))
+	reg("Name.suffix", "", 0, 0, nil, text(func(g *gen) string { return g.f.NameSuffix() }))
+	// Java Faker's title is a descriptor, a level and a job: "Lead
+	// Branding Agent".
+	reg("Name.title", "", 0, 0, nil, text(func(g *gen) string {
+		return g.f.JobDescriptor() + " " + g.f.JobLevel() + " " + g.f.JobTitle()
+	}))
 	reg("Internet.publicIpV4Address", "", 0, 0, nil, text(publicIPv4))
 	reg("Internet.ipV4Address", "", 0, 0, nil, text(func(g *gen) string { return g.f.IPv4Address() }))
 	reg("Internet.userAgentAny", "", 0, 0, nil, text(func(g *gen) string { return g.f.UserAgent() }))
@@ -139,6 +149,13 @@ func init() {
 	reg("Address.state", "", 0, 0, nil, text(func(g *gen) string { return g.f.State() }))
 	reg("Address.zipCode", "", 0, 0, nil, text(func(g *gen) string { return g.f.Zip() }))
 	reg("Address.streetAddress", "", 0, 0, nil, text(func(g *gen) string { return g.f.Street() }))
+	reg("Address.buildingNumber", "", 0, 0, nil, text(func(g *gen) string { return g.f.StreetNumber() }))
+	// Java Faker's street suffix is gofakeit's street name (Avenue,
+	// Bridge, …); its street name a last name and one: "Kuhn Avenue".
+	reg("Address.streetName", "", 0, 0, nil, text(func(g *gen) string { return g.f.LastName() + " " + g.f.StreetName() }))
+	reg("Address.streetSuffix", "", 0, 0, nil, text(func(g *gen) string { return g.f.StreetName() }))
+	reg("Address.stateAbbr", "", 0, 0, nil, text(func(g *gen) string { return g.f.StateAbr() }))
+	reg("Address.countryCode", "", 0, 0, nil, text(func(g *gen) string { return g.f.CountryAbr() }))
 	reg("Address.fullAddress", "", 0, 0, nil, text(func(g *gen) string {
 		a := g.f.Address()
 		return fmt.Sprintf("%s, %s, %s %s", a.Street, a.City, a.State, a.Zip)

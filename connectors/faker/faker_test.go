@@ -400,3 +400,37 @@ func list(t *testing.T, v row.Value, per int) []row.Value {
 	}
 	return out
 }
+
+// TestNameAndAddressParts: the Name and Address providers added for the
+// cookbook's JSON recipes (Name.prefix, …) give values of their kind.
+func TestNameAndAddressParts(t *testing.T) {
+	cases := []struct {
+		expr string
+		ok   *regexp.Regexp
+	}{
+		{"#{Name.prefix}", regexp.MustCompile(`^(Mr\.|Mrs\.|Ms\.|Miss|Dr\.)$`)},
+		{"#{Name.suffix}", regexp.MustCompile(`^(Jr\.|Sr\.|I|II|III|IV|V|MD|DDS|PhD|DVM)$`)},
+		{"#{Name.title}", regexp.MustCompile(`^\S+ \S+ .+$`)},
+		{"#{Name.name_with_middle}", regexp.MustCompile(`^\S+ \S+ \S+$`)},
+		{"#{Address.buildingNumber}", regexp.MustCompile(`^[0-9]+$`)},
+		{"#{Address.street_name}", regexp.MustCompile(`^\S+ [A-Z][a-z]+$`)},
+		{"#{Address.streetSuffix}", regexp.MustCompile(`^[A-Z][a-z]+$`)},
+		{"#{Address.stateAbbr}", regexp.MustCompile(`^[A-Z]{2}$`)},
+		{"#{Address.countryCode}", regexp.MustCompile(`^[A-Z]{2}$`)},
+	}
+	for _, c := range cases {
+		cols := []connector.Column{{Name: "x", Type: types.StringType()}}
+		rows := readAll(t, newSource(t, cols, opts{"seed": "7", "number-of-rows": "50", "rows-per-second": "10000", "fields.x.expression": c.expr}))
+		distinct := map[string]bool{}
+		for _, r := range rows {
+			if s := r.Vals[0].Str(); !c.ok.MatchString(s) {
+				t.Errorf("%s gave %q", c.expr, s)
+			} else {
+				distinct[s] = true
+			}
+		}
+		if len(rows) != 50 || len(distinct) < 2 {
+			t.Errorf("%s: %d rows, %d distinct values", c.expr, len(rows), len(distinct))
+		}
+	}
+}
