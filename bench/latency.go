@@ -340,8 +340,10 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 	// have: a producer that stalls (a loaded machine) can put a shipment
 	// beyond the bound, and its order is then rightly padded.
 	var orderMS, shipMS []int64
-	produce := func(topic string, id int64) {
-		now := time.Now()
+	// produce sends one record stamped with now: the caller decides with the
+	// same time whether the record is in the measured window, so a result's
+	// sent time and the window's count agree at its edges.
+	produce := func(topic string, id int64, now time.Time) {
 		if id >= 0 && topic == "lat_orders" {
 			orderMS = append(orderMS, now.UnixMilli())
 			shipMS = append(shipMS, -1)
@@ -367,8 +369,8 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 	// which no other record has) until its result arrives.
 	deadline := time.Now().Add(60 * time.Second)
 	for probed := false; !probed; {
-		produce("lat_orders", -2)
-		produce("lat_shipments", -2)
+		produce("lat_orders", -2, time.Now())
+		produce("lat_shipments", -2, time.Now())
 		for range 20 {
 			time.Sleep(50 * time.Millisecond)
 			mu.Lock()
@@ -410,13 +412,14 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 			continue
 		}
 		for ; sent < due; sent++ {
-			ns := time.Now().UnixNano()
+			now := time.Now()
+			ns := now.UnixNano()
 			in := ns >= winStart && ns < winEnd
 			if sent%2 == 0 {
 				if in {
 					winOrders++
 				}
-				produce("lat_orders", sent/2)
+				produce("lat_orders", sent/2, now)
 			} else {
 				id := sent/2 - lag
 				if id < 0 {
@@ -425,7 +428,7 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 				if id%10 == 0 {
 					id = -id - 1 // no such order
 				}
-				produce("lat_shipments", id)
+				produce("lat_shipments", id, now)
 			}
 			if in {
 				winSent++

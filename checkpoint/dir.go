@@ -1,12 +1,10 @@
 package checkpoint
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -213,9 +211,7 @@ func (w *Writer) create(name string, shared bool) (*PartWriter, error) {
 		w.shared = append(w.shared, path)
 	}
 	w.open[name] = true
-	p := &PartWriter{w: w, name: name, file: file, f: f, crc: crc32.New(castagnoli)}
-	p.bw = bufio.NewWriterSize(io.MultiWriter(f, p.crc), 256<<10)
-	return p, nil
+	return &PartWriter{w: w, name: name, file: file, f: f, out: newPartFile(f), crc: crc32.New(castagnoli)}, nil
 }
 
 // Reuse lists in this checkpoint the shared part p of an earlier complete
@@ -245,7 +241,7 @@ type PartWriter struct {
 	name string
 	file string // PartInfo.File: "" but for a shared part
 	f    *os.File
-	bw   *bufio.Writer
+	out  *partFile
 	crc  hash.Hash32
 	n    int64
 	err  error
@@ -261,7 +257,8 @@ func (p *PartWriter) Write(b []byte) (int, error) {
 	if p.err != nil {
 		return 0, p.err
 	}
-	n, err := p.bw.Write(b)
+	n, err := p.out.Write(b)
+	p.crc.Write(b[:n])
 	p.n += int64(n)
 	if err != nil {
 		p.err = fmt.Errorf("checkpoint %d: part %s: %w", p.w.id, p.name, err)
@@ -276,7 +273,7 @@ func (p *PartWriter) Close() error {
 		return p.err
 	}
 	if p.err == nil {
-		p.err = p.bw.Flush()
+		p.err = p.out.Flush()
 	}
 	if p.err == nil {
 		p.err = p.f.Sync()
@@ -284,7 +281,7 @@ func (p *PartWriter) Close() error {
 	if err := p.f.Close(); p.err == nil {
 		p.err = err
 	}
-	p.f = nil
+	p.f, p.out = nil, nil
 	if p.err != nil && !strings.HasPrefix(p.err.Error(), "checkpoint ") {
 		p.err = fmt.Errorf("checkpoint %d: part %s: %w", p.w.id, p.name, p.err)
 	}
