@@ -281,6 +281,7 @@ func (p *PartWriter) Close() error {
 	if err := p.f.Close(); p.err == nil {
 		p.err = err
 	}
+	p.out.release()
 	p.f, p.out = nil, nil
 	if p.err != nil && !strings.HasPrefix(p.err.Error(), "checkpoint ") {
 		p.err = fmt.Errorf("checkpoint %d: part %s: %w", p.w.id, p.name, p.err)

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -35,13 +36,31 @@ type partFile struct {
 	size   int64  // bytes written to the file and buffered
 }
 
-func newPartFile(f *os.File) *partFile {
+// directBufs holds aligned buffers of directBuf bytes between parts: a
+// checkpoint writes many parts, most of them a few hundred bytes (sources'
+// positions, partitions' metadata), and each would otherwise allocate and
+// zero a buffer of its own.
+var directBufs = sync.Pool{New: func() any {
 	raw := make([]byte, directBuf+directBlock)
 	skip := 0
 	if r := int(uintptr(unsafe.Pointer(&raw[0])) % directBlock); r != 0 {
 		skip = directBlock - r
 	}
-	return &partFile{f: f, direct: enableDirect(f), buf: raw[skip : skip+directBuf : skip+directBuf]}
+	b := raw[skip : skip+directBuf : skip+directBuf]
+	return &b
+}}
+
+func newPartFile(f *os.File) *partFile {
+	return &partFile{f: f, direct: enableDirect(f), buf: *directBufs.Get().(*[]byte)}
+}
+
+// release gives the buffer back for other parts; p is not used after it.
+func (p *partFile) release() {
+	if p.buf != nil {
+		b := p.buf
+		p.buf = nil
+		directBufs.Put(&b)
+	}
 }
 
 // Write buffers b, writing the buffer to the file each time it fills.
@@ -68,10 +87,10 @@ func (p *partFile) Write(b []byte) (int, error) {
 // flag but not the write) turns O_DIRECT off and is tried again: a part is
 // never lost to the optimisation.
 func (p *partFile) writeOut(b []byte) error {
-	_, err := p.f.Write(b)
+	n, err := p.f.Write(b)
 	if err != nil && p.direct && errors.Is(err, syscall.EINVAL) {
 		if p.direct = !disableDirect(p.f); !p.direct {
-			_, err = p.f.Write(b)
+			_, err = p.f.Write(b[n:])
 		}
 	}
 	return err
