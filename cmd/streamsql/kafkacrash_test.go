@@ -358,7 +358,13 @@ func kafkaCrashEpisodes(t *testing.T, dir, addr string, kills int, span time.Dur
 			t.Fatalf("%d episodes, %d kills, %d resumed: the job ends before the kills come", episodes, killed, resumed)
 		}
 		job, topic := jobFor(episodes), topicFor(episodes)
-		k, r, n, w := kafkaCrashRuns(t, rng, job, st, addr, topic, kills-killed, span)
+		kk := kills - killed
+		if resumed == 0 {
+			// Until a run resumes from a checkpoint: the kills spent so far
+			// may all have come before the first checkpoint completed.
+			kk = max(kk, 1)
+		}
+		k, r, n, w := kafkaCrashRuns(t, rng, job, st, addr, topic, kk, span)
 		killed, resumed, runs, writing = killed+k, resumed+r, runs+n, writing+w
 		check(episodes)
 		if err := os.RemoveAll(st); err != nil {
