@@ -365,6 +365,9 @@ func runOnce(c config, bin, job string, q query, logPath string) (Run, error) {
 			return Run{}, err
 		}
 		defer os.RemoveAll(stateDir)
+		if stateDir, err = filepath.Abs(stateDir); err != nil { // the job runs in the job file's directory
+			return Run{}, err
+		}
 		args = append(args, "--state-dir", stateDir, "--set", "execution.checkpointing.interval="+q.checkpoint)
 	}
 	cmd := osexec.Command(bin, append(args, filepath.Base(job))...)

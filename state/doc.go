@@ -162,7 +162,11 @@
 // unique in the store and in each key's order. A table of a store restored
 // from one snapshot takes the counts Restore kept as it wrote its keys
 // (records, next sequence number, cold keys, least expiry) instead of
-// reading them all back as a reopened one does.
+// reading them all back as a reopened one does. Restore keeps the data
+// entries it reads in the hot tier, instead of Badger, while they fit 7/8 of
+// the budget (restore_hot.go): a state that fitted its budget before the
+// stop is all in memory again after it, and a table adopts its restored
+// keys when the operator opens it (a snapshot before that is refused).
 //
 // Incremental snapshots: from its first snapshot on, a store keeps what
 // changed since its last one — a flag on each changed hot key (listed),

@@ -417,6 +417,9 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 	if s.closed {
 		return nil, errors.New("state: snapshot of a closed store")
 	}
+	if err := s.unadopted(); err != nil {
+		return nil, err
+	}
 	if !s.ensureDB() {
 		return nil, s.err
 	}
@@ -730,7 +733,7 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 	}
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
-	err := mergePart(p, ds, keep, false, func(count uint64, k, v []byte) error {
+	err := mergePart(p, ds, keep, false, s.hotTaker(rn), func(count uint64, k, v []byte) error {
 		k, v, err := rn.entry(k, v)
 		if err != nil {
 			return fmt.Errorf("entry %d: %w", count, err)
@@ -795,7 +798,7 @@ func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byt
 	}
 	err := add(0, formatKey, []byte(formatVersion))
 	if err == nil {
-		err = mergePart(p, ds, keep, true, add)
+		err = mergePart(p, ds, keep, true, s.hotTaker(nil), add)
 	}
 	if err == nil {
 		err = sw.Write(buf)
@@ -847,7 +850,8 @@ type dent struct {
 }
 
 // ient is a derived index entry of a deltaSet: the key xpre[tab] exp seq
-// (exp sign-flipped, as in the key), its value in the arena.
+// (exp sign-flipped, as in the key), its value in the arena (vl -1: none,
+// the entry of a key Restore took into the hot tier, kept to be checked).
 type ient struct {
 	exp, seq uint64
 	vo       int
@@ -967,7 +971,7 @@ func (ds *deltaSet) deriveIndex() error {
 		if e.del {
 			continue
 		}
-		if err := ds.addIndex(ds.key(e), ds.val(e)); err != nil {
+		if err := ds.addIndex(ds.key(e), ds.val(e), false); err != nil {
 			return fmt.Errorf("the value of %q in %s: %w", ds.key(e), ds.last, err)
 		}
 	}
@@ -1023,8 +1027,9 @@ func (ds *deltaSet) sortEnts() int {
 }
 
 // addIndex adds the expiry index entries of the data entry k, v (as
-// writeEntry writes them).
-func (ds *deltaSet) addIndex(k, v []byte) error {
+// writeEntry writes them); hot: of an entry taken into the hot tier, whose
+// index entries are only checked, not written (they have no value).
+func (ds *deltaSet) addIndex(k, v []byte, hot bool) error {
 	_, key, ok := entryKey(k, nil)
 	if !ok || k[0] != 'd' {
 		return ErrCorrupt
@@ -1074,12 +1079,16 @@ func (ds *deltaSet) addIndex(k, v []byte) error {
 		tab = len(ds.xpre)
 		ds.xpre = append(ds.xpre, append([]byte{'x'}, xpre[1:]...))
 	}
-	var nb [binary.MaxVarintLen64]byte
-	nw := binary.PutUvarint(nb[:], n)
-	vo, b := ds.alloc(8 + nw + len(key))
-	binary.BigEndian.PutUint64(b, uint64(maxExp))
-	copy(b[8+copy(b[8:], nb[:nw]):], key)
-	vl := int32(len(b))
+	vo, vl := 0, int32(-1)
+	if !hot {
+		var nb [binary.MaxVarintLen64]byte
+		nw := binary.PutUvarint(nb[:], n)
+		var b []byte
+		vo, b = ds.alloc(8 + nw + len(key))
+		binary.BigEndian.PutUint64(b, uint64(maxExp))
+		copy(b[8+copy(b[8:], nb[:nw]):], key)
+		vl = int32(len(b))
+	}
 	for _, d := range due {
 		ds.idx = append(ds.idx, ient{exp: uint64(d.exp) ^ (1 << 63), seq: d.seq, vo: vo, vl: vl, tab: uint32(tab)})
 	}
@@ -1194,16 +1203,38 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 // derived, sorted and emitted after them. In one of version 1, an index
 // entry of a key a delta names is dropped and the delta's derived ones are
 // merged in. Keys out of order, and an index entry twice, are corruption.
-func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reuse bool, fn func(count uint64, k, v []byte) error) error {
+//
+// take, when not nil, is offered each data entry of a snapshot of version 2
+// or later before fn: an entry it takes (true) is neither passed to fn nor
+// indexed (see hotTaker). A version 1 snapshot holds index entries of its
+// own, which would name keys Badger does not hold: nothing is taken.
+func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reuse bool,
+	take func(k, v []byte) (bool, error), fn func(count uint64, k, v []byte) error) error {
 	var last []byte
 	var out uint64
 	var version byte
 	// ix collects the index entries of the data entries emitted (version 2).
 	var ix *deltaSet
 	emit := func(k, v []byte) error {
+		if take != nil && version >= 2 && k[0] == 'd' {
+			took, err := take(k, v)
+			if err != nil {
+				return fmt.Errorf("the value of %q: %w", k, err)
+			}
+			if took {
+				if ix != nil {
+					// Its index entries are not written, but checked with
+					// the others: a sequence number twice is corruption.
+					if err := ix.addIndex(k, v, true); err != nil {
+						return fmt.Errorf("the value of %q: %w", k, err)
+					}
+				}
+				return nil
+			}
+		}
 		out++
 		if ix != nil && k[0] == 'd' {
-			if err := ix.addIndex(k, v); err != nil {
+			if err := ix.addIndex(k, v, false); err != nil {
 				return fmt.Errorf("the value of %q: %w", k, err)
 			}
 		}
@@ -1229,6 +1260,9 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 	// idxBefore emits the index entries of s before k (nil: all).
 	idxBefore := func(s *deltaSet, k []byte) error {
 		for ; j < len(s.idx) && (k == nil || bytes.Compare(ikey(s), k) < 0); j++ {
+			if s.idx[j].vl < 0 {
+				continue // of a key in the hot tier (addIndex)
+			}
 			x := ikey(s)
 			if !reuse {
 				x = bytes.Clone(x) // fn keeps it

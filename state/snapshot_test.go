@@ -280,7 +280,39 @@ func snapshotRun(t *testing.T, budget int64, seed uint64) {
 			rd.step()
 		}
 		rd.check(what+" restored, then changed", rd.m, nil)
+		// A snapshot of the restored store holds its keys, those Restore
+		// kept in the hot tier (never written to Badger) too.
+		sn, err := r.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again bytes.Buffer
+		if _, err := sn.WriteTo(&again); err != nil {
+			t.Fatal(err)
+		}
 		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := Restore("", Options{MemoryBudget: budget}, []SnapshotPart{{Name: what + " again", R: &again}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		what2 := what + " restored, changed, snapshotted and restored"
+		m2 := rd.m.clone()
+		m2.seq = 0
+		for _, rs := range m2.recs {
+			for _, r := range rs {
+				m2.seq = max(m2.seq, r.seq+1)
+			}
+		}
+		rd2 := &snapDriver{t: t, rng: rand.New(rand.NewPCG(seed, uint64(i)+1000)), m: m2, now: rd.now, nkeys: d.nkeys}
+		rd2.open(r2)
+		rd2.check(what2, rd.m, nil)
+		for range 200 {
+			rd2.step()
+		}
+		rd2.check(what2+", then changed", rd2.m, nil)
+		if err := r2.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -517,4 +549,119 @@ func TestRestoreSeveralSnapshotsExpiresAll(t *testing.T) {
 	if vals != parts*keys {
 		t.Fatalf("expired %d map values, want %d", vals, parts*keys)
 	}
+}
+
+// Restore keeps keys in the hot tier while they fit 7/8 of the budget and
+// writes the rest to Badger: a store restored with a budget of about half
+// its state holds part of it hot and part cold, counts it against the
+// budget, and reads, expires and snapshots all of it.
+func TestRestoreSplitsHotAndCold(t *testing.T) {
+	s, err := Open("", Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	const keys = 2000
+	for i := range keys {
+		tab.Append([]byte(fmt.Sprintf("k%05d", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 1))), Expiry: int64(i)})
+	}
+	full := s.MemBytes()
+	snap := func(s *Store) []byte {
+		sn, err := s.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := sn.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	b := snap(s)
+	budget := full / 2
+	r, err := Restore(filepath.Join(t.TempDir(), "r"), Options{MemoryBudget: budget}, []SnapshotPart{{Name: "p", R: bytes.NewReader(b)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rt := r.Table("t", TableOptions{})
+	hot := r.Stats().RestoredHot
+	if hot == 0 || hot >= keys {
+		t.Fatalf("%d of %d keys restored hot with half the budget they took", hot, keys)
+	}
+	if r.MemBytes() > budget || r.MemBytes() < budget/2 {
+		t.Fatalf("the restored hot tier counts %d bytes against a budget of %d", r.MemBytes(), budget)
+	}
+	if rt.Len() != keys {
+		t.Fatalf("Len %d, want %d", rt.Len(), keys)
+	}
+	again := snap(r)
+	// Every key reads back, hot or cold, with its values.
+	for i := range keys {
+		n := 0
+		want := randVals(rand.New(rand.NewPCG(uint64(i), 1)))
+		rt.Scan([]byte(fmt.Sprintf("k%05d", i)), func(rec *Record) (bool, bool) {
+			n++
+			if fmt.Sprint(rec.Vals) != fmt.Sprint(want) || rec.Expiry != int64(i) {
+				t.Fatalf("key %d: %v expiring at %d, want %v at %d", i, rec.Vals, rec.Expiry, want, i)
+			}
+			return true, false
+		})
+		if n != 1 {
+			t.Fatalf("key %d: %d records", i, n)
+		}
+	}
+	// Expiry finds hot and cold records alike, in order.
+	var got []int64
+	if n := rt.Expire(keys/2-1, func(_ []byte, rec *Record) { got = append(got, rec.Expiry) }); n != keys/2 {
+		t.Fatalf("%d records expired up to %d, want %d", n, keys/2-1, keys/2)
+	}
+	if !slices.IsSorted(got) || len(got) != keys/2 {
+		t.Fatalf("expired %d records, sorted %v", len(got), slices.IsSorted(got))
+	}
+	// The snapshot of the restored store holds all of it.
+	r2, err := Restore("", Options{MemoryBudget: 1}, []SnapshotPart{{Name: "again", R: bytes.NewReader(again)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if n := r2.Table("t", TableOptions{}).Expire(keys, nil); n != keys {
+		t.Fatalf("the snapshot of the restored store expired %d records, want %d", n, keys)
+	}
+}
+
+// A table Restore took keys into the hot tier for must be opened before a
+// snapshot: else the snapshot would leave them out, silently.
+func TestRestoreUnopenedTableRefusesSnapshot(t *testing.T) {
+	s, err := Open("", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Table("a", TableOptions{}).Append([]byte("k"), Record{Count: 1})
+	s.Table("b", TableOptions{}).Append([]byte("k"), Record{Count: 2})
+	sn, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := sn.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore("", Options{}, []SnapshotPart{{Name: "p", R: &b}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.Table("a", TableOptions{})
+	if _, err := r.Snapshot(); err == nil || !strings.Contains(err.Error(), `"b"`) {
+		t.Fatalf("a snapshot with table b never opened: %v", err)
+	}
+	r.Table("b", TableOptions{})
+	sn, err = r.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn.Release()
 }

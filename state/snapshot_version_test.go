@@ -306,7 +306,8 @@ func TestRestoredCountsAsScanned(t *testing.T) {
 			b = buf.Bytes()
 		}
 		dir := filepath.Join(t.TempDir(), "restored")
-		r, err := Restore(dir, Options{}, []SnapshotPart{{Name: "p", R: bytes.NewReader(b)}}, nil)
+		// (A budget of 1: nothing is taken into the hot tier.)
+		r, err := Restore(dir, Options{MemoryBudget: 1}, []SnapshotPart{{Name: "p", R: bytes.NewReader(b)}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

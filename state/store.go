@@ -76,6 +76,9 @@ type Store struct {
 	// restored is what Restore counted of each table it wrote (by name),
 	// taken by the table when it is opened instead of a scan of Badger.
 	restored map[string]*coldCount
+	// hotRestored is what Restore took into the hot tier for each table,
+	// adopted by the table when it is opened (restore_hot.go).
+	hotRestored map[string]*restoredHot
 
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
@@ -115,6 +118,7 @@ type Stats struct {
 	ColdExpired int64 // records expired straight from Badger
 	ColdBlind   int64 // of those, records whose key was deleted unread (see Table.Expire)
 	ColdDropped int64 // of those, records dropped with their whole table's Badger data (see dropCold)
+	RestoredHot int64 // keys Restore put in the hot tier (the rest it wrote to Badger)
 }
 
 // Open opens (or creates) the state in dir. With dir "" the state lives in
@@ -452,6 +456,7 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 	}
 	t.buckets.init(shift)
 	t.reopen()
+	t.adoptRestored()
 	s.tables[name] = t
 	s.tlist = append(s.tlist, t)
 	return t

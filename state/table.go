@@ -408,36 +408,9 @@ func appendEntry(dst []byte, recs []rec, codec *anyCodec, obj any, scratch *[]by
 }
 
 func (t *Table) decodeEntry(b []byte) ([]rec, any, error) {
-	n, p := binary.Uvarint(b)
-	if p <= 0 || n == 0 || n > uint64(len(b)) {
-		return nil, nil, ErrCorrupt
-	}
-	recs := make([]rec, n)
-	var prev uint64
-	var hdr Record
-	for i := range recs {
-		seq, w := binary.Uvarint(b[p:])
-		if w <= 0 || (i > 0 && seq <= prev) {
-			return nil, nil, ErrCorrupt
-		}
-		p += w
-		m, err := DecodeHeader(b[p:], &hdr)
-		if err != nil {
-			return nil, nil, err
-		}
-		p += m
-		cnt, size, _, err := valuesLen(b[p:])
-		if err != nil {
-			return nil, nil, err
-		}
-		r := &recs[i]
-		if cnt > 0 {
-			r.vals = string(b[p : p+size])
-		}
-		p += size
-		r.count, r.matches, r.time, r.expiry, r.flags = hdr.Count, hdr.Matches, hdr.Time, hdr.Expiry, hdr.Flags
-		r.seq, prev = seq, seq
-		r.indexed = r.expiry != NoExpiry
+	recs, p, err := decodeRecs(b)
+	if err != nil {
+		return nil, nil, err
 	}
 	var obj any
 	if t.codec != nil {
@@ -456,6 +429,43 @@ func (t *Table) decodeEntry(b []byte) ([]rec, any, error) {
 		return nil, nil, ErrCorrupt
 	}
 	return recs, obj, nil
+}
+
+// decodeRecs decodes the records of a Badger value, each with its values
+// in memory of its own, and returns where they end (a Map's value follows).
+func decodeRecs(b []byte) ([]rec, int, error) {
+	n, p := binary.Uvarint(b)
+	if p <= 0 || n == 0 || n > uint64(len(b)) {
+		return nil, 0, ErrCorrupt
+	}
+	recs := make([]rec, n)
+	var prev uint64
+	var hdr Record
+	for i := range recs {
+		seq, w := binary.Uvarint(b[p:])
+		if w <= 0 || (i > 0 && seq <= prev) {
+			return nil, 0, ErrCorrupt
+		}
+		p += w
+		m, err := DecodeHeader(b[p:], &hdr)
+		if err != nil {
+			return nil, 0, err
+		}
+		p += m
+		cnt, size, _, err := valuesLen(b[p:])
+		if err != nil {
+			return nil, 0, err
+		}
+		r := &recs[i]
+		if cnt > 0 {
+			r.vals = string(b[p : p+size])
+		}
+		p += size
+		r.count, r.matches, r.time, r.expiry, r.flags = hdr.Count, hdr.Matches, hdr.Time, hdr.Expiry, hdr.Flags
+		r.seq, prev = seq, seq
+		r.indexed = r.expiry != NoExpiry
+	}
+	return recs, p, nil
 }
 
 // writeEntry writes a hot key and the index entries of its records.
