@@ -1,7 +1,7 @@
 package state
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
 	"math"
 )
@@ -59,7 +59,7 @@ func (s *Store) hotTaker(rn *renumber) func(k, v []byte) (bool, error) {
 				return false, err
 			}
 		}
-		recs, raw, hasObj, err := decodeRestored(v)
+		recs, raw, hasObj, err := splitEntry(v)
 		if err != nil {
 			return false, err
 		}
@@ -68,7 +68,7 @@ func (s *Store) hotTaker(rn *renumber) func(k, v []byte) (bool, error) {
 		}
 		e := &entry{key: string(key), recs: recs, dirty: true, slot: -1}
 		if hasObj {
-			e.obj = raw
+			e.obj = bytes.Clone(raw) // v is the reader's buffer
 			e.objSize = int64(len(raw))
 		}
 		size := entrySize(e)
@@ -85,10 +85,10 @@ func (s *Store) hotTaker(rn *renumber) func(k, v []byte) (bool, error) {
 			p = &restoredHot{hot: map[string]*entry{}}
 			s.hotRestored[table] = p
 		}
-		if _, dup := p.hot[e.key]; dup {
+		n := len(p.hot)
+		if p.hot[e.key] = e; len(p.hot) == n { // one map operation a key
 			return false, fmt.Errorf("key %q twice: %w", key, ErrCorrupt)
 		}
-		p.hot[e.key] = e
 		p.rows += int64(len(recs))
 		p.seq = max(p.seq, recs[len(recs)-1].seq+1)
 		if hasObj {
@@ -99,24 +99,6 @@ func (s *Store) hotTaker(rn *renumber) func(k, v []byte) (bool, error) {
 		s.stats.RestoredHot++
 		return true, nil
 	}
-}
-
-// decodeRestored decodes a Badger value (encodeEntry) without its table:
-// the records, each with its values in memory of its own, and a Map's
-// value, still encoded, when the records are followed by one.
-func decodeRestored(b []byte) (recs []rec, raw []byte, hasObj bool, err error) {
-	recs, p, err := decodeRecs(b)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if p == len(b) {
-		return recs, nil, false, nil
-	}
-	l, w := binary.Uvarint(b[p:])
-	if w <= 0 || l != uint64(len(b)-p-w) {
-		return nil, nil, false, ErrCorrupt
-	}
-	return recs, append([]byte(nil), b[p+w:]...), true, nil
 }
 
 // adoptRestored makes the keys Restore took into the hot tier for t's

@@ -176,6 +176,20 @@ func (d *snapDriver) check(what string, m *snapModel, keep func(string, []byte) 
 	}
 }
 
+// snapshotBytes takes a whole snapshot of s and writes it out.
+func snapshotBytes(t *testing.T, s *Store) []byte {
+	t.Helper()
+	sn, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := sn.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 type taken struct {
 	step int
 	m    *snapModel
@@ -282,18 +296,11 @@ func snapshotRun(t *testing.T, budget int64, seed uint64) {
 		rd.check(what+" restored, then changed", rd.m, nil)
 		// A snapshot of the restored store holds its keys, those Restore
 		// kept in the hot tier (never written to Badger) too.
-		sn, err := r.Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var again bytes.Buffer
-		if _, err := sn.WriteTo(&again); err != nil {
-			t.Fatal(err)
-		}
+		again := snapshotBytes(t, r)
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
-		r2, err := Restore("", Options{MemoryBudget: budget}, []SnapshotPart{{Name: what + " again", R: &again}}, nil)
+		r2, err := Restore("", Options{MemoryBudget: budget}, []SnapshotPart{{Name: what + " again", R: bytes.NewReader(again)}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -567,18 +574,7 @@ func TestRestoreSplitsHotAndCold(t *testing.T) {
 		tab.Append([]byte(fmt.Sprintf("k%05d", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 1))), Expiry: int64(i)})
 	}
 	full := s.MemBytes()
-	snap := func(s *Store) []byte {
-		sn, err := s.Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if _, err := sn.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
-	b := snap(s)
+	b := snapshotBytes(t, s)
 	budget := full / 2
 	r, err := Restore(filepath.Join(t.TempDir(), "r"), Options{MemoryBudget: budget}, []SnapshotPart{{Name: "p", R: bytes.NewReader(b)}}, nil)
 	if err != nil {
@@ -596,7 +592,7 @@ func TestRestoreSplitsHotAndCold(t *testing.T) {
 	if rt.Len() != keys {
 		t.Fatalf("Len %d, want %d", rt.Len(), keys)
 	}
-	again := snap(r)
+	again := snapshotBytes(t, r)
 	// Every key reads back, hot or cold, with its values.
 	for i := range keys {
 		n := 0
@@ -641,15 +637,7 @@ func TestRestoreUnopenedTableRefusesSnapshot(t *testing.T) {
 	defer s.Close()
 	s.Table("a", TableOptions{}).Append([]byte("k"), Record{Count: 1})
 	s.Table("b", TableOptions{}).Append([]byte("k"), Record{Count: 2})
-	sn, err := s.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if _, err := sn.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Restore("", Options{}, []SnapshotPart{{Name: "p", R: &b}}, nil)
+	r, err := Restore("", Options{}, []SnapshotPart{{Name: "p", R: bytes.NewReader(snapshotBytes(t, s))}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -659,7 +647,7 @@ func TestRestoreUnopenedTableRefusesSnapshot(t *testing.T) {
 		t.Fatalf("a snapshot with table b never opened: %v", err)
 	}
 	r.Table("b", TableOptions{})
-	sn, err = r.Snapshot()
+	sn, err := r.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -408,27 +408,38 @@ func appendEntry(dst []byte, recs []rec, codec *anyCodec, obj any, scratch *[]by
 }
 
 func (t *Table) decodeEntry(b []byte) ([]rec, any, error) {
-	recs, p, err := decodeRecs(b)
+	recs, raw, hasObj, err := splitEntry(b)
 	if err != nil {
 		return nil, nil, err
 	}
-	var obj any
-	if t.codec != nil {
-		l, w := binary.Uvarint(b[p:])
-		if w <= 0 || l > uint64(len(b)-p-w) {
-			return nil, nil, ErrCorrupt
-		}
-		p += w
-		var err error
-		if obj, err = t.codec.decode(b[p : p+int(l)]); err != nil {
-			return nil, nil, err
-		}
-		p += int(l)
-	}
-	if p != len(b) {
+	if hasObj != (t.codec != nil) {
 		return nil, nil, ErrCorrupt
 	}
+	var obj any
+	if hasObj {
+		if obj, err = t.codec.decode(raw); err != nil {
+			return nil, nil, err
+		}
+	}
 	return recs, obj, nil
+}
+
+// splitEntry decodes a Badger value (encodeEntry) without its table: the
+// records, each with its values in memory of its own, and a Map's value,
+// still encoded (aliasing b), when the records are followed by one.
+func splitEntry(b []byte) (recs []rec, raw []byte, hasObj bool, err error) {
+	recs, p, err := decodeRecs(b)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if p == len(b) {
+		return recs, nil, false, nil
+	}
+	l, w := binary.Uvarint(b[p:])
+	if w <= 0 || l != uint64(len(b)-p-w) {
+		return nil, nil, false, ErrCorrupt
+	}
+	return recs, b[p+w:], true, nil
 }
 
 // decodeRecs decodes the records of a Badger value, each with its values
