@@ -1301,7 +1301,8 @@ func (b *builder) restoreState(c *checkpoint.Checkpoint, dir, id string, part, p
 			return state.SnapshotPart{}, err
 		}
 		open = append(open, r)
-		return state.SnapshotPart{Name: c.File(name), R: r}, nil
+		info, _ := c.Part(name)
+		return state.SnapshotPart{Name: c.File(name), R: r, Size: info.Size}, nil
 	}
 	for _, i := range from {
 		name := fmt.Sprintf("%s.p%d", id, i)

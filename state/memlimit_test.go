@@ -44,6 +44,34 @@ func TestMemoryLimitFollowsBudgets(t *testing.T) {
 	}
 }
 
+// A restore's working set is counted in the limit while it runs, and only
+// then.
+func TestMemoryLimitCountsRestores(t *testing.T) {
+	if userMemLimit {
+		t.Skip("GOMEMLIMIT is set: the stores leave the limit alone")
+	}
+	memLimit.Lock()
+	budgets, dbs, restoring := memLimit.budgets, memLimit.dbs, memLimit.restoring
+	memLimit.Unlock()
+	a, err := Open("", Options{MemoryBudget: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	want := func(extra int64) int64 { return capToContainer(memLimitFor(budgets+64<<20, dbs+1) + restoring + extra) }
+	if got := debug.SetMemoryLimit(-1); got != want(0) {
+		t.Fatalf("one store: limit %d, want %d", got, want(0))
+	}
+	memLimitRestore(100 << 20)
+	if got := debug.SetMemoryLimit(-1); got != want(100<<20) {
+		t.Fatalf("while a restore holds 100 MiB: limit %d, want %d", got, want(100<<20))
+	}
+	memLimitRestore(-100 << 20)
+	if got := debug.SetMemoryLimit(-1); got != want(0) {
+		t.Fatalf("after the restore: limit %d, want %d", got, want(0))
+	}
+}
+
 // In a container with a memory limit, the Go limit is at most three
 // quarters of it, whatever the budgets.
 func TestMemoryLimitCappedByContainer(t *testing.T) {

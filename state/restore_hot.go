@@ -36,17 +36,73 @@ type restoredHot struct {
 	objs, plain int
 }
 
+// hotRoom sets what Restore may take into the hot tier from parts: 7/8 of
+// the budget. When the sizes of the parts and their deltas are known, the
+// first entries of about 1/256 of those bytes are a sample, not taken: if
+// what they would take in memory, scaled to the parts' bytes, does not fit
+// the room, nothing is taken. A state larger than the budget is restored
+// to Badger alone, as it was before restores filled memory. Taking part of
+// it would cost: in a part's order (its keys'), what is taken is not what
+// the job touches first; every key taken is dirty and written to Badger a
+// second time when the job evicts it; and under a small budget the taken
+// keys fill the Go memory limit (derived from the budget) beside the
+// restore's buffers. The 4-hour join's checkpoint of 1.7M rows (63 MB a
+// partition on disk, 189 MB in memory) under a 64mb budget: the resumed
+// run used 36 s of CPU taking nothing, 53 s taking 28 MB a partition
+// (docs/performance.md). The sizes on disk alone do not tell: a key's
+// entry and records cost the hot tier about 200 bytes beyond their
+// encoded size (3 times the bytes in the join's state, 8 in a test's).
+func (s *Store) hotRoom(parts []SnapshotPart) {
+	s.restoreRoom = math.MaxInt64
+	if s.budget != math.MaxInt64 {
+		s.restoreRoom = s.budget - s.budget/8
+	}
+	s.restoreDisk, s.probe = 0, probe{}
+	for _, p := range parts {
+		for _, q := range append([]SnapshotPart{p}, p.Deltas...) {
+			if q.Size <= 0 {
+				s.restoreDisk = 0
+				return
+			}
+			s.restoreDisk += q.Size
+		}
+	}
+	if s.restoreRoom != math.MaxInt64 {
+		s.probe.left = max(s.restoreDisk/256, 4<<10)
+	}
+}
+
+// probe is the sample hotRoom decides by: the entries' bytes on disk and
+// what they would take in memory, until left is spent.
+type probe struct {
+	left, disk, mem int64
+}
+
+// sample counts an entry of disk bytes that would take mem in the hot
+// tier; when the sample is complete it decides (hotRoom).
+func (s *Store) sample(disk, mem int64) {
+	pr := &s.probe
+	pr.disk += disk
+	pr.mem += mem
+	if pr.left -= disk; pr.left > 0 {
+		return
+	}
+	if float64(pr.mem)/float64(pr.disk)*float64(s.restoreDisk) > float64(s.restoreRoom) {
+		s.restoreRoom = 0
+	}
+}
+
 // hotTaker returns the function mergePart calls before it writes a data
 // entry to Badger: it takes the entry (k, v: valid until it returns) into
-// the hot tier while the tier has room. rn renumbers the records of a
-// store restored from several snapshots (nil: one).
+// the hot tier while the tier has room (s.restoreRoom, shared by the parts
+// of one Restore). rn renumbers the records of a store restored from
+// several snapshots (nil: one). It is nil when there is no room.
 func (s *Store) hotTaker(rn *renumber) func(k, v []byte) (bool, error) {
-	room := s.budget - s.budget/8
-	if s.budget == math.MaxInt64 {
-		room = math.MaxInt64
+	if s.restoreRoom <= 0 {
+		return nil
 	}
 	return func(k, v []byte) (bool, error) {
-		if room <= 0 || k[0] != 'd' {
+		if s.restoreRoom <= 0 || k[0] != 'd' {
 			return false, nil
 		}
 		table, key, ok := entryKey(k, nil)
@@ -72,11 +128,15 @@ func (s *Store) hotTaker(rn *renumber) func(k, v []byte) (bool, error) {
 			e.objSize = int64(len(raw))
 		}
 		size := entrySize(e)
-		if size > room {
-			room = 0 // the rest goes to Badger, in order
+		if s.probe.left > 0 {
+			s.sample(int64(len(k)+len(v)), size)
 			return false, nil
 		}
-		room -= size
+		if size > s.restoreRoom {
+			s.restoreRoom = 0 // the rest goes to Badger, in order
+			return false, nil
+		}
+		s.restoreRoom -= size
 		if s.hotRestored == nil {
 			s.hotRestored = map[string]*restoredHot{}
 		}

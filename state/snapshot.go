@@ -676,6 +676,10 @@ func (c *countWriter) Write(b []byte) (int, error) {
 type SnapshotPart struct {
 	Name string // for errors: the checkpoint file it comes from
 	R    io.Reader
+	// Size is the part's size in bytes (0: not known). Restore takes the
+	// state into the memory tier only when the sizes of its parts and
+	// their deltas say it fits there (restore_hot.go).
+	Size int64
 	// Deltas are the incremental snapshots (SnapshotChanges) of the same
 	// store taken after this one, oldest first, each with its changes
 	// since the one before: the part restores the state of the last.
@@ -707,6 +711,7 @@ func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table str
 		s.Close()
 		return nil, err
 	}
+	s.hotRoom(parts)
 	for i, p := range parts {
 		var rn *renumber
 		if len(parts) > 1 {
@@ -721,6 +726,15 @@ func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table str
 }
 
 func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *renumber) error {
+	// Room in the Go limit for what the restore holds while it runs (see
+	// memLimitRestore): the deltas' sorted set and the stream writer's
+	// buffers.
+	hold := int64(restoreStreamBytes)
+	for _, d := range p.Deltas {
+		hold += d.Size * restoreDeltaGrowth
+	}
+	memLimitRestore(hold)
+	defer memLimitRestore(-hold)
 	var ds *deltaSet
 	if len(p.Deltas) > 0 {
 		var err error
@@ -745,6 +759,19 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 	}
 	return wb.Flush()
 }
+
+// restoreDeltaGrowth and restoreStreamBytes are what restorePart adds to
+// the Go limit while it runs: the 4-hour join's checkpoint (1.7M rows, 55
+// MB of deltas a partition on disk) held 148 MB a partition in its deltas'
+// arena and lists and 58 MB in Badger's stream writer (its buffer and the
+// tables it builds). Counting all of it (3 times the deltas, and 64 MB)
+// halved the restore's CPU under a 64mb budget but let the heap grow to
+// twice its live size (peak RSS 580 -> 990 MB); counting the deltas once
+// and 32 MB gave the same CPU at 690 MB (docs/performance.md).
+const (
+	restoreDeltaGrowth = 1
+	restoreStreamBytes = 32 << 20
+)
 
 // streamPart fills the new store's empty Badger from one snapshot (and
 // its deltas) with Badger's StreamWriter, which builds its tables from

@@ -562,6 +562,105 @@ func TestRestoreSeveralSnapshotsExpiresAll(t *testing.T) {
 // writes the rest to Badger: a store restored with a budget of about half
 // its state holds part of it hot and part cold, counts it against the
 // budget, and reads, expires and snapshots all of it.
+// A state whose snapshot says it is larger than the budget is restored to
+// Badger alone (hotRoom); one that fits is restored to memory alone. Either
+// way every key reads back, and the restore's working set leaves the Go
+// limit when Restore returns.
+func TestRestoreHotOnlyWhenItFits(t *testing.T) {
+	s, err := Open("", Options{MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tab := s.Table("t", TableOptions{})
+	const keys = 2000
+	for i := range keys {
+		tab.Append([]byte(fmt.Sprintf("k%05d", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 1))), Expiry: int64(i)})
+	}
+	full := s.MemBytes()
+	b := snapshotBytes(t, s)
+	memLimit.Lock()
+	restoring := memLimit.restoring
+	memLimit.Unlock()
+	for _, c := range []struct {
+		budget int64
+		hot    int
+	}{
+		{full / 2, 0},    // it does not fit: nothing hot
+		{full * 2, keys}, // it fits: all but the sample
+		{-1, keys},       // no budget: all of it
+	} {
+		r, err := Restore(filepath.Join(t.TempDir(), "r"), Options{MemoryBudget: c.budget}, []SnapshotPart{{Name: "p", R: bytes.NewReader(b), Size: int64(len(b))}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		memLimit.Lock()
+		left := memLimit.restoring - restoring
+		memLimit.Unlock()
+		if left != 0 {
+			t.Fatalf("budget %d: %d bytes of the restore left in the Go limit", c.budget, left)
+		}
+		rt := r.Table("t", TableOptions{})
+		// The sample decides: about 1/256 of the bytes, at least 4 KiB
+		// (an entry is about as large on disk as the average).
+		hot, sample := r.Stats().RestoredHot, int64(0)
+		if c.budget > 0 && c.hot > 0 {
+			sample = 2 * int64(keys) * 4 << 10 / int64(len(b))
+		}
+		if hot > int64(c.hot) || hot < int64(c.hot)-sample-1 {
+			t.Fatalf("budget %d (the state %d bytes in memory, %d on disk): %d keys restored hot, want %d less a sample of %d", c.budget, full, len(b), hot, c.hot, sample)
+		}
+		if c.budget > 0 && r.MemBytes() > c.budget {
+			t.Fatalf("budget %d: the hot tier counts %d bytes", c.budget, r.MemBytes())
+		}
+		for i := range keys {
+			n := 0
+			rt.Scan([]byte(fmt.Sprintf("k%05d", i)), func(*Record) (bool, bool) { n++; return true, false })
+			if n != 1 {
+				t.Fatalf("budget %d: key %d has %d records", c.budget, i, n)
+			}
+		}
+		r.Close()
+	}
+}
+
+// Parts restored into one store (a lower parallelism) share the budget's
+// room: together they take no more than it.
+func TestRestorePartsShareTheRoom(t *testing.T) {
+	var parts [][]byte
+	var full int64
+	for p := range 2 {
+		s, err := Open("", Options{MemoryBudget: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := s.Table("t", TableOptions{})
+		for i := p; i < 2000; i += 2 {
+			tab.Append([]byte(fmt.Sprintf("k%05d", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 1))), Expiry: int64(i)})
+		}
+		full += s.MemBytes()
+		parts = append(parts, snapshotBytes(t, s))
+		s.Close()
+	}
+	budget := full / 2
+	r, err := Restore("", Options{MemoryBudget: budget}, []SnapshotPart{
+		{Name: "p0", R: bytes.NewReader(parts[0])}, {Name: "p1", R: bytes.NewReader(parts[1])}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rt := r.Table("t", TableOptions{})
+	if hot := r.Stats().RestoredHot; hot == 0 || hot >= 1000 {
+		t.Fatalf("%d of 2000 keys restored hot from two parts with a quarter of each one's room", hot)
+	}
+	if r.MemBytes() > budget {
+		t.Fatalf("two parts restored %d bytes into the hot tier against a budget of %d", r.MemBytes(), budget)
+	}
+	if rt.Len() != 2000 {
+		t.Fatalf("Len %d, want 2000", rt.Len())
+	}
+}
+
 func TestRestoreSplitsHotAndCold(t *testing.T) {
 	s, err := Open("", Options{MemoryBudget: -1})
 	if err != nil {

@@ -79,6 +79,12 @@ type Store struct {
 	// hotRestored is what Restore took into the hot tier for each table,
 	// adopted by the table when it is opened (restore_hot.go).
 	hotRestored map[string]*restoredHot
+	// restoreRoom is what Restore may still take into the hot tier, in
+	// estimated bytes; restoreDisk the bytes of what it restores (0: not
+	// known), and probe the sample it decides by (restore_hot.go).
+	restoreRoom int64
+	restoreDisk int64
+	probe       probe
 
 	err        error // first I/O or decoding error; sticky
 	inCallback bool
