@@ -97,17 +97,42 @@ func TestDeadLettersCutBackRefused(t *testing.T) {
 		t.Skip("runs a job")
 	}
 	dir := t.TempDir()
-	windowedInputs(t, dir, 20000)
+	windowedInputs(t, dir, 200000)
 	job := filepath.Join(dir, "job.sql")
 	if err := os.WriteFile(job, []byte(fmt.Sprintf(deadLetterJob, "20ms")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	st := filepath.Join(dir, "state")
-	if r := invoke("run", "--state-dir", st, job); r.code != 0 {
-		t.Fatalf("first run:\n%s", r)
+	late := filepath.Join(dir, "out", "late.jsonl")
+	// The run must complete a checkpoint after it wrote a late row (one
+	// whose dead-letter length is more than 0 bytes). It is stopped with
+	// Ctrl-C once the file holds a row, and Ctrl-C takes a last checkpoint:
+	// a run left to end by itself need not have completed one in time
+	// (under load its 20 ms checkpoints could all race the end of input).
+	// The first late row comes after 1,500 of the 200,000 rows.
+	cmd := exec.Command(os.Args[0], "run", "--state-dir", st, job)
+	cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if latestComplete(st) == 0 {
-		t.Fatal("the run completed no checkpoint")
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var before int // the newest checkpoint when the late row was there
+	select {
+	case <-afterBytes(late):
+		before = latestComplete(st)
+		_ = cmd.Process.Signal(os.Interrupt)
+		<-exited
+	case err := <-exited:
+		t.Fatalf("the run ended (%v) before it wrote a late row:\n%s", err, stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 && code != 0 {
+		t.Fatalf("the run stopped with Ctrl-C: want exit 130 (or 0 had it ended first), got %d:\n%s", code, stderr.String())
+	}
+	if latestComplete(st) <= before {
+		t.Fatalf("the run completed no checkpoint after it wrote a late row (the newest is %d, as before):\n%s", before, stderr.String())
 	}
 	dead, err := filepath.Abs(filepath.Join(dir, "out", "late.jsonl"))
 	if err != nil {

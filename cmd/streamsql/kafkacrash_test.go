@@ -342,8 +342,9 @@ func kafkaCrashKills(t *testing.T) (kills, rows int) {
 
 // kafkaCrashEpisodes kills runs of the job made by jobFor(episode), which
 // writes topic topicFor(episode), until kills add up; after each episode
-// check compares its output.
-func kafkaCrashEpisodes(t *testing.T, dir, addr string, kills int, span time.Duration,
+// check compares its output. records is about what a whole run writes to
+// the topic (the clean run's records), span about how long it takes.
+func kafkaCrashEpisodes(t *testing.T, dir, addr string, kills int, records int64, span time.Duration,
 	jobFor func(ep int) string, topicFor func(ep int) string, check func(ep int)) {
 	t.Helper()
 	st := filepath.Join(dir, "state")
@@ -364,7 +365,7 @@ func kafkaCrashEpisodes(t *testing.T, dir, addr string, kills int, span time.Dur
 			// may all have come before the first checkpoint completed.
 			kk = max(kk, 1)
 		}
-		k, r, n, w := kafkaCrashRuns(t, rng, job, st, addr, topic, kk, span)
+		k, r, n, w := kafkaCrashRuns(t, rng, job, st, addr, topic, kk, records, span)
 		killed, resumed, runs, writing = killed+k, resumed+r, runs+n, writing+w
 		check(episodes)
 		if err := os.RemoveAll(st); err != nil {
@@ -376,13 +377,19 @@ func kafkaCrashEpisodes(t *testing.T, dir, addr string, kills int, span time.Dur
 }
 
 // kafkaCrashRuns runs the job with --state-dir st until it finishes,
-// killing the first kills runs: one in three at a random moment
-// (restoring, reading, writing a checkpoint), the others while they write
-// records to topic after a checkpoint (the topic has grown since the run
-// began and a checkpoint completed since, then up to 300 ms more, or half
-// of span if that is less, so that a fast run has not ended by then). writing
+// killing the first kills runs. One in three is killed at a random moment
+// (restoring, reading, writing a checkpoint): 50 ms and a random time
+// within span after it starts, or once it has written a random number of
+// records to topic (up to 2/5 of records), whichever comes first. The
+// others are killed while they write records after a checkpoint: once the
+// topic has grown since the run began, a checkpoint has completed since,
+// and the topic has grown by a random number of records (up to 1/20 of
+// records) since that checkpoint. The moments are conditions on the run's
+// progress, so a run with that much output left is killed however fast the
+// machine is (a kill only at a time drawn from the clean run's, or a time
+// after a checkpoint, could come after a faster run had ended). writing
 // counts the kills of the second kind.
-func kafkaCrashRuns(t *testing.T, rng *rand.Rand, job, st, addr, topic string, kills int, span time.Duration) (killed, resumed, runs, writing int) {
+func kafkaCrashRuns(t *testing.T, rng *rand.Rand, job, st, addr, topic string, kills int, records int64, span time.Duration) (killed, resumed, runs, writing int) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
 	if err != nil {
@@ -413,28 +420,64 @@ func kafkaCrashRuns(t *testing.T, rng *rand.Rand, job, st, addr, topic string, k
 			t.Fatal(err)
 		}
 		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
+		ended := make(chan struct{}) // closed once the run has exited
+		go func() {
+			exited <- cmd.Wait()
+			close(ended)
+		}()
+		// until polls cond every 5 ms until it holds (true) or the run
+		// has exited (false).
+		until := func(cond func() bool) bool {
+			for !cond() {
+				select {
+				case <-ended:
+					return false
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			return true
+		}
 		var err error
 		if killed < kills {
-			var at <-chan time.Time
+			var at <-chan time.Time           // a random time (anywhere)
+			progressed := make(chan struct{}) // closed at the moment on the run's progress
 			anywhere := rng.IntN(3) == 0
 			if anywhere {
 				at = time.After(50*time.Millisecond + time.Duration(rng.Int64N(int64(span))))
-			} else {
-				extra := time.Duration(rng.Int64N(int64(min(300*time.Millisecond, span/2))))
-				ch := make(chan time.Time, 1)
+				n := 1 + rng.Int64N(max(records*2/5, 1))
 				go func() {
-					deadline := time.Now().Add(time.Minute)
-					for hwm() <= began && time.Now().Before(deadline) {
-						time.Sleep(5 * time.Millisecond)
+					if until(func() bool { return hwm() >= began+n }) {
+						close(progressed)
 					}
-					ch <- <-afterCheckpoint(st, latestComplete(st), extra)
 				}()
-				at = ch
+			} else {
+				n := 1 + rng.Int64N(max(records/20, 1))
+				go func() {
+					if !until(func() bool { return hwm() > began }) {
+						return
+					}
+					c := latestComplete(st)
+					if !until(func() bool { return latestComplete(st) > c }) {
+						return
+					}
+					var h int64
+					if !until(func() bool { h = hwm(); return h >= 0 }) {
+						return
+					}
+					if until(func() bool { return hwm() >= h+n }) {
+						close(progressed)
+					}
+				}()
 			}
+			kill := false
 			select {
 			case err = <-exited:
 			case <-at:
+				kill = true
+			case <-progressed:
+				kill = true
+			}
+			if kill {
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				err = <-exited
 				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -486,12 +529,12 @@ func TestKafkaExactlyOnceCrash(t *testing.T) {
 	if r := invoke("run", write("clean.sql", fmt.Sprintf(kafkaSinkJob, addr, "100ms", "clean", "at-least-once", "unused"))); r.code != 0 {
 		t.Fatalf("clean run:\n%s", r)
 	}
-	span := max(time.Since(begun)*4/10, 150*time.Millisecond) // kills must come before a fast machine ends the job
+	span := max(time.Since(begun)*4/10, 150*time.Millisecond) // random kill times: 40% of the clean run's (a condition on the output caps them)
 	want := values(readTopic(t, addr, cl, "clean", false))
 	if len(want) < rows/2 {
 		t.Fatalf("the clean run wrote %d records", len(want))
 	}
-	kafkaCrashEpisodes(t, dir, addr, kills, span, func(ep int) string {
+	kafkaCrashEpisodes(t, dir, addr, kills, int64(len(want)), span, func(ep int) string {
 		topic := fmt.Sprintf("out%d", ep)
 		createTopic(t, cl, topic)
 		return write("job.sql", fmt.Sprintf(kafkaSinkJob, addr, "100ms", topic, "exactly-once", fmt.Sprintf("crash-%d", ep)))
@@ -529,12 +572,13 @@ func TestUpsertKafkaCrash(t *testing.T) {
 	if r := invoke("run", write("clean.sql", fmt.Sprintf(upsertSinkJob, addr, "100ms", "clean"))); r.code != 0 {
 		t.Fatalf("clean run:\n%s", r)
 	}
-	span := max(time.Since(begun)*4/10, 150*time.Millisecond) // kills must come before a fast machine ends the job
-	want := table(readTopic(t, addr, cl, "clean", false))
+	span := max(time.Since(begun)*4/10, 150*time.Millisecond) // random kill times: 40% of the clean run's (a condition on the output caps them)
+	clean := readTopic(t, addr, cl, "clean", false)
+	want := table(clean)
 	if len(want) < 500 {
 		t.Fatalf("the clean run's table has %d keys", len(want))
 	}
-	kafkaCrashEpisodes(t, dir, addr, kills, span, func(ep int) string {
+	kafkaCrashEpisodes(t, dir, addr, kills, int64(len(clean)), span, func(ep int) string {
 		topic := fmt.Sprintf("up%d", ep)
 		createTopic(t, cl, topic)
 		return write("job.sql", fmt.Sprintf(upsertSinkJob, addr, "100ms", topic))
