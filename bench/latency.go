@@ -59,7 +59,11 @@ import (
 // on the same two cores. The sink's part is apart: the record timestamp
 // the sink's producer sets when the engine hands it the row (milliseconds)
 // gives engine = timestamp − sent, the rest being the sink's linger and
-// the broker. Every order of the window must have exactly one result of the
+// the broker. Both inputs have a column pt AS PROCTIME(), which the job's
+// source computes as it decodes a record, and the job writes the
+// shipment's (s_read): sent→source = s_read − sent (bench's producer, the
+// broker, the job's fetch) and source→sink = timestamp − s_read (the job
+// alone, from its source to its sink's producer), both in milliseconds. Every order of the window must have exactly one result of the
 // right kind; a missing, extra or wrong one stops the run with an error.
 //
 // Settings (environment): BENCH_LAT_RATES (10000,100000,500000 records a
@@ -90,6 +94,12 @@ type LatRun struct {
 	Padded      LatDist `json:"padded"`
 	// Engine is matched rows' sink record timestamp − sent (ms resolution).
 	Engine LatDist `json:"engine_to_sink"`
+	// Fetch is matched rows' shipment's PROCTIME() − sent: bench's
+	// producer, the broker and the job's source up to the row's computed
+	// columns; Job is the sink record timestamp − that PROCTIME(): the job
+	// from its source to its sink (both ms resolution).
+	Fetch LatDist `json:"sent_to_source"`
+	Job   LatDist `json:"source_to_sink"`
 	// JobCPUUsPerEvent: the job's CPU (warm-up and tail included) per
 	// record produced; BrokerCPU and BenchCPU likewise (the broker, and
 	// bench's producer and consumer), all on the same cores.
@@ -171,9 +181,10 @@ func runLatency(c config, bin string) {
 				fatalf("latency: %s at %d/s: %v", v, rate, err)
 			}
 			fmt.Fprintf(os.Stderr, "bench: latency %s %d/s: achieved %.0f/s, matched p50 %.1f p99 %.1f max %.1f ms, "+
-				"padded p50 %.1f p99 %.1f max %.1f ms, engine→sink p50 %.0f p99 %.0f ms, job %.2f µs/event, %d stalled, %d late, load %s → %s\n",
+				"padded p50 %.1f p99 %.1f max %.1f ms, engine→sink p50 %.0f p99 %.0f ms (sent→source p50 %.0f p99 %.0f, "+
+				"source→sink p50 %.0f p99 %.0f), job %.2f µs/event, %d stalled, %d late, load %s → %s\n",
 				v, rate, r.AchievedR, r.Matched.P50, r.Matched.P99, r.Matched.Max, r.Padded.P50, r.Padded.P99, r.Padded.Max,
-				r.Engine.P50, r.Engine.P99, r.JobCPUUsPerEvent, r.Stalled, r.Late, r.LoadStart, r.LoadEnd)
+				r.Engine.P50, r.Engine.P99, r.Fetch.P50, r.Fetch.P99, r.Job.P50, r.Job.P99, r.JobCPUUsPerEvent, r.Stalled, r.Late, r.LoadStart, r.LoadEnd)
 			runs = append(runs, r)
 		}
 	}
@@ -181,12 +192,12 @@ func runLatency(c config, bin string) {
 	fmt.Printf("streamsql %s, %s: %s cores (%s), %s memory; parallelism %d; %d s measured after %d s warm-up; "+
 		"latencies in ms\n\n", gitCommit(), time.Now().UTC().Format(time.RFC3339), m["nproc"], m["cpu"], m["memory"],
 		c.parallelism, seconds, warmup)
-	fmt.Println("| variant | rate/s | achieved/s | matched p50 | p99 | max | padded p50 | p99 | max | engine→sink p50 | p99 | job CPU µs/event | broker µs/event | stalled | load avg start → end |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Println("| variant | rate/s | achieved/s | matched p50 | p99 | max | padded p50 | p99 | max | engine→sink p50 | p99 | sent→source p50 | p99 | source→sink p50 | p99 | job CPU µs/event | broker µs/event | stalled | load avg start → end |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, r := range runs {
-		fmt.Printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.2f | %.2f | %d | %s → %s |\n",
+		fmt.Printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %d | %s → %s |\n",
 			r.Variant, group(float64(r.Rate)), group(r.AchievedR), r.Matched.P50, r.Matched.P99, r.Matched.Max,
-			r.Padded.P50, r.Padded.P99, r.Padded.Max, r.Engine.P50, r.Engine.P99, r.JobCPUUsPerEvent,
+			r.Padded.P50, r.Padded.P99, r.Padded.Max, r.Engine.P50, r.Engine.P99, r.Fetch.P50, r.Fetch.P99, r.Job.P50, r.Job.P99, r.JobCPUUsPerEvent,
 			r.BrokerCPUUsPerEvent, r.Stalled, r.LoadStart, r.LoadEnd)
 	}
 	data, _ := json.MarshalIndent(map[string]any{"date": time.Now().UTC().Format(time.RFC3339), "commit": gitCommit(),
@@ -222,17 +233,17 @@ func latencyJob(addr, variant string) (string, error) {
 	}
 	table := func(name, timeCol string) string {
 		return fmt.Sprintf(`CREATE TABLE %[1]s (
-  order_id STRING, %[2]s TIMESTAMP(3), sent BIGINT,
+  order_id STRING, %[2]s TIMESTAMP(3), sent BIGINT, pt AS PROCTIME(),
   WATERMARK FOR %[2]s AS %[2]s - INTERVAL '%[3]d' MILLISECOND
 ) WITH ('connector' = 'kafka', 'topic' = '%[1]s', 'properties.bootstrap.servers' = '%[4]s', 'format' = 'json',
   'scan.startup.mode' = 'earliest-offset'%[5]s);
 `, name, timeCol, latDelayMS, addr, src.String())
 	}
 	return table("lat_orders", "order_time") + table("lat_shipments", "ship_time") + fmt.Sprintf(`CREATE TABLE lat_out (
-  order_id STRING, o_sent BIGINT, s_sent BIGINT
+  order_id STRING, o_sent BIGINT, s_sent BIGINT, s_read TIMESTAMP_LTZ(3)
 ) WITH ('connector' = 'kafka', 'topic' = 'lat_out', 'properties.bootstrap.servers' = '%s', 'format' = 'json'%s);
 INSERT INTO lat_out
-SELECT o.order_id, o.sent, s.sent
+SELECT o.order_id, o.sent, s.sent, s.pt
 FROM lat_orders o LEFT JOIN lat_shipments s
   ON o.order_id = s.order_id
  AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '%d' SECOND;
@@ -284,6 +295,7 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 		recv, ts   int64 // arrival (ns), record timestamp (ms)
 		oSent      int64
 		sSent      int64 // 0: padded
+		sRead      int64 // the shipment's PROCTIME() (ms; 0: padded)
 		orderIndex int64
 	}
 	var (
@@ -304,14 +316,14 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 			}
 			var batch []result
 			fs.EachRecord(func(rec *kgo.Record) {
-				id, o, s, ok := parseLatRow(rec.Value)
+				id, o, s, rd, ok := parseLatRow(rec.Value)
 				if !ok {
 					mu.Lock()
 					bad = append(bad, string(rec.Value))
 					mu.Unlock()
 					return
 				}
-				batch = append(batch, result{recv: now, ts: rec.Timestamp.UnixMilli(), oSent: o, sSent: s, orderIndex: id})
+				batch = append(batch, result{recv: now, ts: rec.Timestamp.UnixMilli(), oSent: o, sSent: s, sRead: rd, orderIndex: id})
 			})
 			mu.Lock()
 			results = append(results, batch...)
@@ -503,11 +515,11 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 
 	// Check every result of the window and measure it.
 	seen := make(map[int64]bool, winOrders)
-	var matched, padded, engine []float64
+	var matched, padded, engine, fetch, inJob []float64
 	var dump *bytes.Buffer // BENCH_LAT_DUMP: every result of the window, one a line
 	if dir := os.Getenv("BENCH_LAT_DUMP"); dir != "" {
 		dump = &bytes.Buffer{}
-		fmt.Fprintln(dump, "# sent_ns arrival_ns record_ms shipment_sent_ns (0: padded); sent is the later input's")
+		fmt.Fprintln(dump, "# sent_ns arrival_ns record_ms shipment_sent_ns (0: padded) shipment_read_ms (its PROCTIME(), 0: padded); sent is the later input's")
 		name := fmt.Sprintf("latency-%s-%d.txt", strings.NewReplacer("/", "_", " ", "", ",", "+").Replace(variant), rate)
 		defer func() {
 			if err := os.WriteFile(filepath.Join(dir, name), dump.Bytes(), 0o644); err != nil {
@@ -535,11 +547,15 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 			r.Stalled++
 		}
 		if dump != nil {
-			fmt.Fprintf(dump, "%d %d %d %d\n", max(x.sSent, x.oSent), x.recv, x.ts, x.sSent)
+			fmt.Fprintf(dump, "%d %d %d %d %d\n", max(x.sSent, x.oSent), x.recv, x.ts, x.sSent, x.sRead)
 		}
 		if x.sSent != 0 {
 			matched = append(matched, float64(x.recv-max(x.sSent, x.oSent))/1e3)
 			engine = append(engine, float64(x.ts*1e6-max(x.sSent, x.oSent))/1e3)
+			if x.sSent >= x.oSent {
+				fetch = append(fetch, float64(x.sRead*1e6-x.sSent)/1e3)
+				inJob = append(inJob, float64(x.ts-x.sRead)*1e3)
+			}
 		} else {
 			due := (x.oSent/1e6 + latBoundMS + latDelayMS) * 1e6
 			padded = append(padded, float64(x.recv-due)/1e3)
@@ -549,11 +565,13 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 		return r, fmt.Errorf("%d results of the window's %d orders", len(seen), winOrders)
 	}
 	r.Matched, r.Padded, r.Engine = dist(matched), dist(padded), dist(engine)
+	r.Fetch, r.Job = dist(fetch), dist(inJob)
 	return r, nil
 }
 
-// parseLatRow reads order_id, o_sent and s_sent (0 when null) of a result.
-func parseLatRow(v []byte) (id, oSent, sSent int64, ok bool) {
+// parseLatRow reads order_id, o_sent, s_sent (0 when null) and s_read (ms,
+// 0 when null) of a result.
+func parseLatRow(v []byte) (id, oSent, sSent, sRead int64, ok bool) {
 	field := func(name string) (string, bool) {
 		i := bytes.Index(v, []byte(`"`+name+`"`))
 		if i < 0 {
@@ -569,22 +587,30 @@ func parseLatRow(v []byte) (id, oSent, sSent int64, ok bool) {
 	ids, ok1 := field("order_id")
 	os, ok2 := field("o_sent")
 	ss, ok3 := field("s_sent")
-	if !ok1 || !ok2 || !ok3 {
-		return 0, 0, 0, false
+	rd, ok4 := field("s_read")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return 0, 0, 0, 0, false
 	}
 	var err error
 	if id, err = strconv.ParseInt(ids, 10, 64); err != nil {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	if oSent, err = strconv.ParseInt(os, 10, 64); err != nil {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	if ss != "null" {
 		if sSent, err = strconv.ParseInt(ss, 10, 64); err != nil {
-			return 0, 0, 0, false
+			return 0, 0, 0, 0, false
 		}
 	}
-	return id, oSent, sSent, true
+	if rd != "null" {
+		t, err := time.Parse("2006-01-02 15:04:05.999", rd)
+		if err != nil {
+			return 0, 0, 0, 0, false
+		}
+		sRead = t.UnixMilli()
+	}
+	return id, oSent, sSent, sRead, true
 }
 
 func loadavg() string {
