@@ -766,8 +766,9 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 // arena and lists and 58 MB in Badger's stream writer (its buffer and the
 // tables it builds). Counting all of it (3 times the deltas, and 64 MB)
 // halved the restore's CPU under a 64mb budget but let the heap grow to
-// twice its live size (peak RSS 580 -> 990 MB); counting the deltas once
-// and 32 MB gave the same CPU at 690 MB (docs/performance.md).
+// twice its live size (peak RSS 560-610 -> 940-970 MiB); counting the
+// deltas once and 32 MB gave the same CPU at 665-680 MiB
+// (docs/performance.md).
 const (
 	restoreDeltaGrowth = 1
 	restoreStreamBytes = 32 << 20
