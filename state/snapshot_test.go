@@ -558,27 +558,30 @@ func TestRestoreSeveralSnapshotsExpiresAll(t *testing.T) {
 	}
 }
 
-// Restore keeps keys in the hot tier while they fit 7/8 of the budget and
-// writes the rest to Badger: a store restored with a budget of about half
-// its state holds part of it hot and part cold, counts it against the
-// budget, and reads, expires and snapshots all of it.
-// A state whose snapshot says it is larger than the budget is restored to
-// Badger alone (hotRoom); one that fits is restored to memory alone. Either
-// way every key reads back, and the restore's working set leaves the Go
-// limit when Restore returns.
-func TestRestoreHotOnlyWhenItFits(t *testing.T) {
+// keysSnapshot snapshots a store holding the keys k%05d of i = from,
+// from+step, ... below n, each a record of random values expiring at i: it
+// returns what they took in the hot tier and the snapshot's bytes.
+func keysSnapshot(t *testing.T, from, step, n int) (int64, []byte) {
+	t.Helper()
 	s, err := Open("", Options{MemoryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	tab := s.Table("t", TableOptions{})
-	const keys = 2000
-	for i := range keys {
+	for i := from; i < n; i += step {
 		tab.Append([]byte(fmt.Sprintf("k%05d", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 1))), Expiry: int64(i)})
 	}
-	full := s.MemBytes()
-	b := snapshotBytes(t, s)
+	return s.MemBytes(), snapshotBytes(t, s)
+}
+
+// A state whose snapshot says it is larger than the budget is restored to
+// Badger alone (hotRoom); one that fits is restored to memory alone. Either
+// way every key reads back, and the restore's working set leaves the Go
+// limit when Restore returns.
+func TestRestoreHotOnlyWhenItFits(t *testing.T) {
+	const keys = 2000
+	full, b := keysSnapshot(t, 0, 1, keys)
 	memLimit.Lock()
 	restoring := memLimit.restoring
 	memLimit.Unlock()
@@ -630,17 +633,9 @@ func TestRestorePartsShareTheRoom(t *testing.T) {
 	var parts [][]byte
 	var full int64
 	for p := range 2 {
-		s, err := Open("", Options{MemoryBudget: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab := s.Table("t", TableOptions{})
-		for i := p; i < 2000; i += 2 {
-			tab.Append([]byte(fmt.Sprintf("k%05d", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 1))), Expiry: int64(i)})
-		}
-		full += s.MemBytes()
-		parts = append(parts, snapshotBytes(t, s))
-		s.Close()
+		n, b := keysSnapshot(t, p, 2, 2000)
+		full += n
+		parts = append(parts, b)
 	}
 	budget := full / 2
 	r, err := Restore("", Options{MemoryBudget: budget}, []SnapshotPart{
@@ -661,19 +656,13 @@ func TestRestorePartsShareTheRoom(t *testing.T) {
 	}
 }
 
+// Restore keeps keys in the hot tier while they fit 7/8 of the budget and
+// writes the rest to Badger: a store restored with a budget of about half
+// its state holds part of it hot and part cold, counts it against the
+// budget, and reads, expires and snapshots all of it.
 func TestRestoreSplitsHotAndCold(t *testing.T) {
-	s, err := Open("", Options{MemoryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tab := s.Table("t", TableOptions{})
 	const keys = 2000
-	for i := range keys {
-		tab.Append([]byte(fmt.Sprintf("k%05d", i)), Record{Vals: randVals(rand.New(rand.NewPCG(uint64(i), 1))), Expiry: int64(i)})
-	}
-	full := s.MemBytes()
-	b := snapshotBytes(t, s)
+	full, b := keysSnapshot(t, 0, 1, keys)
 	budget := full / 2
 	r, err := Restore(filepath.Join(t.TempDir(), "r"), Options{MemoryBudget: budget}, []SnapshotPart{{Name: "p", R: bytes.NewReader(b)}}, nil)
 	if err != nil {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,13 +46,7 @@ func TestDeadLettersStartOverAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := filepath.Join(dir, "state")
-	cmd := exec.Command(os.Args[0], "run", "--state-dir", st, job)
-	cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, _, stderr := startRun(t, "--state-dir", st, job)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	// Kill it once it has written late rows.
@@ -110,13 +102,7 @@ func TestDeadLettersCutBackRefused(t *testing.T) {
 	// a run left to end by itself need not have completed one in time
 	// (under load its 20 ms checkpoints could all race the end of input).
 	// The first late row comes after 1,500 of the 200,000 rows.
-	cmd := exec.Command(os.Args[0], "run", "--state-dir", st, job)
-	cmd.Env = append(os.Environ(), "STREAMSQL_TEST_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, _, stderr := startRun(t, "--state-dir", st, job)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var before int // the newest checkpoint when the late row was there
