@@ -163,10 +163,13 @@
 // from one snapshot takes the counts Restore kept as it wrote its keys
 // (records, next sequence number, cold keys, least expiry) instead of
 // reading them all back as a reopened one does. Restore keeps the data
-// entries it reads in the hot tier, instead of Badger, while they fit 7/8 of
-// the budget (restore_hot.go): a state that fitted its budget before the
-// stop is all in memory again after it, and a table adopts its restored
-// keys when the operator opens it (a snapshot before that is refused).
+// entries it reads in the hot tier, instead of Badger, when a sample of the
+// first says the whole state fits 7/8 of the budget (restore_hot.go): a
+// state that fitted its budget before the stop is all in memory again
+// after it, one that did not goes to Badger alone, and a table adopts its
+// restored keys when the operator opens it (a snapshot before that is
+// refused). While a restore runs, the Go memory limit counts its working
+// set (memLimitRestore).
 //
 // Incremental snapshots: from its first snapshot on, a store keeps what
 // changed since its last one — a flag on each changed hot key (listed),
