@@ -106,16 +106,17 @@ func TestDeadLettersCutBackRefused(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var before int // the newest checkpoint when the late row was there
+	var stopped error
 	select {
 	case <-afterBytes(late):
 		before = latestComplete(st)
 		_ = cmd.Process.Signal(os.Interrupt)
-		<-exited
+		stopped = <-exited
 	case err := <-exited:
 		t.Fatalf("the run ended (%v) before it wrote a late row:\n%s", err, stderr.String())
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 130 && code != 0 {
-		t.Fatalf("the run stopped with Ctrl-C: want exit 130 (or 0 had it ended first), got %d:\n%s", code, stderr.String())
+		t.Fatalf("the run stopped with Ctrl-C: want exit 130 (or 0 had it ended first), got %d (%v):\n%s", code, stopped, stderr.String())
 	}
 	if latestComplete(st) <= before {
 		t.Fatalf("the run completed no checkpoint after it wrote a late row (the newest is %d, as before):\n%s", before, stderr.String())
