@@ -81,6 +81,11 @@ const (
 	latDelayMS = 100  // the watermark delay of both inputs
 	latShipLag = 100 * time.Millisecond
 	latTailS   = 3 // seconds produced after the window, so that its last orders are padded
+	// latGap is a pause of bench's producer that counts as a gap, and
+	// latGapShadow how long after a gap's start a shipment is left out of
+	// JobSteady (the job works through the burst that follows a gap).
+	latGap       = 40 * time.Millisecond
+	latGapShadow = 500 * time.Millisecond
 )
 
 // LatRun is one latency run: a rate and a variant.
@@ -113,6 +118,16 @@ type LatRun struct {
 	// Stalled: orders of the window whose shipment the producer sent more
 	// than the bound after them (it fell behind), which leave padded.
 	Stalled int64 `json:"stalled_shipments"`
+	// ProducerGaps: the moments in the window when bench's producer,
+	// which stamps each record on a schedule of the wall clock, stamped
+	// none for more than latGap (its goroutine did not run: the machine's
+	// cores were busy); ProducerGapMax the longest. After each, the records
+	// it owed reach the job at once.
+	ProducerGaps   int     `json:"producer_gaps"`
+	ProducerGapMax float64 `json:"producer_gap_max_ms"`
+	// JobSteady is Job without the shipments sent within latGapShadow
+	// after the start of a producer gap: the job alone, fed at the rate.
+	JobSteady LatDist `json:"source_to_sink_steady"`
 }
 
 // LatDist is a latency distribution in milliseconds.
@@ -182,9 +197,11 @@ func runLatency(c config, bin string) {
 			}
 			fmt.Fprintf(os.Stderr, "bench: latency %s %d/s: achieved %.0f/s, matched p50 %.1f p99 %.1f max %.1f ms, "+
 				"padded p50 %.1f p99 %.1f max %.1f ms, engine→sink p50 %.0f p99 %.0f ms (sent→source p50 %.0f p99 %.0f, "+
-				"source→sink p50 %.0f p99 %.0f), job %.2f µs/event, %d stalled, %d late, load %s → %s\n",
+				"source→sink p50 %.0f p99 %.0f; fed steadily p99 %.0f of %d; %d producer gaps, the longest %.0f ms), "+
+				"job %.2f µs/event, %d stalled, %d late, load %s → %s\n",
 				v, rate, r.AchievedR, r.Matched.P50, r.Matched.P99, r.Matched.Max, r.Padded.P50, r.Padded.P99, r.Padded.Max,
-				r.Engine.P50, r.Engine.P99, r.Fetch.P50, r.Fetch.P99, r.Job.P50, r.Job.P99, r.JobCPUUsPerEvent, r.Stalled, r.Late, r.LoadStart, r.LoadEnd)
+				r.Engine.P50, r.Engine.P99, r.Fetch.P50, r.Fetch.P99, r.Job.P50, r.Job.P99,
+				r.JobSteady.P99, r.JobSteady.N, r.ProducerGaps, r.ProducerGapMax, r.JobCPUUsPerEvent, r.Stalled, r.Late, r.LoadStart, r.LoadEnd)
 			runs = append(runs, r)
 		}
 	}
@@ -192,12 +209,13 @@ func runLatency(c config, bin string) {
 	fmt.Printf("streamsql %s, %s: %s cores (%s), %s memory; parallelism %d; %d s measured after %d s warm-up; "+
 		"latencies in ms\n\n", gitCommit(), time.Now().UTC().Format(time.RFC3339), m["nproc"], m["cpu"], m["memory"],
 		c.parallelism, seconds, warmup)
-	fmt.Println("| variant | rate/s | achieved/s | matched p50 | p99 | max | padded p50 | p99 | max | engine→sink p50 | p99 | sent→source p50 | p99 | source→sink p50 | p99 | job CPU µs/event | broker µs/event | stalled | load avg start → end |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Println("| variant | rate/s | achieved/s | matched p50 | p99 | max | padded p50 | p99 | max | engine→sink p50 | p99 | sent→source p50 | p99 | source→sink p50 | p99 | fed steadily p99 | producer gaps (longest ms) | job CPU µs/event | broker µs/event | stalled | load avg start → end |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, r := range runs {
-		fmt.Printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %d | %s → %s |\n",
+		fmt.Printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %d (%.0f) | %.2f | %.2f | %d | %s → %s |\n",
 			r.Variant, group(float64(r.Rate)), group(r.AchievedR), r.Matched.P50, r.Matched.P99, r.Matched.Max,
-			r.Padded.P50, r.Padded.P99, r.Padded.Max, r.Engine.P50, r.Engine.P99, r.Fetch.P50, r.Fetch.P99, r.Job.P50, r.Job.P99, r.JobCPUUsPerEvent,
+			r.Padded.P50, r.Padded.P99, r.Padded.Max, r.Engine.P50, r.Engine.P99, r.Fetch.P50, r.Fetch.P99, r.Job.P50, r.Job.P99,
+			r.JobSteady.P99, r.ProducerGaps, r.ProducerGapMax, r.JobCPUUsPerEvent,
 			r.BrokerCPUUsPerEvent, r.Stalled, r.LoadStart, r.LoadEnd)
 	}
 	data, _ := json.MarshalIndent(map[string]any{"date": time.Now().UTC().Format(time.RFC3339), "commit": gitCommit(),
@@ -417,6 +435,9 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 	winEnd := start.Add(time.Duration(warmup+seconds) * time.Second).UnixNano()
 	var sent, winSent int64
 	var winOrders int64 // orders sent in the window
+	var lastStamp int64 // the producer's last stamp (ns)
+	var gapStarts []int64
+	var gapMax int64
 	for sent < total {
 		due := min(total, int64(time.Since(start).Seconds()*float64(rate)))
 		if due <= sent {
@@ -427,6 +448,14 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 			now := time.Now()
 			ns := now.UnixNano()
 			in := ns >= winStart && ns < winEnd
+			if lastStamp != 0 && ns-lastStamp > int64(latGap) {
+				gapStarts = append(gapStarts, lastStamp)
+				if in {
+					r.ProducerGaps++
+					gapMax = max(gapMax, ns-lastStamp)
+				}
+			}
+			lastStamp = ns
 			if sent%2 == 0 {
 				if in {
 					winOrders++
@@ -515,7 +544,14 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 
 	// Check every result of the window and measure it.
 	seen := make(map[int64]bool, winOrders)
-	var matched, padded, engine, fetch, inJob []float64
+	var matched, padded, engine, fetch, inJob, steady []float64
+	r.ProducerGapMax = float64(gapMax) / 1e6
+	// afterGap reports whether ns is within latGapShadow after the start of
+	// a producer gap (gapStarts is in time order).
+	afterGap := func(ns int64) bool {
+		i, _ := slices.BinarySearch(gapStarts, ns+1)
+		return i > 0 && ns-gapStarts[i-1] < int64(latGapShadow)
+	}
 	var dump *bytes.Buffer // BENCH_LAT_DUMP: every result of the window, one a line
 	if dir := os.Getenv("BENCH_LAT_DUMP"); dir != "" {
 		dump = &bytes.Buffer{}
@@ -555,6 +591,9 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 			if x.sSent >= x.oSent {
 				fetch = append(fetch, float64(x.sRead*1e6-x.sSent)/1e3)
 				inJob = append(inJob, float64(x.ts-x.sRead)*1e3)
+				if !afterGap(x.sSent) {
+					steady = append(steady, float64(x.ts-x.sRead)*1e3)
+				}
 			}
 		} else {
 			due := (x.oSent/1e6 + latBoundMS + latDelayMS) * 1e6
@@ -565,7 +604,7 @@ func latencyOnce(c config, bin string, br *devBroker, variant string, rate int64
 		return r, fmt.Errorf("%d results of the window's %d orders", len(seen), winOrders)
 	}
 	r.Matched, r.Padded, r.Engine = dist(matched), dist(padded), dist(engine)
-	r.Fetch, r.Job = dist(fetch), dist(inJob)
+	r.Fetch, r.Job, r.JobSteady = dist(fetch), dist(inJob), dist(steady)
 	return r, nil
 }
 
