@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamsql/streamsql/checkpoint"
 )
 
 // ckptRuns are the checkpointed copies of queries, appended to queries.
@@ -114,7 +116,8 @@ func measureRestore(c config, bin, job string, q query, logPath string) (restore
 	}
 	args := []string{"run", "--set", "parallelism=" + strconv.Itoa(c.parallelism), "--state-dir", stateDir,
 		"--set", "execution.checkpointing.interval=" + q.checkpoint, filepath.Base(job)}
-	cmd := osexec.Command(bin, append([]string{"run", "--http", "127.0.0.1:0"}, args[1:]...)...)
+	// The first run serves /metrics (rowsRead); the resumed one, measured, does not.
+	cmd := osexec.Command(bin, slices.Insert(slices.Clone(args), 1, "--http", "127.0.0.1:0")...)
 	cmd.Dir = filepath.Dir(job)
 	stderr := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
@@ -131,7 +134,7 @@ func measureRestore(c config, bin, job string, q query, logPath string) (restore
 	// the input has not ended (an ended input's watermark empties the
 	// state).
 	threshold := q.events(c) * 3 / 4
-	base := -1 // the latest completed checkpoint when the threshold was passed
+	base := int64(-1) // the latest completed checkpoint when the threshold was passed
 	for killed := false; !killed; {
 		select {
 		case err := <-exited:
@@ -144,11 +147,11 @@ func measureRestore(c config, bin, job string, q query, logPath string) (restore
 		}
 		if base < 0 {
 			if n, ok := rowsRead(stderr); ok && n >= threshold {
-				base = latestCheckpoint(stateDir)
+				base = checkpoint.LatestComplete(stateDir)
 			}
 			continue
 		}
-		if latestCheckpoint(stateDir) > base {
+		if checkpoint.LatestComplete(stateDir) > base {
 			_ = cmd.Process.Kill()
 			killed = true
 		}
@@ -207,20 +210,6 @@ func rowsRead(stderr *lockedBuffer) (int64, bool) {
 		found = true
 	}
 	return n, found
-}
-
-// latestCheckpoint is the id of the newest completed checkpoint in
-// stateDir (its manifest written), 0 if none.
-func latestCheckpoint(stateDir string) int {
-	matches, _ := filepath.Glob(filepath.Join(stateDir, "checkpoints", "chk-*", "MANIFEST"))
-	best := 0
-	for _, m := range matches {
-		id, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(m)), "chk-"))
-		if err == nil && id > best {
-			best = id
-		}
-	}
-	return best
 }
 
 // printCkptTable prints the checkpointed queries beside their unchecked

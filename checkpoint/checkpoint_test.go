@@ -497,3 +497,26 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("writing into a missing directory: %v, want an error naming %s", err, missing)
 	}
 }
+
+// LatestComplete names the newest checkpoint with its manifest, skipping
+// one still being written and names that are not checkpoints.
+func TestLatestComplete(t *testing.T) {
+	st := t.TempDir()
+	if got := LatestComplete(st); got != 0 {
+		t.Fatalf("no checkpoints: %d", got)
+	}
+	for name, manifest := range map[string]bool{"chk-000001": true, "chk-000002": true, "chk-000003": false, "chk-x": true, "other": true} {
+		dir := filepath.Join(st, Subdir, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if manifest {
+			if err := os.WriteFile(filepath.Join(dir, ManifestName), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := LatestComplete(st); got != 2 {
+		t.Fatalf("LatestComplete %d, want 2 (3 has no manifest)", got)
+	}
+}

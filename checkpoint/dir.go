@@ -109,6 +109,21 @@ func parseDirName(name string) (int64, bool) {
 	return id, err == nil && id > 0
 }
 
+// LatestComplete is the id of the newest checkpoint under stateDir whose
+// manifest is in place (0: none). It opens and checks nothing, and creates
+// nothing: for watching the directory of a job running in another process
+// (tests, the bench), not for resuming from it (Dir.Latest).
+func LatestComplete(stateDir string) int64 {
+	matches, _ := filepath.Glob(filepath.Join(stateDir, Subdir, dirPrefix+"*", ManifestName))
+	var best int64
+	for _, m := range matches {
+		if id, ok := parseDirName(filepath.Base(filepath.Dir(m))); ok && id > best {
+			best = id
+		}
+	}
+	return best
+}
+
 // Path is the directory of checkpoint id.
 func (d *Dir) Path(id int64) string { return filepath.Join(d.root, dirName(id)) }
 

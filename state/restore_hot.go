@@ -6,10 +6,10 @@ import (
 	"math"
 )
 
-// Restoring into the hot tier: Restore keeps the data entries it reads in
-// memory, as hot keys, while their estimated size fits 7/8 of the budget
-// (the level an eviction brings the tier down to), and builds Badger's
-// tables from the rest. A job whose state fitted its budget before the
+// Restoring into the hot tier: when the whole state fits 7/8 of the budget
+// (the level an eviction brings the tier down to; see hotRoom), Restore
+// keeps the data entries it reads in memory, as hot keys, and builds
+// Badger's tables only from what does not fit. A job whose state fitted its budget before the
 // stop has it all in memory again after the restart, as it had before:
 // the restore skips building and syncing Badger tables for it (a third
 // of a restore's CPU when everything went to Badger), and the resumed run
@@ -48,8 +48,8 @@ type restoredHot struct {
 // keys fill the Go memory limit (derived from the budget) beside the
 // restore's buffers. The 4-hour join's checkpoint of 1.7M rows (63 MB a
 // partition on disk, 189 MB in memory) under a 64mb budget: the resumed
-// run used 36 s of CPU taking nothing, 53 s taking 28 MB a partition
-// (docs/performance.md). The sizes on disk alone do not tell: a key's
+// run used 61 s of CPU taking nothing, 70 s taking 28 MB a partition
+// (medians of 3, docs/performance.md). The sizes on disk alone do not tell: a key's
 // entry and records cost the hot tier about 200 bytes beyond their
 // encoded size (3 times the bytes in the join's state, 8 in a test's).
 func (s *Store) hotRoom(parts []SnapshotPart) {

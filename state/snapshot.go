@@ -727,11 +727,11 @@ func Restore(dir string, opts Options, parts []SnapshotPart, keep func(table str
 
 func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *renumber) error {
 	// Room in the Go limit for what the restore holds while it runs (see
-	// memLimitRestore): the deltas' sorted set and the stream writer's
-	// buffers.
+	// memLimitRestore): the deltas' sorted set, counted at their size on
+	// disk, and the stream writer's buffers.
 	hold := int64(restoreStreamBytes)
 	for _, d := range p.Deltas {
-		hold += d.Size * restoreDeltaGrowth
+		hold += d.Size
 	}
 	memLimitRestore(hold)
 	defer memLimitRestore(-hold)
@@ -760,19 +760,16 @@ func (s *Store) restorePart(p SnapshotPart, keep func(string, []byte) bool, rn *
 	return wb.Flush()
 }
 
-// restoreDeltaGrowth and restoreStreamBytes are what restorePart adds to
-// the Go limit while it runs: the 4-hour join's checkpoint (1.7M rows, 55
-// MB of deltas a partition on disk) held 148 MB a partition in its deltas'
-// arena and lists and 58 MB in Badger's stream writer (its buffer and the
-// tables it builds). Counting all of it (3 times the deltas, and 64 MB)
-// halved the restore's CPU under a 64mb budget but let the heap grow to
-// twice its live size (peak RSS 560-610 -> 940-970 MiB); counting the
-// deltas once and 32 MB gave the same CPU at 665-680 MiB
+// restoreStreamBytes, with the deltas' size on disk, is what restorePart
+// adds to the Go limit while it runs: the 4-hour join's checkpoint (1.7M
+// rows, 55 MB of deltas a partition on disk) held 148 MB a partition in
+// its deltas' arena and lists and 58 MB in Badger's stream writer (its
+// buffer and the tables it builds). Counting all of it (3 times the
+// deltas, and 64 MB) halved the restore's CPU under a 64mb budget but let
+// the heap grow to twice its live size (peak RSS 560-610 -> 940-970 MiB);
+// counting the deltas once and 32 MB gave the same CPU at 665-680 MiB
 // (docs/performance.md).
-const (
-	restoreDeltaGrowth = 1
-	restoreStreamBytes = 32 << 20
-)
+const restoreStreamBytes = 32 << 20
 
 // streamPart fills the new store's empty Badger from one snapshot (and
 // its deltas) with Badger's StreamWriter, which builds its tables from

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/streamsql/streamsql/checkpoint"
 )
 
 // The fault-injection test (#13): a job runs as a child process with
@@ -223,17 +225,7 @@ func first(s []string) string {
 
 // latestComplete is the id of the newest complete checkpoint in the state
 // directory st (0: none).
-func latestComplete(st string) int {
-	matches, _ := filepath.Glob(filepath.Join(st, "checkpoints", "chk-*", "MANIFEST"))
-	best := 0
-	for _, m := range matches {
-		id, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(m)), "chk-"))
-		if err == nil && id > best {
-			best = id
-		}
-	}
-	return best
-}
+func latestComplete(st string) int { return int(checkpoint.LatestComplete(st)) }
 
 // afterCheckpoint fires extra after a checkpoint newer than id completes
 // in st (polling the directory: the condition is on disk, in another
