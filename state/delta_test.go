@@ -43,7 +43,7 @@ func countRecords(t *testing.T, tk *chainSnap) int64 {
 	p := SnapshotPart{Name: "counted", R: bytes.NewReader(tk.buf.Bytes())}
 	var err error
 	if tk.delta {
-		err = readDelta(p, func(_ uint64, k, v []byte) error { return count(k, v) })
+		err = readDelta(p, nil, func(_ uint64, k, v []byte) error { return count(k, v) })
 	} else {
 		err = readPart(p, true, new(byte), func(_ uint64, k, v []byte) error { return count(k, v) })
 	}
@@ -358,9 +358,10 @@ func TestIncrementalSnapshotDamaged(t *testing.T) {
 	}
 }
 
-// Deltas in version 1 (sorted, as the streamsql before wrote them) still
-// restore, and one out of order is refused; a key twice in one delta of
-// version 2 (in no order) is refused, naming the delta.
+// Deltas in version 1 (sorted, as the streamsql before wrote them) and 2
+// (without expiry horizons) still restore, and one of version 1 out of
+// order is refused; a key twice in one delta of version 3 (in no order) is
+// refused, naming the delta.
 func TestDeltaVersions(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: -1})
 	if err != nil {
@@ -387,7 +388,7 @@ func TestDeltaVersions(t *testing.T) {
 	}
 	type kv struct{ k, v []byte }
 	var ents []kv
-	if err := readDelta(SnapshotPart{Name: "d", R: bytes.NewReader(delta.Bytes())}, func(_ uint64, k, v []byte) error {
+	if err := readDelta(SnapshotPart{Name: "d", R: bytes.NewReader(delta.Bytes())}, nil, func(_ uint64, k, v []byte) error {
 		ents = append(ents, kv{bytes.Clone(k), bytes.Clone(v)})
 		return nil
 	}); err != nil {
@@ -397,6 +398,9 @@ func TestDeltaVersions(t *testing.T) {
 		b := append([]byte(deltaMagic), version)
 		b = binary.AppendUvarint(b, uint64(len(formatVersion)))
 		b = append(b, formatVersion...)
+		if version >= 3 {
+			b = binary.AppendUvarint(b, 0) // no expiry horizons
+		}
 		for _, e := range ents {
 			b = binary.AppendUvarint(b, uint64(len(e.k)))
 			b = append(b, e.k...)
@@ -432,7 +436,8 @@ func TestDeltaVersions(t *testing.T) {
 			t.Fatalf("%s: %d records expired, want %d", what, n, tab.Len())
 		}
 	}
-	check("as written (version 2)", delta.Bytes())
+	check("as written (version 3)", delta.Bytes())
+	check("version 2", encode(2, ents))
 	sorted := slices.Clone(ents)
 	slices.SortFunc(sorted, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
 	if slices.EqualFunc(sorted, ents, func(a, b kv) bool { return bytes.Equal(a.k, b.k) }) {
@@ -451,5 +456,182 @@ func TestDeltaVersions(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "op3.p0.delta.1") || !strings.Contains(err.Error(), "twice") {
 		t.Fatalf("the error does not name the delta and say what: %v", err)
+	}
+}
+
+// A key that expires whole is not named in the next delta: the delta
+// carries the table's expiry horizon instead, and restoring drops the
+// expired records from the values the chain held before it — but not
+// from the delta's own values (a record appended after the Expire, due
+// by then) nor from a key that changed otherwise before it expired (its
+// older values held records that went another way). In memory and
+// spilled (the blind delete, the cold rewrite, a timer's callback changing
+// a Map value in Badger), the restored chain equals the live store, and
+// the delta is a fraction of what expired.
+func TestExpiryIsAHorizon(t *testing.T) {
+	for _, budget := range []int64{-1, 1} {
+		t.Run(fmt.Sprintf("budget%d", budget), func(t *testing.T) { horizonRun(t, budget) })
+	}
+}
+
+func horizonRun(t *testing.T, budget int64) {
+	s, err := openTest(filepath.Join(t.TempDir(), "live"), Options{MemoryBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	inner := s.Table("inner", TableOptions{BucketWidth: 16}) // expired without callback
+	outer := s.Table("outer", TableOptions{BucketWidth: 16}) // with one
+	mp := NewMap(s, "m", BytesCodec{}, TableOptions{BucketWidth: 16})
+	rng := rand.New(rand.NewPCG(9, 9))
+	var keys []string
+	add := func(i int, exp ...int64) {
+		k := fmt.Sprint("k", i)
+		keys = append(keys, k)
+		for _, e := range exp {
+			inner.Append([]byte(k), Record{Vals: randVals(rng), Expiry: e})
+			outer.Append([]byte(k), Record{Vals: randVals(rng), Expiry: e, Time: int64(i)})
+		}
+	}
+	for i := range 1000 {
+		switch {
+		case i < 10:
+			add(i, int64(i), int64(i)+2000) // expires in part
+		default:
+			add(i, int64(i))
+		}
+	}
+	for i := range 50 {
+		k := []byte(fmt.Sprint("k", i))
+		mp.Put(k, []byte(fmt.Sprint("v", i)), 5000)
+		mp.AddTimer(k, int64(i*20))
+	}
+	// k1000 holds two records: one goes by a Scan, the other expires.
+	add(1000, 100, 3000)
+	var parts []*bytes.Buffer
+	take := func(delta bool) *Snapshot {
+		t.Helper()
+		var sn *Snapshot
+		var err error
+		if delta {
+			sn, err = s.SnapshotChanges()
+		} else {
+			sn, err = s.Snapshot()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := sn.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		if sn.Delta() != delta {
+			t.Fatalf("a delta: %v, want %v", sn.Delta(), delta)
+		}
+		parts = append(parts, &b)
+		return sn
+	}
+	take(false)
+	for _, tab := range []*Table{inner, outer} {
+		tab.Scan([]byte("k1000"), func(r *Record) (bool, bool) { return r.Expiry != 3000, false })
+	}
+	inner.Expire(899, nil)
+	heard := 0
+	outer.Expire(899, func([]byte, *Record) { heard++ })
+	if heard != 901 { // k0..k899's first records and k1000's
+		t.Fatalf("the callback heard of %d records", heard)
+	}
+	fired := 0
+	mp.Expire(899, func(_ []byte, v []byte) { v[0] = 'F'; fired++ })
+	if fired != 45 {
+		t.Fatalf("%d timers fired, want 45", fired)
+	}
+	// Due by the horizon already, appended after the Expire: it stays.
+	add(2000, 899)
+	sn := take(true)
+	// Expired whole: 890 keys of each table. Named: the 10 keys expired in
+	// part, k1000 (changed before it expired) and k2000 in both tables,
+	// and the 45 map keys whose timer fired.
+	if n := sn.Records(); n > 2*(10*2+1+1)+45 {
+		t.Fatalf("the delta holds %d records: the keys that expired whole are in it", n)
+	}
+	// Another delta: the first's values are due by its horizon.
+	add(2001, 950)
+	inner.Expire(960, nil)
+	outer.Expire(960, func([]byte, *Record) {})
+	mp.Expire(960, func(_ []byte, v []byte) { v[0] = 'G' })
+	take(true)
+
+	check := func(what string, upTo int) {
+		t.Helper()
+		p := SnapshotPart{Name: "base", R: bytes.NewReader(parts[0].Bytes())}
+		for i := 1; i <= upTo; i++ {
+			p.Deltas = append(p.Deltas, SnapshotPart{Name: fmt.Sprint("delta ", i), R: bytes.NewReader(parts[i].Bytes())})
+		}
+		r, err := Restore(filepath.Join(t.TempDir(), "restored"), Options{MemoryBudget: budget}, []SnapshotPart{p}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		defer r.Close()
+		for _, name := range []string{"inner", "outer"} {
+			live, got := s.Table(name, TableOptions{}), r.Table(name, TableOptions{})
+			for _, k := range keys {
+				var a, b []Record
+				live.Scan([]byte(k), func(r *Record) (bool, bool) { a = append(a, *r); return true, false })
+				got.Scan([]byte(k), func(r *Record) (bool, bool) { b = append(b, *r); return true, false })
+				if !slices.EqualFunc(a, b, func(x, y Record) bool { return sameRecord(&x, &y) }) {
+					t.Fatalf("%s: %s %s: %d records restored, %d live (%v, live %v)", what, name, k, len(b), len(a), b, a)
+				}
+			}
+			if got.Len() != live.Len() {
+				t.Fatalf("%s: %s: Len %d, live %d", what, name, got.Len(), live.Len())
+			}
+		}
+		rm := NewMap(r, "m", BytesCodec{}, TableOptions{})
+		for i := range 50 {
+			k := []byte(fmt.Sprint("k", i))
+			a, okA := mp.Get(k)
+			b, okB := rm.Get(k)
+			if okA != okB || !bytes.Equal(a, b) {
+				t.Fatalf("%s: map %s = %q (%v), live %q (%v)", what, k, b, okB, a, okA)
+			}
+		}
+		if rm.Len() != mp.Len() {
+			t.Fatalf("%s: map Len %d, live %d", what, rm.Len(), mp.Len())
+		}
+	}
+	check("the base and both deltas", 2)
+	// The first delta: the store went on since, so compare with what it
+	// held then: k0..k9's later records, k900..k999, and k2000 (due by
+	// the first horizon, appended after it); k1000 went whole.
+	p := SnapshotPart{Name: "base", R: bytes.NewReader(parts[0].Bytes()),
+		Deltas: []SnapshotPart{{Name: "delta 1", R: bytes.NewReader(parts[1].Bytes())}}}
+	r, err := Restore(filepath.Join(t.TempDir(), "first"), Options{MemoryBudget: budget}, []SnapshotPart{p}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, name := range []string{"inner", "outer"} {
+		rt := r.Table(name, TableOptions{})
+		var exps []int64
+		for _, k := range []string{"k5", "k500", "k950", "k1000", "k2000"} {
+			rt.Scan([]byte(k), func(r *Record) (bool, bool) { exps = append(exps, r.Expiry); return true, false })
+		}
+		if want := []int64{2005, 950, 899}; !slices.Equal(exps, want) {
+			t.Fatalf("%s after the first delta: the expiries of k5 k500 k950 k1000 k2000 are %v, want %v", name, exps, want)
+		}
+		if n := rt.Len(); n != 10+100+1 {
+			t.Fatalf("%s after the first delta: %d records, want 111", name, n)
+		}
+	}
+	rm := NewMap(r, "m", BytesCodec{}, TableOptions{})
+	for i := range 50 {
+		want := fmt.Sprint("v", i)
+		if i*20 <= 899 {
+			want = "F" + want[1:]
+		}
+		if v, ok := rm.Get([]byte(fmt.Sprint("k", i))); !ok || string(v) != want {
+			t.Fatalf("map k%d after the first delta: %q (%v), want %q", i, v, ok, want)
+		}
 	}
 }

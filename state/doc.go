@@ -173,12 +173,19 @@
 //
 // Incremental snapshots: from its first snapshot on, a store keeps what
 // changed since its last one — a flag on each changed hot key (listed),
-// and a set of the other changed keys (deleted, evicted after a change,
-// changed in Badger by a cold expiry). Store.SnapshotChanges freezes the
-// listed keys and writes, for every changed key, its value at the barrier
-// (the hot tier's, or Badger's in the read view) or a delete: the data
-// entries only, in the order they were encoded (not sorted: Restore sorts
-// the entries of a chain's deltas together). Restore applies a chain (a
+// a set of the other changed keys (deleted, evicted after a change,
+// changed in Badger by a cold expiry that left records), and each table's
+// expiry horizon (the greatest upTo its Expires passed). A key an Expire
+// emptied without other change since the last snapshot is in none of
+// them: the horizon stands for it. Store.SnapshotChanges freezes the
+// listed keys and writes the horizons and, for every changed key, its
+// value at the barrier (the hot tier's, or Badger's in the read view) or a
+// delete: the data entries only, in the order they were encoded (not
+// sorted: Restore sorts the entries of a chain's deltas together).
+// Restore drops from the values of the base and of each delta the records
+// that a later delta's horizon passed (expireValue): an expiry costs the
+// snapshot nothing, where a delete per key expired was a map insert, an
+// entry written, and one read and sorted on restore. Restore applies a chain (a
 // whole snapshot and its deltas, SnapshotPart.Deltas) in one merge, after
 // reading and sorting every delta's entries: a key a delta names takes its
 // last delta's value, and the index is derived from the merged data entries

@@ -111,7 +111,7 @@ func (m *Map[V]) Delete(key []byte) bool {
 	t.grow(e, -e.objSize)
 	e.obj, e.objSize = nil, 0
 	t.rows -= int64(len(e.recs))
-	t.removeEntry(e)
+	t.removeEntry(e, false)
 	t.s.maybeSpill()
 	return true
 }

@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -69,8 +70,18 @@ const snapshotVersion = 2
 // An incremental snapshot (SnapshotChanges):
 //
 //	"SSQLDELT" version(1 byte) formatVersion(len-prefixed)
+//	uvarint(n) (uvarint(len(table)) table upTo(8))*n  the tables' expiry horizons (version 3)
 //	(uvarint(len(k)) k (0 uvarint(len(v)) v | 1))*   data keys, each once: put | delete
 //	uvarint(0) uvarint(count)
+//
+// A table's horizon upTo (big-endian, two's complement) says that every
+// record the chain held before this delta, in a key this delta does not
+// name, is gone when its expiry is at or before upTo: the table's
+// Expires since the previous snapshot passed upTo, and a key they emptied
+// without other change is not named (Table.horizon). Restoring drops those
+// records from the values of the base and of the earlier deltas (not from
+// this delta's or later ones). Versions 1 and 2 have no horizons: every
+// expired key is named, as a delete.
 //
 // It holds only data entries ('d'): restoring derives the expiry index
 // entries of the keys it puts (deltaSet.addIndex), and drops the base's for
@@ -80,7 +91,7 @@ const snapshotVersion = 2
 // delta as it is written, most of the writer's CPU, bought nothing.
 const deltaMagic = "SSQLDELT"
 
-const deltaVersion = 2
+const deltaVersion = 3
 
 const (
 	deltaPut    = 0
@@ -128,8 +139,17 @@ type Snapshot struct {
 	// barrier is Badger's (in txn's view), or that are gone.
 	delta bool
 	look  []lookKey
+	// horizons: each table's horizon at the barrier, for a delta (see
+	// Table.horizon): every record the chain held before it expiring at
+	// or before it is gone.
+	horizons []tableHorizon
 	// records: what WriteTo wrote, counted as Records says.
 	records int64
+}
+
+type tableHorizon struct {
+	table string
+	upTo  int64
 }
 
 type lookKey struct {
@@ -443,7 +463,13 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 	delta = delta && s.track && !s.wholeNext
 	c := &cow{tabs: slices.Clip(s.tlist), delta: delta}
 	var look []lookKey
+	var horizons []tableHorizon
 	if delta {
+		for _, t := range s.tlist {
+			if t.horizon != math.MinInt64 {
+				horizons = append(horizons, tableHorizon{t.name, t.horizon})
+			}
+		}
 		c.ents = make([]*entry, 0, len(s.chg))
 		for _, e := range s.chg {
 			e.fresh = false
@@ -479,6 +505,7 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 		} else {
 			clear(t.gone)
 		}
+		t.horizon = math.MinInt64
 	}
 	s.track, s.wholeNext = true, false
 	if len(c.ents) > 0 {
@@ -487,7 +514,7 @@ func (s *Store) snapshot(delta bool) (*Snapshot, error) {
 		c.done.Store(true)
 	}
 	s.snaps.add()
-	return &Snapshot{s: s, txn: s.db.NewTransaction(false), cow: c, delta: delta, look: look}, nil
+	return &Snapshot{s: s, txn: s.db.NewTransaction(false), cow: c, delta: delta, look: look, horizons: horizons}, nil
 }
 
 // Release gives the view up without writing it. WriteTo releases it too;
@@ -628,6 +655,12 @@ func (sn *Snapshot) writeDelta(w io.Writer) (int64, error) {
 	buf = append(buf, deltaVersion)
 	buf = binary.AppendUvarint(buf, uint64(len(formatVersion)))
 	buf = append(buf, formatVersion...)
+	buf = binary.AppendUvarint(buf, uint64(len(sn.horizons)))
+	for _, h := range sn.horizons {
+		buf = binary.AppendUvarint(buf, uint64(len(h.table)))
+		buf = append(buf, h.table...)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(h.upTo))
+	}
 	if _, err := cw.Write(buf); err != nil {
 		return cw.n, err
 	}
@@ -862,6 +895,99 @@ type deltaSet struct {
 	// is the name of the chain's last delta (for errors).
 	indexed bool
 	last    string
+	// after holds, for a value from delta i of the chain, each table's
+	// greatest horizon over the deltas after it (after[i+1]; after[0]:
+	// over all of them, for the base's values); nil when no delta has
+	// one (versions before 3, or no Expire).
+	after []map[string]int64
+}
+
+// horizon is the expiry horizon that applies to the data entry k from
+// delta part of the chain (-1: the base), if any: its records expiring at
+// or before it are gone.
+func (ds *deltaSet) horizon(k []byte, part int32) (int64, bool) {
+	if ds == nil || ds.after == nil || len(k) < 2 || k[0] != 'd' || len(k) < 2+int(k[1]) {
+		return 0, false
+	}
+	upTo, ok := ds.after[part+1][string(k[2:2+int(k[1])])]
+	return upTo, ok
+}
+
+// setHorizons computes after from each delta's horizons (hz, by delta).
+func (ds *deltaSet) setHorizons(hz []map[string]int64) {
+	has := false
+	for _, m := range hz {
+		has = has || len(m) > 0
+	}
+	if !has {
+		return
+	}
+	ds.after = make([]map[string]int64, len(hz)+1)
+	ds.after[len(hz)] = map[string]int64{}
+	for i := len(hz) - 1; i >= 0; i-- {
+		m := maps.Clone(ds.after[i+1])
+		for t, upTo := range hz[i] {
+			if old, ok := m[t]; !ok || upTo > old {
+				m[t] = upTo
+			}
+		}
+		ds.after[i] = m
+	}
+}
+
+// expireValue returns the data value v without its records expiring at
+// or before upTo: v itself when none does, nil when all do (the key is
+// gone, with a Map's value), else a new value.
+func expireValue(v []byte, upTo int64) ([]byte, error) {
+	n, p := binary.Uvarint(v)
+	if p <= 0 || n == 0 || n > uint64(len(v)) {
+		return nil, ErrCorrupt
+	}
+	// next returns where the record at q ends and whether it expired.
+	var r Record
+	next := func(q int) (int, bool, error) {
+		_, w := binary.Uvarint(v[q:])
+		if w <= 0 {
+			return 0, false, ErrCorrupt
+		}
+		m, err := DecodeHeader(v[q+w:], &r)
+		if err != nil {
+			return 0, false, err
+		}
+		_, size, _, err := valuesLen(v[q+w+m:])
+		if err != nil {
+			return 0, false, err
+		}
+		return q + w + m + size, r.Expiry != NoExpiry && r.Expiry <= upTo, nil
+	}
+	expired := uint64(0)
+	q := p
+	for range n {
+		end, gone, err := next(q)
+		if err != nil {
+			return nil, err
+		}
+		if gone {
+			expired++
+		}
+		q = end
+	}
+	switch expired {
+	case 0:
+		return v, nil
+	case n:
+		return nil, nil
+	}
+	out := binary.AppendUvarint(make([]byte, 0, len(v)), n-expired)
+	q = p
+	for range n {
+		end, gone, _ := next(q)
+		if !gone {
+			out = append(out, v[q:end]...)
+		}
+		q = end
+	}
+	return append(out, v[q:]...), nil // a Map's value
 }
 
 // dent is a data entry of a deltaSet: key and value as offsets in its
@@ -961,8 +1087,14 @@ func (ds *deltaSet) names(k []byte) bool {
 // replacing the earlier's, keeping the keys keep accepts.
 func readDeltas(parts []SnapshotPart, keep func(string, []byte) bool) (*deltaSet, error) {
 	ds := &deltaSet{seed: maphash.MakeSeed()}
+	hz := make([]map[string]int64, len(parts))
 	for i, p := range parts {
-		err := readDelta(p, func(count uint64, k, v []byte) error {
+		err := readDelta(p, func(table string, upTo int64) {
+			if hz[i] == nil {
+				hz[i] = map[string]int64{}
+			}
+			hz[i][table] = upTo
+		}, func(count uint64, k, v []byte) error {
 			table, key, ok := entryKey(k, nil)
 			if !ok || k[0] != 'd' {
 				return fmt.Errorf("entry %d: %w", count, ErrCorrupt)
@@ -981,6 +1113,7 @@ func readDeltas(parts []SnapshotPart, keep func(string, []byte) bool) (*deltaSet
 		return nil, fmt.Errorf("state: restoring from %s: a key twice: %w", parts[dup].Name, ErrCorrupt)
 	}
 	ds.last = parts[len(parts)-1].Name
+	ds.setHorizons(hz)
 	return ds, nil
 }
 
@@ -996,7 +1129,17 @@ func (ds *deltaSet) deriveIndex() error {
 		if e.del {
 			continue
 		}
-		if err := ds.addIndex(ds.key(e), ds.val(e), false); err != nil {
+		v := ds.val(e)
+		if upTo, ok := ds.horizon(ds.key(e), e.part); ok {
+			var err error
+			if v, err = expireValue(v, upTo); err != nil {
+				return fmt.Errorf("the value of %q in %s: %w", ds.key(e), ds.last, err)
+			}
+			if v == nil {
+				continue // (as mergePart emits it: with what stays)
+			}
+		}
+		if err := ds.addIndex(ds.key(e), v, false); err != nil {
 			return fmt.Errorf("the value of %q in %s: %w", ds.key(e), ds.last, err)
 		}
 	}
@@ -1158,9 +1301,10 @@ func (ds *deltaSet) sortIndex() error {
 }
 
 // readDelta reads an incremental snapshot, checking its header, its order
-// (version 1) and its end, and calls fn for each entry (v nil: deleted; k
-// and v are valid until fn returns).
-func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
+// (version 1) and its end, calls hz (unless nil) for each table's horizon
+// (version 3) and fn for each entry (v nil: deleted; k and v are valid
+// until fn returns).
+func readDelta(p SnapshotPart, hz func(table string, upTo int64), fn func(count uint64, k, v []byte) error) error {
 	r := bufio.NewReaderSize(p.R, 256<<10)
 	head := make([]byte, len(deltaMagic)+1)
 	if _, err := io.ReadFull(r, head); err != nil {
@@ -1170,7 +1314,7 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 		return errors.New("not an incremental state snapshot")
 	}
 	version := head[len(deltaMagic)]
-	if version != 1 && version != deltaVersion {
+	if version < 1 || version > deltaVersion {
 		return fmt.Errorf("an incremental state snapshot in version %d; this streamsql reads versions 1 to %d", version, deltaVersion)
 	}
 	layout, err := readField(r)
@@ -1179,6 +1323,11 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 	}
 	if string(layout) != formatVersion {
 		return fmt.Errorf("state in layout %s; this streamsql reads layout %s", layout, formatVersion)
+	}
+	if version >= 3 {
+		if err := readHorizons(r, hz); err != nil {
+			return err
+		}
 	}
 	var count uint64
 	var last []byte
@@ -1219,6 +1368,37 @@ func readDelta(p SnapshotPart, fn func(count uint64, k, v []byte) error) error {
 		}
 	}
 	return readTrailer(r, count)
+}
+
+// readHorizons reads the tables' horizons of a delta of version 3 (see
+// deltaMagic), each table once.
+func readHorizons(r *bufio.Reader, hz func(table string, upTo int64)) error {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return fmt.Errorf("truncated (%w)", unexpected(err))
+	}
+	if n > math.MaxUint16+1 { // (a store's tables are numbered by a uint16)
+		return fmt.Errorf("%d expiry horizons: %w", n, ErrCorrupt)
+	}
+	seen := map[string]bool{}
+	var b [8]byte
+	for range n {
+		name, err := readField(r)
+		if err != nil {
+			return err
+		}
+		if len(name) > math.MaxUint8 || seen[string(name)] {
+			return fmt.Errorf("the expiry horizon of table %q: %w", name, ErrCorrupt)
+		}
+		seen[string(name)] = true
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return fmt.Errorf("truncated (%w)", unexpected(err))
+		}
+		if hz != nil {
+			hz(string(name), int64(binary.BigEndian.Uint64(b[:])))
+		}
+	}
+	return nil
 }
 
 // mergePart calls fn for the entries of the snapshot p with the deltas ds
@@ -1265,12 +1445,26 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 		}
 		return fn(out, k, v)
 	}
+	// emitAfter emits the data entry k, v from delta part of the chain (-1:
+	// the base) without its records the later deltas' horizons expired.
+	emitAfter := func(k, v []byte, part int32) error {
+		if upTo, ok := ds.horizon(k, part); ok {
+			var err error
+			if v, err = expireValue(v, upTo); err != nil {
+				return fmt.Errorf("the value of %q: %w", k, err)
+			}
+			if v == nil {
+				return nil
+			}
+		}
+		return emit(k, v)
+	}
 	i, j := 0, 0 // next delta entry, next derived index entry
 	// putsBefore emits the deltas' data entries before k (nil: all).
 	putsBefore := func(k []byte) error {
 		for ; ds != nil && i < len(ds.ents) && (k == nil || bytes.Compare(ds.key(&ds.ents[i]), k) < 0); i++ {
 			if e := &ds.ents[i]; !e.del {
-				if err := emit(ds.key(e), ds.val(e)); err != nil {
+				if err := emitAfter(ds.key(e), ds.val(e), e.part); err != nil {
 					return err
 				}
 			}
@@ -1325,7 +1519,7 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 					if e.del {
 						return nil
 					}
-					return emit(ds.key(e), ds.val(e))
+					return emitAfter(ds.key(e), ds.val(e), e.part)
 				}
 			} else {
 				if err := putsBefore(nil); err != nil {
@@ -1338,6 +1532,13 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 				if ds.names(dk) {
 					return nil // the delta's index entries stand for the key's
 				}
+				if upTo, ok := ds.horizon(dk, -1); ok && int64(binary.BigEndian.Uint64(k[len(k)-16:])^(1<<63)) <= upTo {
+					// Of a record the horizons drop from the key's value
+					// (the entries of the records that stay keep a count
+					// and a latest expiry that may be too high, never too
+					// low: see Table.unindex).
+					return nil
+				}
 				if err := idxBefore(ds, k); err != nil {
 					return err
 				}
@@ -1349,11 +1550,15 @@ func mergePart(p SnapshotPart, ds *deltaSet, keep func(string, []byte) bool, reu
 		if keep != nil && !keep(table, key) {
 			return nil
 		}
+		if k[0] == 'd' {
+			return emitAfter(k, v, -1)
+		}
 		return emit(k, v)
 	})
 	if err != nil {
 		return err
 	}
+
 	if version >= 2 && ix == nil {
 		ix = &deltaSet{} // an empty snapshot: the deltas' entries only
 	}

@@ -62,7 +62,8 @@ func writeVersion1(t *testing.T, s *Store) []byte {
 
 // A whole snapshot of version 2 holds no index entry and restores the
 // index (expiries fire, in order); one of version 1, with its index, still
-// restores, alone and as the base of a chain of deltas, at the same and at
+// restores, alone and as the base of a chain of deltas (whose expiry
+// horizons drop its index entries with its records), at the same and at
 // another parallelism. Each restored store is compared with the model,
 // then changed and expired alike.
 func TestSnapshotVersions(t *testing.T) {
@@ -104,18 +105,25 @@ func snapshotVersionsRun(t *testing.T, seed uint64) {
 	if v2.Len() >= len(v1) {
 		t.Errorf("version 2 is %d bytes, version 1 %d: the index was not left out", v2.Len(), len(v1))
 	}
-	for range 300 {
-		d.step()
+	// takeDelta changes the store for 300 steps and writes a delta.
+	takeDelta := func() (delta *bytes.Buffer, at *snapModel, now int64) {
+		t.Helper()
+		for range 300 {
+			d.step()
+		}
+		sn, err := s.SnapshotChanges()
+		if err != nil || !sn.Delta() {
+			t.Fatalf("no delta (%v)", err)
+		}
+		delta = &bytes.Buffer{}
+		if _, err := sn.WriteTo(delta); err != nil {
+			t.Fatal(err)
+		}
+		return delta, d.m.clone(), d.now
 	}
-	sn, err = s.SnapshotChanges()
-	if err != nil || !sn.Delta() {
-		t.Fatalf("no delta (%v)", err)
-	}
-	var delta bytes.Buffer
-	if _, err := sn.WriteTo(&delta); err != nil {
-		t.Fatal(err)
-	}
-	atDelta, nowDelta := d.m.clone(), d.now
+	delta, atDelta, nowDelta := takeDelta()
+	// A second delta: its horizons apply to the first's values too.
+	delta2, atDelta2, nowDelta2 := takeDelta()
 
 	check := func(what string, parts []SnapshotPart, m *snapModel, now int64, keep func(string, []byte) bool) {
 		t.Helper()
@@ -153,6 +161,8 @@ func snapshotVersionsRun(t *testing.T, seed uint64) {
 	check("version 2", []SnapshotPart{part("v2", v2.Bytes())}, atBase, nowBase, nil)
 	check("version 1 and a delta", []SnapshotPart{part("v1", v1, delta.Bytes())}, atDelta, nowDelta, nil)
 	check("version 2 and a delta", []SnapshotPart{part("v2", v2.Bytes(), delta.Bytes())}, atDelta, nowDelta, nil)
+	check("version 1 and two deltas", []SnapshotPart{part("v1", v1, delta.Bytes(), delta2.Bytes())}, atDelta2, nowDelta2, nil)
+	check("version 2 and two deltas", []SnapshotPart{part("v2", v2.Bytes(), delta.Bytes(), delta2.Bytes())}, atDelta2, nowDelta2, nil)
 	for p := range 2 {
 		keep := KeyGroupFilter(p, 2, DefaultMaxParallelism, nil)
 		check(fmt.Sprintf("version 1 and a delta, partition %d of 2", p), []SnapshotPart{part("v1", v1, delta.Bytes())}, atDelta, nowDelta, keep)
@@ -389,27 +399,33 @@ func TestManyGoneMakesWholeSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	sn.Release()
-	// 400 of 1000 keys go: a delta.
-	if n := tab.Expire(399, nil); n != 400 {
-		t.Fatalf("%d expired, want 400", n)
+	// 400 of 1000 keys go: a delta. (Deleted: keys that expire are not
+	// counted, see TestExpiryIsAHorizon.)
+	deleteKeys := func(from, to int) {
+		for i := from; i < to; i++ {
+			if tab.Delete([]byte(fmt.Sprint("k", i))) != 1 {
+				t.Fatalf("k%d: not deleted", i)
+			}
+		}
 	}
+	deleteKeys(0, 400)
 	sn, err = s.SnapshotChanges()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sn.Delta() {
+	delta := sn.Delta()
+	sn.Release()
+	if !delta {
 		t.Fatal("400 keys of 1000 gone: a whole snapshot")
 	}
-	sn.Release()
 	// 500 of the 600 left go: whole.
-	if n := tab.Expire(899, nil); n != 500 {
-		t.Fatalf("%d expired, want 500", n)
-	}
+	deleteKeys(400, 900)
 	sn, err = s.SnapshotChanges()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sn.Delta() {
+		sn.Release()
 		t.Fatal("500 keys of 600 gone: a delta")
 	}
 	var b bytes.Buffer

@@ -457,6 +457,7 @@ func (s *Store) table(name string, o TableOptions, c *anyCodec) *Table {
 		pendingDel: map[string]struct{}{},
 		gone:       map[string]bool{},
 		codec:      c,
+		horizon:    math.MinInt64,
 		coldMinExp: math.MaxInt64,
 		coldMaxExp: math.MinInt64,
 	}

@@ -74,7 +74,16 @@ type Table struct {
 	// not listed hot in Store.chg: deleted, evicted after a change, or
 	// changed in Badger by a cold expiry (Store.track only); true when
 	// Badger holds the key's value (false: deleted, last).
-	gone       map[string]bool
+	gone map[string]bool
+	// horizon is the greatest upTo an Expire passed since the store's
+	// last snapshot (math.MinInt64: none). A key whose records all expired
+	// and that did not change otherwise since that snapshot is not put in
+	// gone: the next incremental snapshot says "every record expiring at
+	// or before horizon is gone" for the whole table instead (see
+	// writeDelta), which restoring applies to the values the chain had
+	// before it. An expiry of a key is one map insert less, and one delete
+	// less to write, read and sort on restore.
+	horizon    int64
 	coldMinExp int64 // no cold index entry expires before this
 	// coldMaxExp bounds every expiry ever written to Badger, and
 	// coldNoExp says a record without expiry may be there: when neither
@@ -563,14 +572,17 @@ func (t *Table) evict(wb *batch, e *entry) {
 }
 
 // removeEntry deletes a key that has no records left (or, from Delete and
-// Map.Delete, whose records all go).
-func (t *Table) removeEntry(e *entry) {
+// Map.Delete, whose records all go); expired: an Expire took its last
+// records.
+func (t *Table) removeEntry(e *entry, expired bool) {
 	if t.s.track {
 		// Deleted: Badger's data goes with the pending deletes, written
 		// before a snapshot reads Badger. A key made since the last
 		// snapshot was in none: nothing to delete (a delete of it before,
-		// if any, is in gone already).
-		if !e.fresh {
+		// if any, is in gone already). Nor is a key that expired whole
+		// without changing otherwise since the last snapshot: every record
+		// the snapshots hold of it expired by the table's horizon.
+		if !e.fresh && (!expired || e.chk) {
 			t.markGone(e.key, false)
 		}
 		e.chk = false
@@ -934,7 +946,7 @@ func (t *Table) scan(e *entry, filter bool, match []byte, fn func(r *Record) (ke
 		t.changed(e)
 	}
 	if j == 0 {
-		t.removeEntry(e)
+		t.removeEntry(e, false)
 	}
 	t.s.maybeSpill()
 }
@@ -961,7 +973,7 @@ func (t *Table) Delete(key []byte) int {
 	}
 	n := len(e.recs)
 	t.rows -= int64(n)
-	t.removeEntry(e)
+	t.removeEntry(e, false)
 	t.s.maybeSpill()
 	return n
 }
@@ -996,6 +1008,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 	if upTo >= NoExpiry {
 		upTo = NoExpiry - 1
 	}
+	t.horizon = max(t.horizon, upTo)
 	t.epoch++
 	hot, touched := t.due[:0], t.touched[:0]
 
@@ -1154,7 +1167,7 @@ func (t *Table) expire(upTo int64, fnRec func([]byte, *Record), fnObj func([]byt
 				t.grow(e, -e.objSize)
 				e.obj, e.objSize = nil, 0
 			}
-			t.removeEntry(e)
+			t.removeEntry(e, true)
 		} else {
 			t.changed(e)
 		}
@@ -1287,9 +1300,8 @@ func (t *Table) coldChunk(upTo int64, from []byte, due []dueRec, wb *batch, blin
 				// The key's only record is this one, and it is due.
 				s.del(wb, t.dataKey(key))
 				t.coldDec(string(key))
-				if s.track {
-					t.markGone(string(key), false)
-				}
+				// Not in gone: its only record is due by the horizon (a key
+				// in gone already is read from the snapshot's view).
 				t.rows--
 				s.stats.ColdExpired++
 				s.stats.ColdBlind++
@@ -1340,8 +1352,10 @@ func (t *Table) applyCold(wb *batch) {
 		}
 		t.rows -= int64(ck.dead)
 		s.stats.ColdExpired += int64(ck.dead)
-		if s.track {
-			t.markGone(ck.key, ck.dead != len(ck.recs))
+		if s.track && ck.dead != len(ck.recs) {
+			// Some records stay, and fn may have changed its value: a
+			// key that expired whole is gone by the horizon (removeEntry).
+			t.markGone(ck.key, true)
 		}
 		kb := strBytes(ck.key)
 		if ck.dead == len(ck.recs) {
