@@ -935,6 +935,27 @@ func (ds *deltaSet) setHorizons(hz []map[string]int64) {
 	}
 }
 
+// nextRecord reads the record of the data value v at q (past the value's
+// record count): its sequence number, its header into r, and its values.
+// It returns the sequence number, where the header begins and where the
+// record ends.
+func nextRecord(v []byte, q int, r *Record) (seq uint64, hdr, end int, err error) {
+	seq, w := binary.Uvarint(v[q:])
+	if w <= 0 {
+		return 0, 0, 0, ErrCorrupt
+	}
+	hdr = q + w
+	m, err := DecodeHeader(v[hdr:], r)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	_, size, _, err := valuesLen(v[hdr+m:])
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return seq, hdr, hdr + m + size, nil
+}
+
 // expireValue returns the data value v without its records expiring at
 // or before upTo: v itself when none does, nil when all do (the key is
 // gone, with a Map's value), else a new value.
@@ -943,31 +964,16 @@ func expireValue(v []byte, upTo int64) ([]byte, error) {
 	if p <= 0 || n == 0 || n > uint64(len(v)) {
 		return nil, ErrCorrupt
 	}
-	// next returns where the record at q ends and whether it expired.
 	var r Record
-	next := func(q int) (int, bool, error) {
-		_, w := binary.Uvarint(v[q:])
-		if w <= 0 {
-			return 0, false, ErrCorrupt
-		}
-		m, err := DecodeHeader(v[q+w:], &r)
-		if err != nil {
-			return 0, false, err
-		}
-		_, size, _, err := valuesLen(v[q+w+m:])
-		if err != nil {
-			return 0, false, err
-		}
-		return q + w + m + size, r.Expiry != NoExpiry && r.Expiry <= upTo, nil
-	}
+	gone := func() bool { return r.Expiry != NoExpiry && r.Expiry <= upTo }
 	expired := uint64(0)
 	q := p
 	for range n {
-		end, gone, err := next(q)
+		_, _, end, err := nextRecord(v, q, &r)
 		if err != nil {
 			return nil, err
 		}
-		if gone {
+		if gone() {
 			expired++
 		}
 		q = end
@@ -981,8 +987,8 @@ func expireValue(v []byte, upTo int64) ([]byte, error) {
 	out := binary.AppendUvarint(make([]byte, 0, len(v)), n-expired)
 	q = p
 	for range n {
-		end, gone, _ := next(q)
-		if !gone {
+		_, _, end, _ := nextRecord(v, q, &r) // (read above)
+		if !gone() {
 			out = append(out, v[q:end]...)
 		}
 		q = end
@@ -1210,21 +1216,11 @@ func (ds *deltaSet) addIndex(k, v []byte, hot bool) error {
 	maxExp := int64(math.MinInt64)
 	var r Record
 	for range n {
-		seq, w := binary.Uvarint(v[p:])
-		if w <= 0 {
-			return ErrCorrupt
-		}
-		p += w
-		m, err := DecodeHeader(v[p:], &r)
+		seq, _, end, err := nextRecord(v, p, &r)
 		if err != nil {
 			return err
 		}
-		p += m
-		_, size, _, err := valuesLen(v[p:])
-		if err != nil {
-			return err
-		}
-		p += size
+		p = end
 		maxExp = max(maxExp, r.Expiry)
 		if r.Expiry != NoExpiry {
 			due = append(due, idxKey{r.Expiry, seq})
@@ -1688,26 +1684,17 @@ func (rn *renumber) entry(k, v []byte) ([]byte, []byte, error) {
 	out = append(out, v[:p]...)
 	var r Record
 	for range n {
-		s, w := binary.Uvarint(v[p:])
-		if w <= 0 {
-			return nil, nil, ErrCorrupt
+		s, hdr, end, err := nextRecord(v, p, &r)
+		if err != nil {
+			return nil, nil, err
 		}
 		ns, err := rn.seq(s)
 		if err != nil {
 			return nil, nil, err
 		}
 		out = binary.AppendUvarint(out, ns)
-		p += w
-		m, err := DecodeHeader(v[p:], &r)
-		if err != nil {
-			return nil, nil, err
-		}
-		_, size, _, err := valuesLen(v[p+m:])
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, v[p:p+m+size]...)
-		p += m + size
+		out = append(out, v[hdr:end]...)
+		p = end
 	}
 	return k, append(out, v[p:]...), nil
 }
