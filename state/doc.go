@@ -75,9 +75,9 @@
 // # The Go memory limit
 //
 // While stores are open, and unless the user set GOMEMLIMIT, the Go memory
-// limit is one and a half times the sum of their budgets plus 48 MB per
-// Badger database (its memtables and compaction buffers) plus 192 MB for
-// the rest of the job, and at most three quarters of a container's memory
+// limit is one and a half times the sum of their budgets plus, per Badger
+// database, 40 MB and its two memtables (8 to 32 MB; its compaction
+// buffers and memtables) plus 192 MB for the rest of the job, and at most three quarters of a container's memory
 // limit (see memlimit.go): without it the collector lets the heap reach
 // twice its live size whatever the budget. A store with no budget lifts
 // the limit; closing the last store restores the previous one.
@@ -116,16 +116,17 @@
 //	'd' len(table) table key             -> uvarint(n) (uvarint(seq) record)*n [uvarint(len) value]
 //	'x' len(table) table exp(8) seq(8)   -> maxexp(8) uvarint(n) key
 //
-// Badger runs small: 4 MB memtables (2), 2 MB tables at every level, no
-// block cache, no compression, one version, no fsync per write, its logger
-// silenced. Its tables are memory-mapped, so the pages of tables it wrote
-// or read count in the process's resident set (as file pages), beside the
-// heap: on Linux a store gives them back with madvise(MADV_PAGEOUT), at
-// most every second, after Badger writes or reads (resident_linux.go), so
-// the files add what Badger touched since, not the whole spilled state;
-// a page given back is read from the file again when Badger needs it
-// (more often than every second, the faults on the tables' indexes and
-// bloom filters cost more CPU than the pages saved).
+// Badger runs small: two memtables of an eighth of its stores' budgets (4
+// to 16 MB), 2 MB tables at every level, no block cache, no compression,
+// one version, no fsync per write, its logger silenced. Its tables are
+// memory-mapped, so the pages of tables it wrote or read count in the
+// process's resident set (as file pages), beside the heap: on Linux a store
+// gives them back with madvise(MADV_PAGEOUT), at most every second, after
+// Badger writes or reads (resident_linux.go), so the files add what Badger
+// touched since, not the whole spilled state; a page given back is read
+// from the file again when Badger needs it (more often than every second,
+// the faults on the tables' indexes and bloom filters cost more CPU than
+// the pages saved).
 //
 // What is durable: Badger holds what was spilled and what Flush wrote.
 // Flush writes every changed hot key and pending delete, then syncs, so

@@ -16,8 +16,9 @@ import (
 // whose state is held to 128 MB could still peak at several times that.
 // While stores are open, and unless the user set GOMEMLIMIT, the limit is
 // one and a half times the sum of their budgets (the hot tier, and room
-// for the garbage its churn makes) plus memLimitSlack per Badger database
-// with a store open (its memtables and compaction buffers) plus
+// for the garbage its churn makes) plus memLimitSlack and two memtables
+// per Badger database with a store open (its compaction buffers and
+// memtables: memLimitFor) plus
 // memLimitBase (everything that is not state: sources, batches in flight,
 // sinks). It was twice the budgets: the 4-hour join under a 128mb budget,
 // whose live heap is 200-300 MB, then held 520 MB of anonymous memory, the
@@ -40,13 +41,21 @@ import (
 // budget in a 512 MB container (see docs/performance.md).
 const (
 	memLimitBase  = 192 << 20
-	memLimitSlack = 48 << 20
+	memLimitSlack = 40 << 20
 )
 
 // memLimitFor is the Go memory limit for stores with these budgets (their
-// sum) on dbs Badger databases, before the container's cap.
+// sum) on dbs Badger databases, before the container's cap: besides
+// memLimitSlack, each database's two memtables, an eighth of its stores'
+// budgets each (memtableFor), counted as a quarter of the budgets within
+// 8 to 32 MB a database (exact for one database, or for databases of equal
+// budgets). Counting them kept the collector's room: with 16 MB memtables
+// under the same limit as 4 MB ones the regular join (q20) under a 128mb
+// budget used 11% more CPU (docs/performance.md).
 func memLimitFor(budgets int64, dbs int) int64 {
-	return budgets + budgets/2 + memLimitBase + int64(dbs)*memLimitSlack
+	n := int64(dbs)
+	memtables := min(max(budgets/4, n*2*minMemtable), n*2*maxMemtable)
+	return budgets + budgets/2 + memLimitBase + n*memLimitSlack + memtables
 }
 
 // containerLimit is the cgroup's memory limit in bytes, 0 when there is
@@ -80,8 +89,19 @@ func ContainerBudget() int64 {
 	if c <= 0 || userMemLimit {
 		return 0
 	}
-	room := c/4*3 - memLimitBase - memLimitSlack
-	return max(room/3*2, 1)
+	limit := c / 4 * 3
+	// memLimitFor grows with the budgets: the largest budget under the cap,
+	// by bisection (at least 1).
+	lo, hi := int64(1), limit
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if memLimitFor(mid, 1) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 type memLimitState struct {

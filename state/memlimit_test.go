@@ -120,9 +120,10 @@ func TestMemoryLimitFormula(t *testing.T) {
 		dbs     int
 		want    int64
 	}{
-		{128 << 20, 1, 432 << 20}, // 192 + 48 + 192
-		{128 << 20, 2, 480 << 20}, // one database per partition
-		{1 << 30, 1, 1776 << 20},  // 1536 + 48 + 192
+		{128 << 20, 1, 456 << 20}, // 192 + 40 + 2 × 16 + 192
+		{128 << 20, 2, 496 << 20}, // one database per partition: 192 + 2 × (40 + 2 × 8) + 192
+		{32 << 20, 1, 288 << 20},  // 48 + 40 + 2 × 4 + 192
+		{1 << 30, 1, 1800 << 20},  // 1536 + 40 + 2 × 16 + 192
 		{0, 0, 192 << 20},
 	} {
 		if got := memLimitFor(c.budgets, c.dbs); got != c.want {
@@ -132,16 +133,17 @@ func TestMemoryLimitFormula(t *testing.T) {
 }
 
 // The budget a container leaves is the one whose Go limit is the
-// container's cap: 96 MiB in a 512 MiB container (a limit of 144 + 48 +
-// 192 = 384 MiB), none outside a container.
+// container's cap: 86.9 MiB in a 512 MiB container (a limit of 130.3 +
+// 40 + 2 × 10.9 + 192 = 384 MiB), none outside a container.
 func TestContainerBudget(t *testing.T) {
 	if userMemLimit {
 		t.Skip("GOMEMLIMIT is set: the stores leave the limit alone")
 	}
 	defer func(f func() int64) { containerLimit = f }(containerLimit)
 	containerLimit = func() int64 { return 512 << 20 }
-	if got := ContainerBudget(); got != 96<<20 {
-		t.Errorf("in a 512 MiB container: budget %d, want %d", got, 96<<20)
+	// 1.75 b = 384 - 192 - 40 MiB, give or take the integer divisions.
+	if got, want := ContainerBudget(), int64(152<<20)*4/7; got < want-2 || got > want+2 {
+		t.Errorf("in a 512 MiB container: budget %d, want %d", got, want)
 	}
 	containerLimit = func() int64 { return 256 << 20 }
 	if got := ContainerBudget(); got != 1 {

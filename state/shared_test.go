@@ -136,7 +136,8 @@ func TestSharedLifetime(t *testing.T) {
 }
 
 // The memory limit counts Badger's share once per database: two stores on
-// one shared database add one memLimitSlack, a store of its own another.
+// one shared database add one memLimitSlack and one database's memtables,
+// a store of its own another.
 func TestMemoryLimitPerDatabase(t *testing.T) {
 	if userMemLimit {
 		t.Skip("GOMEMLIMIT is set: the stores leave the limit alone")
@@ -169,5 +170,50 @@ func TestMemoryLimitPerDatabase(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != prev {
 		t.Fatalf("all stores closed: limit %d, want the previous %d", got, prev)
+	}
+}
+
+// A database's memtables are an eighth of its stores' budgets, from 4 MB
+// to 16 MB: summed over the stores of a Shared (two 64 MB partitions make
+// 16 MB memtables), saturating for stores without a budget, and a store's
+// own database follows its own budget unless MemTableSize is set.
+func TestMemtableFollowsBudgets(t *testing.T) {
+	const mb = 1 << 20
+	for _, c := range []struct {
+		budgets []int64
+		mt      int64 // Options.MemTableSize of a store's own database
+		want    int64
+	}{
+		{budgets: []int64{64 * mb, 64 * mb}, want: 16 * mb},
+		{budgets: []int64{32 * mb, 16 * mb}, want: 6 * mb},
+		{budgets: []int64{1, 1}, want: 4 * mb},
+		{budgets: []int64{-1, -1}, want: 16 * mb}, // unlimited, twice: no overflow
+		{budgets: []int64{1 << 30}, want: 16 * mb},
+		{budgets: []int64{16 * mb}, want: 4 * mb},
+		{budgets: []int64{1 << 30}, mt: 5 * mb, want: 5 * mb},
+	} {
+		var sh *Shared
+		if len(c.budgets) > 1 {
+			sh = NewShared()
+		}
+		var stores []*Store
+		for _, b := range c.budgets {
+			s, err := Open("", Options{MemoryBudget: b, Shared: sh, MemTableSize: c.mt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stores = append(stores, s)
+		}
+		if err := stores[0].openDB(); err != nil {
+			t.Fatal(err)
+		}
+		if got := stores[0].db.Opts().MemTableSize; got != c.want {
+			t.Errorf("budgets %v, MemTableSize %d: memtables of %d bytes, want %d", c.budgets, c.mt, got, c.want)
+		}
+		for _, s := range stores {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

@@ -27,7 +27,9 @@ type Options struct {
 	// tables of the store) above which the coldest keys spill to Badger.
 	// 0 means DefaultMemoryBudget; a negative budget never spills.
 	MemoryBudget int64
-	// MemTableSize is Badger's memtable size; 0 means 4 MB.
+	// MemTableSize is Badger's memtable size; 0 means an eighth of the
+	// budget, at least 4 MB and at most 16 MB (of all the budgets of a
+	// Shared's stores: memtableFor).
 	MemTableSize int64
 	// BucketWidth is the default expiry bucket width (in the unit of the
 	// expiry times, usually milliseconds) for tables that do not set one;
@@ -151,7 +153,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.d = &disk{dir: dir, temp: dir == "", mt: opts.MemTableSize}
 	}
 	var first bool
-	s.kpre, first = s.d.acquire()
+	s.kpre, first = s.d.acquire(s.budget)
 	memLimitOpen(s.budget, first)
 	if dir == "" {
 		// A temporary store opens Badger only when something has to spill:
