@@ -865,6 +865,13 @@ func (s *Store) streamPart(p SnapshotPart, ds *deltaSet, keep func(string, []byt
 		sw.Cancel()
 		return err
 	}
+	// StreamWriter.Flush stops Badger's transaction watermark and then
+	// waits on it for the last commit (Open's format stamp): a commit the
+	// watermark's goroutine had not processed when it stopped made Flush
+	// wait forever (a restore that hung, about one in twenty in
+	// TestRescaleResume). A read transaction first waits for that commit
+	// on the running watermark, so Flush finds it done.
+	s.db.NewTransaction(false).Discard()
 	if err := sw.Flush(); err != nil {
 		return err
 	}
