@@ -76,11 +76,12 @@
 //
 // While stores are open, and unless the user set GOMEMLIMIT, the Go memory
 // limit is one and a half times the sum of their budgets plus, per Badger
-// database, 40 MB and its two memtables (8 to 32 MB; its compaction
-// buffers and memtables) plus 192 MB for the rest of the job, and at most three quarters of a container's memory
-// limit (see memlimit.go): without it the collector lets the heap reach
-// twice its live size whatever the budget. A store with no budget lifts
-// the limit; closing the last store restores the previous one.
+// database, 40 MB and its two memtables (8 to 32 MB; its compaction buffers
+// and memtables) plus 192 MB for the rest of the job, and at most three
+// quarters of a container's memory limit (see memlimit.go): without it the
+// collector lets the heap reach twice its live size whatever the budget. A
+// store with no budget lifts the limit; closing the last store restores the
+// previous one.
 //
 // # Expiry by bucket
 //

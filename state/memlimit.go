@@ -46,15 +46,17 @@ const (
 
 // memLimitFor is the Go memory limit for stores with these budgets (their
 // sum) on dbs Badger databases, before the container's cap: besides
-// memLimitSlack, each database's two memtables, an eighth of its stores'
-// budgets each (memtableFor), counted as a quarter of the budgets within
-// 8 to 32 MB a database (exact for one database, or for databases of equal
+// memLimitSlack, each database's two memtables (memtableFor of its share
+// of the budgets: exact for one database, or for databases of equal
 // budgets). Counting them kept the collector's room: with 16 MB memtables
 // under the same limit as 4 MB ones the regular join (q20) under a 128mb
 // budget used 11% more CPU (docs/performance.md).
 func memLimitFor(budgets int64, dbs int) int64 {
 	n := int64(dbs)
-	memtables := min(max(budgets/4, n*2*minMemtable), n*2*maxMemtable)
+	var memtables int64
+	if n > 0 {
+		memtables = n * 2 * memtableFor(budgets/n)
+	}
 	return budgets + budgets/2 + memLimitBase + n*memLimitSlack + memtables
 }
 
