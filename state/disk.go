@@ -225,3 +225,22 @@ func (d *disk) pageOutDue(now time.Time) bool {
 	last := d.pagedOut.Load()
 	return now.UnixNano()-last >= int64(pageOutEvery) && d.pagedOut.CompareAndSwap(last, now.UnixNano())
 }
+
+// tableTails maps each of db's tables to the bytes at the end of its file
+// that hold its index and bloom filter (Badger 4 keeps both there, read
+// in place from the mapping, and consults them on every lookup that
+// reaches the table), with its footer: what a page-out leaves resident.
+// They are about 2 % of a table of short rows.
+func tableTails(db *badger.DB) map[uint64]int64 {
+	ts := db.Tables()
+	m := make(map[uint64]int64, len(ts))
+	for _, t := range ts {
+		m[t.ID] = int64(t.IndexSz) + tableFooter
+	}
+	return m
+}
+
+// tableFooter bounds what follows a table's index in its file: the
+// index's length (4 bytes), its checksum (a small protobuf) and the
+// checksum's length (4 bytes).
+const tableFooter = 64

@@ -125,9 +125,10 @@
 // gives them back with madvise(MADV_PAGEOUT), at most every second, after
 // Badger writes or reads (resident_linux.go), so the files add what Badger
 // touched since, not the whole spilled state; a page given back is read
-// from the file again when Badger needs it (more often than every second,
-// the faults on the tables' indexes and bloom filters cost more CPU than
-// the pages saved).
+// from the file again when Badger needs it. A table's index and bloom
+// filter, at the end of its file (about 2 % of it), are not given back:
+// every lookup that reaches the table reads them in place, and faulting
+// them in again after each page-out read the disk around each fault.
 //
 // What is durable: Badger holds what was spilled and what Flush wrote.
 // Flush writes every changed hot key and pending delete, then syncs, so

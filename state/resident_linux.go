@@ -13,7 +13,9 @@ import (
 
 // pageOutMappings asks the kernel to reclaim the resident pages of every
 // shared file mapping whose file is under dir (Badger's memory-mapped
-// tables, memtable logs and value logs), with madvise(MADV_PAGEOUT).
+// tables, memtable logs and value logs), with madvise(MADV_PAGEOUT),
+// except the last keep[id] bytes of the mapping of table id (its index and
+// bloom filter: see tableTails).
 //
 // Badger maps every table it writes or reads and never unmaps one before
 // deleting it, so without this a spilled state of N bytes keeps N bytes
@@ -24,13 +26,14 @@ import (
 // anything else, loses nothing (unlike MADV_DONTNEED, which would zero
 // private memory that the race put there). It returns the number of
 // mappings advised.
-func pageOutMappings(dir string) int {
+func pageOutMappings(dir string, keep map[uint64]int64) int {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
 	prefix := []byte(dir + "/")
+	page := uint64(os.Getpagesize())
 	n := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -53,12 +56,35 @@ func pageOutMappings(dir string) int {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
+		if tail, ok := keep[tableID(line[i+len(prefix):])]; ok && tail > 0 {
+			// The mapping is the file's size rounded up to a page: keep
+			// one page more than the tail, and whole pages.
+			k := (uint64(tail) + 2*page - 1) / page * page
+			if end-start <= k {
+				continue
+			}
+			end -= k
+		}
 		// Errors (EINVAL on old kernels, ENOMEM for a range unmapped
 		// since) change nothing: the pages just stay.
 		_, _, _ = unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_PAGEOUT)
 		n++
 	}
 	return n
+}
+
+// tableID is the number of a Badger table from its file name (000123.sst
+// is 123), or 0 (no table has it) for any other file.
+func tableID(name []byte) uint64 {
+	num, ok := bytes.CutSuffix(name, []byte(".sst"))
+	if !ok || len(num) == 0 {
+		return 0
+	}
+	id, err := strconv.ParseUint(string(num), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return id
 }
 
 // diskUsage is what the files directly under dir take on disk, in bytes,

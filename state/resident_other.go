@@ -6,7 +6,7 @@ import "os"
 
 // pageOutMappings does nothing where MADV_PAGEOUT does not exist: the
 // kernel reclaims the mapped pages under memory pressure.
-func pageOutMappings(string) int { return 0 }
+func pageOutMappings(string, map[uint64]int64) int { return 0 }
 
 // diskUsage is the size of the files directly under dir, in bytes.
 func diskUsage(dir string) int64 {
