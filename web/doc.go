@@ -1,6 +1,8 @@
 // Package web serves running jobs over HTTP: Prometheus metrics at
 // /metrics, a web UI at /, and a JSON API under /api/ shaped like Flink's
-// REST API (/api/jobs, /api/jobs/{id}, /api/jobs/{id}/vertices/{vid}/watermarks).
+// REST API (/api/jobs, /api/jobs/{id}, /api/jobs/{id}/vertices/{vid}/watermarks),
+// and Go's runtime profiles under /debug/pprof/ (not the command line,
+// which may hold --set values).
 //
 // Promises:
 //   - It listens where it is told and nowhere else: Address turns --http or

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -104,7 +105,8 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Handler serves reg: /metrics, the UI under /, and the API under /api/.
+// Handler serves reg: /metrics, the UI under /, the API under /api/, and
+// Go's runtime profiles under /debug/pprof/.
 func Handler(reg *metrics.Registry) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(metrics.NewPrometheusRegistry(reg), promhttp.HandlerOpts{}))
@@ -115,5 +117,13 @@ func Handler(reg *metrics.Registry) http.Handler {
 	ui := &ui{reg: reg}
 	mux.HandleFunc("GET /", ui.index)
 	mux.HandleFunc("GET /jobs/{id}", ui.job)
+	// Go's profiles, for whoever asks where the process's memory or CPU
+	// goes (go tool pprof http://ADDR/debug/pprof/heap). Not the command
+	// line (pprof.Cmdline): it may carry --set values such as passwords;
+	// Index answers /debug/pprof/cmdline with "unknown profile".
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return mux
 }

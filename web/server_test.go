@@ -1,7 +1,15 @@
 package web
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
 	"testing"
+
+	"github.com/streamsql/streamsql/metrics"
 
 	"github.com/streamsql/streamsql/settings"
 )
@@ -47,5 +55,36 @@ func TestAddress(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("Address(%q, %v) = %q, %v; want %q", c.flag, c.settings, got, err, c.want)
 		}
+	}
+}
+
+// The server hands out Go's profiles (a heap profile is a gzipped
+// protocol buffer) but not the process's command line.
+func TestProfiles(t *testing.T) {
+	srv := httptest.NewServer(Handler(&metrics.Registry{}))
+	defer srv.Close()
+	get := func(path string) (int, []byte) {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, b
+	}
+	code, body := get("/debug/pprof/heap")
+	if code != http.StatusOK || !bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+		t.Errorf("GET /debug/pprof/heap: %d, %d bytes starting %q; want 200 and a gzipped profile", code, len(body), body[:min(len(body), 16)])
+	}
+	if code, body = get("/debug/pprof/"); code != http.StatusOK || !strings.Contains(string(body), "goroutine") {
+		t.Errorf("GET /debug/pprof/: %d; want 200 and the index of profiles", code)
+	}
+	code, body = get("/debug/pprof/cmdline")
+	if code == http.StatusOK || strings.Contains(string(body), os.Args[0]) {
+		t.Errorf("GET /debug/pprof/cmdline: %d, %q; want no command line", code, body)
 	}
 }
