@@ -31,6 +31,15 @@ import (
 // an unlimited budget lifts the limit. When the last store closes, the
 // limit goes back to what it was.
 //
+// The index of spilled keys (a 32-bit hash a key: 12-19 bytes a key in a
+// Go map, coldKeyBytes counted) is outside the budget and grows with the
+// state on disk, not with the budget: the limit counts it too
+// (memLimitCold). Without it the room the collector has shrank as the
+// state grew: the 4-hour join at 10M keys under the 1gb budget, 16M keys
+// spilled, held a live heap within a fifth of the limit, and the collector
+// took two thirds of the CPU (docs/performance.md, "Issue #18 on
+// 2026-12-06 (night)").
+//
 // In a container with a memory limit (a cgroup's memory.max, v1 or v2,
 // read once with github.com/KimMachineGun/automemlimit) the limit is
 // also at most three quarters of the container's: the rest is for what
@@ -42,6 +51,12 @@ import (
 const (
 	memLimitBase  = 192 << 20
 	memLimitSlack = 40 << 20
+	// coldKeyBytes is what a spilled key costs in the index of spilled
+	// keys (map[uint32]uint32: 12 to 19 bytes a key as the map fills and
+	// grows), and coldLimStep how far a store's count may drift from it
+	// before the limit is set again.
+	coldKeyBytes = 16
+	coldLimStep  = 4 << 20
 )
 
 // memLimitFor is the Go memory limit for stores with these budgets (their
@@ -113,6 +128,7 @@ type memLimitState struct {
 	dbs       int   // Badger databases with a store open
 	unlimited int   // open stores with no budget
 	restoring int64 // what running restores hold beside the stores (memLimitRestore)
+	cold      int64 // the open stores' indexes of spilled keys (memLimitCold)
 	prev      int64 // the limit before the first store opened
 	active    bool  // the limit is ours
 }
@@ -166,6 +182,19 @@ func memLimitRestore(n int64) {
 	m.set()
 }
 
+// memLimitCold counts n more bytes of indexes of spilled keys in the
+// limit (n < 0: fewer).
+func memLimitCold(n int64) {
+	if userMemLimit || n == 0 {
+		return
+	}
+	m := &memLimit
+	m.Lock()
+	defer m.Unlock()
+	m.cold += n
+	m.set()
+}
+
 // set sets the Go limit from the counts (m locked).
 func (m *memLimitState) set() {
 	if m.stores+m.unlimited == 0 {
@@ -181,7 +210,7 @@ func (m *memLimitState) set() {
 	}
 	limit := int64(math.MaxInt64)
 	if m.unlimited == 0 {
-		limit = memLimitFor(m.budgets, m.dbs) + m.restoring
+		limit = memLimitFor(m.budgets, m.dbs) + m.restoring + m.cold
 	}
 	debug.SetMemoryLimit(capToContainer(limit))
 }

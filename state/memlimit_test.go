@@ -1,9 +1,12 @@
 package state
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"github.com/streamsql/streamsql/row"
 )
 
 func TestMemoryLimitFollowsBudgets(t *testing.T) {
@@ -159,5 +162,59 @@ func TestContainerBudget(t *testing.T) {
 	containerLimit = func() int64 { return 0 }
 	if got := ContainerBudget(); got != 0 {
 		t.Errorf("outside a container: budget %d, want 0 (none)", got)
+	}
+}
+
+// The index of spilled keys, outside the budget, is counted in the limit
+// as it grows, and no longer once its store is closed.
+func TestMemoryLimitCountsSpilledKeys(t *testing.T) {
+	if userMemLimit {
+		t.Skip("GOMEMLIMIT is set: the stores leave the limit alone")
+	}
+	memLimit.Lock()
+	budgets, dbs, restoring, cold := memLimit.budgets, memLimit.dbs, memLimit.restoring, memLimit.cold
+	memLimit.Unlock()
+	prev := debug.SetMemoryLimit(-1)
+	s, err := Open("", Options{MemoryBudget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := memLimitFor(budgets+1<<20, dbs+1) + restoring + cold
+	tab := s.Table("t", TableOptions{})
+	const n = 400_000 // 6.1 MiB of index at 16 bytes a key: over coldLimStep
+	for i := range n {
+		tab.Append(fmt.Appendf(nil, "key-%d", i), Record{Vals: []row.Value{row.IntValue(int64(i))}, Expiry: NoExpiry})
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.countCold()
+	spilled := tab.coldKeys
+	if spilled < n/2 {
+		t.Fatalf("%d of %d keys spilled under a 1 MiB budget; want most", spilled, n)
+	}
+	got := debug.SetMemoryLimit(-1)
+	want := base + spilled*coldKeyBytes
+	if got < capToContainer(want-coldLimStep) || got > capToContainer(want+coldLimStep) {
+		t.Fatalf("%d keys spilled: limit %d, want %d ± %d (without them %d)", spilled, got, want, coldLimStep, base)
+	}
+	// Deleting the keys takes them out of Badger and, at the next count,
+	// out of the limit.
+	for i := range n {
+		tab.Delete(fmt.Appendf(nil, "key-%d", i))
+	}
+	s.countCold()
+	if got := debug.SetMemoryLimit(-1); got != capToContainer(base+s.coldLim) || s.coldLim >= coldLimStep {
+		t.Fatalf("all keys deleted (%d still counted cold): limit %d, want %d", tab.coldKeys, got, capToContainer(base))
+	}
+	s.Close()
+	memLimit.Lock()
+	after := memLimit.cold
+	memLimit.Unlock()
+	if after != cold {
+		t.Fatalf("after Close the limit counts %d bytes of spilled keys, want %d", after, cold)
+	}
+	if got := debug.SetMemoryLimit(-1); got != prev {
+		t.Fatalf("store closed: limit %d, want the previous %d", got, prev)
 	}
 }

@@ -74,6 +74,9 @@ type Store struct {
 	disk     int64
 	measured time.Time
 	coldPub  int64
+	// coldLim is what the store counts in the Go memory limit for the
+	// index of its spilled keys (memLimitCold), updated with measure.
+	coldLim int64
 
 	// restored is what Restore counted of each table it wrote (by name),
 	// taken by the table when it is opened instead of a scan of Badger.
@@ -183,6 +186,8 @@ func (s *Store) openDB() error {
 // last) and out of the memory limit.
 func (s *Store) release() error {
 	s.d.cold.Add(-s.coldPub)
+	memLimitCold(-s.coldLim)
+	s.coldLim = 0
 	last, err := s.d.release()
 	memLimitClose(s.budget, last)
 	return err
@@ -219,6 +224,21 @@ func (s *Store) maybePageOut() {
 	if now.Sub(s.measured) >= diskEvery {
 		s.measure()
 		s.measured = now
+		s.countCold()
+	}
+}
+
+// countCold keeps what the store counts in the Go memory limit for the
+// index of its spilled keys near its size (coldKeyBytes a key), updating
+// the limit when it is off by coldLimStep or more.
+func (s *Store) countCold() {
+	var keys int64
+	for _, t := range s.tlist {
+		keys += t.coldKeys
+	}
+	if d := keys*coldKeyBytes - s.coldLim; d >= coldLimStep || d <= -coldLimStep {
+		memLimitCold(d)
+		s.coldLim += d
 	}
 }
 
