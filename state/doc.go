@@ -60,8 +60,8 @@
 // operation returns. Only keys changed since Badger last saw them are
 // written; a key read back and not changed is dropped for free. A lookup
 // of a key that is not hot consults an in-memory count of spilled keys by
-// a 32-bit hash (about 10 bytes per spilled key, outside the budget; a
-// collision costs one Badger lookup that finds nothing) and goes to
+// a 32-bit hash (12 to 19 bytes per spilled key, outside the budget but
+// counted in the Go memory limit; a collision costs one Badger lookup that finds nothing) and goes to
 // Badger only when the key may be there, so a new key never costs a disk
 // read. A Scan of a cold key reads its records without making it hot
 // (a join's probe changes nothing, and loading the key would evict
@@ -77,7 +77,9 @@
 // While stores are open, and unless the user set GOMEMLIMIT, the Go memory
 // limit is one and a half times the sum of their budgets plus, per Badger
 // database, 40 MB and its two memtables (8 to 32 MB; its compaction buffers
-// and memtables) plus 192 MB for the rest of the job, and at most three
+// and memtables) plus 192 MB for the rest of the job plus 16 bytes per
+// spilled key (the index of spilled keys, which grows with the state on
+// disk), and at most three
 // quarters of a container's memory limit (see memlimit.go): without it the
 // collector lets the heap reach twice its live size whatever the budget. A
 // store with no budget lifts the limit; closing the last store restores the

@@ -120,8 +120,7 @@ func sstMappings(t *testing.T, dir string) []sstMapping {
 func residentPages(t *testing.T, start, end uintptr) int {
 	page := uintptr(os.Getpagesize())
 	vec := make([]byte, (end-start+page-1)/page)
-	mem := unsafe.Slice((*byte)(unsafe.Pointer(start)), end-start)
-	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, start, end-start, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
 		t.Fatalf("mincore: %v", e)
 	}
 	n := 0
