@@ -171,27 +171,21 @@ func memLimitAdd(budget int64, d int, db bool) {
 // join's checkpoint (1.7M rows, 14 deltas) under a 64mb budget held 450
 // MB against a limit of 384 MB: the collector ran 156 times in 12 s, and
 // the restore took twice the CPU it took with room (docs/performance.md).
-func memLimitRestore(n int64) {
-	if userMemLimit {
-		return
-	}
-	m := &memLimit
-	m.Lock()
-	defer m.Unlock()
-	m.restoring += n
-	m.set()
-}
+func memLimitRestore(n int64) { memLimit.addBytes(&memLimit.restoring, n) }
 
 // memLimitCold counts n more bytes of indexes of spilled keys in the
 // limit (n < 0: fewer).
-func memLimitCold(n int64) {
+func memLimitCold(n int64) { memLimit.addBytes(&memLimit.cold, n) }
+
+// addBytes adds n to count, one of m's byte counts, and sets the limit
+// again.
+func (m *memLimitState) addBytes(count *int64, n int64) {
 	if userMemLimit || n == 0 {
 		return
 	}
-	m := &memLimit
 	m.Lock()
 	defer m.Unlock()
-	m.cold += n
+	*count += n
 	m.set()
 }
 

@@ -45,15 +45,18 @@ func mappedRSS(t *testing.T, dir string) (kb int64, mappings int) {
 	return kb, mappings
 }
 
-// The pages of Badger's mapped tables leave the resident set when the
-// store gives them back, and the data stays readable.
-func TestPageOutMappings(t *testing.T) {
+// spilledAndRead is a store whose 100,000 keys (of ~210 bytes) are all in
+// Badger, a seventh of them read back with the store's own paging out
+// held off: the tables holding them are faulted in. The store closes
+// with the test.
+func spilledAndRead(t *testing.T) (*Store, *Table) {
+	t.Helper()
 	dir := t.TempDir()
 	s, err := Open(dir, Options{MemoryBudget: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	tab := s.Table("t", TableOptions{})
 	pad := row.StrValue(strings.Repeat("x", 200))
 	for i := 0; i < 100_000; i++ {
@@ -62,12 +65,30 @@ func TestPageOutMappings(t *testing.T) {
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	// Read keys back, with the store's own paging out held off: the
-	// tables holding them are faulted in.
 	s.d.pagedOut.Store(time.Now().Add(time.Hour).UnixNano())
 	for i := 0; i < 100_000; i += 7 {
 		tab.Scan([]byte(fmt.Sprint(i)), func(*Record) (bool, bool) { return true, false })
 	}
+	return s, tab
+}
+
+// checkReadsBack reads every 997th key of spilledAndRead's table back
+// from Badger.
+func checkReadsBack(t *testing.T, tab *Table) {
+	t.Helper()
+	for i := 0; i < 100_000; i += 997 {
+		var got int64 = -1
+		tab.Scan([]byte(fmt.Sprint(i)), func(r *Record) (bool, bool) { got = r.Vals[0].Int(); return true, false })
+		if got != int64(i) {
+			t.Fatalf("key %d read back %d after paging out", i, got)
+		}
+	}
+}
+
+// The pages of Badger's mapped tables leave the resident set when the
+// store gives them back, and the data stays readable.
+func TestPageOutMappings(t *testing.T) {
+	s, tab := spilledAndRead(t)
 	before, maps := mappedRSS(t, s.pageDir)
 	if maps == 0 || before < 4<<10 {
 		t.Fatalf("%d mappings of %s with %d kB resident: want Badger's tables mapped and read", maps, s.pageDir, before)
@@ -81,13 +102,7 @@ func TestPageOutMappings(t *testing.T) {
 		t.Errorf("resident pages of the mapped files: %d kB before, %d kB after paging out; want at most half", before, after)
 	}
 	// Everything reads back from the files.
-	for i := 0; i < 100_000; i += 997 {
-		var got int64 = -1
-		tab.Scan([]byte(fmt.Sprint(i)), func(r *Record) (bool, bool) { got = r.Vals[0].Int(); return true, false })
-		if got != int64(i) {
-			t.Fatalf("key %d read back %d after paging out", i, got)
-		}
-	}
+	checkReadsBack(t, tab)
 }
 
 // sstMapping is one mapping of a Badger table file.
@@ -135,24 +150,7 @@ func residentPages(t *testing.T, start, end uintptr) int {
 // pages leave the resident set, the tails' pages stay, and every key
 // reads back.
 func TestPageOutKeepsTableIndexes(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, Options{MemoryBudget: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tab := s.Table("t", TableOptions{})
-	pad := row.StrValue(strings.Repeat("x", 200))
-	for i := 0; i < 100_000; i++ {
-		tab.Append([]byte(fmt.Sprint(i)), Record{Vals: []row.Value{row.IntValue(int64(i)), pad}, Expiry: NoExpiry})
-	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	s.d.pagedOut.Store(time.Now().Add(time.Hour).UnixNano())
-	for i := 0; i < 100_000; i += 7 {
-		tab.Scan([]byte(fmt.Sprint(i)), func(*Record) (bool, bool) { return true, false })
-	}
+	s, tab := spilledAndRead(t)
 	tails := tableTails(s.db)
 	if len(tails) == 0 {
 		t.Fatal("no Badger tables after 100,000 spilled keys")
@@ -188,11 +186,5 @@ func TestPageOutKeepsTableIndexes(t *testing.T) {
 	if tailLeft < tailPages*3/4 {
 		t.Errorf("index pages resident after the page-out: %d of %d; want at least three quarters", tailLeft, tailPages)
 	}
-	for i := 0; i < 100_000; i += 997 {
-		var got int64 = -1
-		tab.Scan([]byte(fmt.Sprint(i)), func(r *Record) (bool, bool) { got = r.Vals[0].Int(); return true, false })
-		if got != int64(i) {
-			t.Fatalf("key %d read back %d after paging out", i, got)
-		}
-	}
+	checkReadsBack(t, tab)
 }

@@ -228,15 +228,20 @@ func (s *Store) maybePageOut() {
 	}
 }
 
+// coldKeys is the number of the store's keys with data in Badger.
+func (s *Store) coldKeys() int64 {
+	var n int64
+	for _, t := range s.tlist {
+		n += t.coldKeys
+	}
+	return n
+}
+
 // countCold keeps what the store counts in the Go memory limit for the
 // index of its spilled keys near its size (coldKeyBytes a key), updating
 // the limit when it is off by coldLimStep or more.
 func (s *Store) countCold() {
-	var keys int64
-	for _, t := range s.tlist {
-		keys += t.coldKeys
-	}
-	if d := keys*coldKeyBytes - s.coldLim; d >= coldLimStep || d <= -coldLimStep {
+	if d := s.coldKeys()*coldKeyBytes - s.coldLim; d >= coldLimStep || d <= -coldLimStep {
 		memLimitCold(d)
 		s.coldLim += d
 	}
@@ -253,10 +258,7 @@ func (s *Store) measure() {
 	}
 	n := diskUsage(s.pageDir)
 	if s.d.shared {
-		var cold int64
-		for _, t := range s.tlist {
-			cold += t.coldKeys
-		}
+		cold := s.coldKeys()
 		total := s.d.cold.Add(cold - s.coldPub)
 		s.coldPub = cold
 		if total > 0 {
